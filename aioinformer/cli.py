@@ -1,0 +1,36 @@
+"""The ``aioinformer`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ._version import __version__
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``aioinformer`` command."""
+    parser = argparse.ArgumentParser(
+        prog="aioinformer",
+        description="asyncio-native Kubernetes informers.",
+    )
+    parser.add_argument("--version", action="version", version=f"aioinformer {__version__}")
+    parser.add_subparsers(dest="command", metavar="COMMAND")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return 0  # pragma: no cover - every sub-command returns above
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

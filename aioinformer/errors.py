@@ -1,0 +1,301 @@
+"""Every exception aioinformer raises.
+
+The hierarchy::
+
+    InformerError                        base of everything raised by aioinformer
+    ├── KeyFuncError (ValueError)        an object has no usable metadata, or a key is malformed
+    ├── IndexFuncError                   an index function raised; the write was not applied
+    ├── IndexNotFoundError (KeyError)    an index name that was never registered
+    ├── IndexConflictError (ValueError)  an index name registered twice
+    ├── SelectorSyntaxError (ValueError) a label or field selector that does not parse
+    ├── LifecycleError (RuntimeError)    an operation not allowed in the current lifecycle state
+    ├── FIFOClosedError                  pop() on a DeltaFIFO that is closed and drained
+    ├── QueueShutDown                    get() on a work queue that is shut down and drained
+    ├── MalformedWatchEventError         a watch line that is not a decodable watch event
+    ├── WatchIdleTimeoutError (TimeoutError)  a watch that sent no bytes for the idle timeout
+    ├── VeryShortWatchError              a watch that ended in under 1 s without any event
+    ├── TransportError (OSError)         the request did not get an HTTP response
+    │   └── ConnectionRefused            the API server refused the connection
+    └── ApiError                         the API server answered with a ``Status`` failure
+        ├── BadRequestError              400
+        ├── UnauthorizedError            401
+        ├── ForbiddenError               403
+        ├── NotFoundError                404
+        ├── ConflictError                409 (Conflict and AlreadyExists)
+        ├── ExpiredError                 410 Gone / Expired: the resource version is too old
+        ├── UnprocessableEntityError     422
+        ├── TooManyRequestsError         429, with ``retry_after``
+        ├── InternalServerError          500
+        ├── ServiceUnavailableError      503
+        └── ServerTimeoutError           504
+            └── TooLargeResourceVersionError  504 with cause ``ResourceVersionTooLarge``
+
+Retry policy lives with the reflector, not here; these classes only say what happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "ApiError",
+    "BadRequestError",
+    "ConflictError",
+    "ConnectionRefused",
+    "ExpiredError",
+    "FIFOClosedError",
+    "ForbiddenError",
+    "IndexConflictError",
+    "IndexFuncError",
+    "IndexNotFoundError",
+    "InformerError",
+    "InternalServerError",
+    "KeyFuncError",
+    "LifecycleError",
+    "MalformedWatchEventError",
+    "NotFoundError",
+    "QueueShutDown",
+    "SelectorSyntaxError",
+    "ServerTimeoutError",
+    "ServiceUnavailableError",
+    "TooLargeResourceVersionError",
+    "TooManyRequestsError",
+    "TransportError",
+    "UnauthorizedError",
+    "UnprocessableEntityError",
+    "VeryShortWatchError",
+    "WatchIdleTimeoutError",
+    "api_error_from_status",
+]
+
+
+class InformerError(Exception):
+    """Base class of every exception raised by aioinformer."""
+
+
+class KeyFuncError(InformerError, ValueError):
+    """Raised by key functions when an object has no ``metadata.name`` (or a key is malformed)."""
+
+
+class IndexFuncError(InformerError):
+    """Raised by an :class:`~aioinformer.Indexer` write when an index function raised.
+
+    The write is refused as a whole: the store and every index are exactly as before.
+    The original exception is the ``__cause__``.
+    """
+
+    def __init__(self, index_name: str, key: str) -> None:
+        super().__init__(f"index function {index_name!r} failed for {key!r}; write not applied")
+        self.index_name = index_name
+        self.key = key
+
+
+class IndexNotFoundError(InformerError, KeyError):
+    """Raised when querying an index name that was never registered."""
+
+    def __init__(self, index_name: str) -> None:
+        super().__init__(index_name)
+        self.index_name = index_name
+
+    def __str__(self) -> str:
+        return f"index {self.index_name!r} does not exist"
+
+
+class IndexConflictError(InformerError, ValueError):
+    """Raised by ``add_indexers`` when an index name is already registered."""
+
+
+class SelectorSyntaxError(InformerError, ValueError):
+    """Raised when a label or field selector cannot be parsed; says where and why."""
+
+
+class LifecycleError(InformerError, RuntimeError):
+    """Raised for an operation the component's lifecycle state does not allow.
+
+    Examples: running an informer twice, ``set_transform`` after start, adding a handler to a
+    stopped informer.
+    """
+
+
+class FIFOClosedError(InformerError):
+    """Raised by ``DeltaFIFO.pop`` once the FIFO is closed and nothing is left queued."""
+
+
+class QueueShutDown(InformerError):
+    """Raised by a work queue's ``get`` once it is shut down and nothing is left queued."""
+
+
+class MalformedWatchEventError(InformerError, ValueError):
+    """A watch line that is not a decodable watch event.
+
+    The watch stream stays usable after this error: the next read continues with the next line.
+    ``line`` holds at most the first 200 bytes of the offending line (never logged at INFO).
+    """
+
+    def __init__(self, reason: str, line: bytes = b"") -> None:
+        super().__init__(f"malformed watch event: {reason}")
+        self.reason = reason
+        self.line = line[:200]
+
+
+class WatchIdleTimeoutError(InformerError, TimeoutError):
+    """A watch stream delivered no bytes at all (not even a bookmark) for the idle timeout."""
+
+
+class VeryShortWatchError(InformerError):
+    """A watch ended cleanly in under one second without delivering any event.
+
+    Counted as an error (client-go's ``VeryShortWatchError``): it leads to a backoff and a relist,
+    which protects against hot loops on proxies that close streams at once.
+    """
+
+
+class TransportError(InformerError, OSError):
+    """The request got no HTTP response (connection reset, DNS failure, TLS failure, ...)."""
+
+
+class ConnectionRefused(TransportError):
+    """The API server refused the TCP connection; the reflector re-watches after a backoff."""
+
+
+class ApiError(InformerError):
+    """The API server answered with a failure ``Status``.
+
+    :ivar code: the HTTP status code (from the Status ``code``, else the response status).
+    :ivar reason: the Status ``reason`` (``"Expired"``, ``"NotFound"``, ...), may be ``""``.
+    :ivar message: the Status ``message``.
+    :ivar status: the whole Status object as a dict.
+    :ivar retry_after: seconds from ``Retry-After`` or ``details.retryAfterSeconds``, or None.
+    """
+
+    def __init__(
+        self,
+        *,
+        code: int,
+        reason: str = "",
+        message: str = "",
+        status: Mapping[str, Any] | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(f"{code} {reason}: {message}" if reason else f"{code}: {message}")
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.status: dict[str, Any] = dict(status) if status is not None else {}
+        self.retry_after = retry_after
+
+    @property
+    def causes(self) -> list[dict[str, Any]]:
+        """The ``details.causes`` of the Status (may be empty)."""
+        details = self.status.get("details") or {}
+        causes = details.get("causes") or []
+        return [c for c in causes if isinstance(c, dict)]
+
+
+class BadRequestError(ApiError):
+    """400 Bad Request."""
+
+
+class UnauthorizedError(ApiError):
+    """401 Unauthorized: credentials missing or expired."""
+
+
+class ForbiddenError(ApiError):
+    """403 Forbidden."""
+
+
+class NotFoundError(ApiError):
+    """404 Not Found."""
+
+
+class ConflictError(ApiError):
+    """409: a stale ``resourceVersion`` on update, or ``AlreadyExists`` on create."""
+
+
+class ExpiredError(ApiError):
+    """410 Gone / Expired: the requested resource version is older than the server keeps."""
+
+
+class UnprocessableEntityError(ApiError):
+    """422 Unprocessable Entity (invalid object)."""
+
+
+class TooManyRequestsError(ApiError):
+    """429 Too Many Requests; ``retry_after`` says how long the server asked to wait."""
+
+
+class InternalServerError(ApiError):
+    """500 Internal Server Error."""
+
+
+class ServiceUnavailableError(ApiError):
+    """503 Service Unavailable."""
+
+
+class ServerTimeoutError(ApiError):
+    """504 Gateway Timeout (and Status reason ``Timeout``)."""
+
+
+class TooLargeResourceVersionError(ServerTimeoutError):
+    """The requested resource version is newer than the server has.
+
+    The Status carries the cause ``ResourceVersionTooLarge`` (older servers: only the message).
+    """
+
+
+_BY_CODE: dict[int, type[ApiError]] = {
+    400: BadRequestError,
+    401: UnauthorizedError,
+    403: ForbiddenError,
+    404: NotFoundError,
+    409: ConflictError,
+    410: ExpiredError,
+    422: UnprocessableEntityError,
+    429: TooManyRequestsError,
+    500: InternalServerError,
+    503: ServiceUnavailableError,
+    504: ServerTimeoutError,
+}
+
+
+def _is_too_large_rv(status: Mapping[str, Any], code: int, reason: str, message: str) -> bool:
+    details = status.get("details") or {}
+    for cause in details.get("causes") or []:
+        if isinstance(cause, dict) and cause.get("reason") == "ResourceVersionTooLarge":
+            return True
+    # Older servers say it only in the message of a Timeout.
+    return (code == 504 or reason == "Timeout") and "Too large resource version" in message
+
+
+def api_error_from_status(
+    status: Mapping[str, Any] | None,
+    *,
+    http_status: int | None = None,
+    retry_after: float | None = None,
+) -> ApiError:
+    """Build the most specific :class:`ApiError` for a Kubernetes ``Status``.
+
+    :param status: the decoded Status object (or None when the body was not a Status).
+    :param http_status: the HTTP status of the response, used when the Status has no ``code``.
+    :param retry_after: the ``Retry-After`` header in seconds; ``details.retryAfterSeconds``
+        is used when the header is absent.
+    """
+    status = status or {}
+    raw_code = status.get("code")
+    code = raw_code if isinstance(raw_code, int) and raw_code > 0 else (http_status or 500)
+    reason = str(status.get("reason") or "")
+    message = str(status.get("message") or "")
+    if retry_after is None:
+        details = status.get("details") or {}
+        seconds = details.get("retryAfterSeconds") if isinstance(details, dict) else None
+        if isinstance(seconds, int | float) and seconds > 0:
+            retry_after = float(seconds)
+    cls: type[ApiError]
+    if _is_too_large_rv(status, code, reason, message):
+        cls = TooLargeResourceVersionError
+    elif reason in ("Expired", "Gone"):
+        cls = ExpiredError
+    else:
+        cls = _BY_CODE.get(code, ApiError)
+    return cls(code=code, reason=reason, message=message, status=status, retry_after=retry_after)
