@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from ._version import __version__
+from .testing import cli as fake_apiserver
 
 __all__ = ["build_parser", "main"]
 
@@ -18,7 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="asyncio-native Kubernetes informers.",
     )
     parser.add_argument("--version", action="version", version=f"aioinformer {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    fake_apiserver.add_parser(subparsers)
     return parser
 
 
@@ -29,6 +31,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    if args.command == "fake-apiserver":
+        return fake_apiserver.run(args)
     return 0  # pragma: no cover - every sub-command returns above
 
 

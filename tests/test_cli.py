@@ -34,3 +34,12 @@ def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) ->
     """Without a sub-command the usage goes to stderr and the exit status is 2."""
     assert main([]) == 2
     assert "usage: aioinformer" in capsys.readouterr().err
+
+
+def test_fake_apiserver_sub_command_is_wired(capsys: pytest.CaptureFixture[str]) -> None:
+    """``aioinformer fake-apiserver --help`` documents host, port and manifests."""
+    with pytest.raises(SystemExit) as exc:
+        main(["fake-apiserver", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "--host" in out and "--port" in out and "--filename" in out

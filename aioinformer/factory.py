@@ -1,0 +1,157 @@
+"""SharedInformerFactory: one shared informer per resource, started and stopped together."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, Callable, Mapping
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio import AsyncContextManagerMixin
+
+from .errors import LifecycleError
+from .informer import SharedIndexInformer
+from .listwatch import ListOptions, Resource
+from .store import Indexers
+from .transport import KubeListerWatcher
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from kubernetes_asyncio.client import ApiClient
+
+__all__ = ["SharedInformerFactory"]
+
+logger = logging.getLogger(__name__)
+
+
+def _as_resource(resource: Resource | str) -> Resource:
+    return resource if isinstance(resource, Resource) else Resource.parse(resource)
+
+
+class SharedInformerFactory(AsyncContextManagerMixin):
+    """Creates and runs one :class:`~aioinformer.informer.SharedIndexInformer` per resource.
+
+    Use it as ``async with SharedInformerFactory(api_client) as factory:``; inside the block,
+    :meth:`start` starts the informers created so far (call it again for later ones), and
+    leaving the block shuts them all down.
+
+    :param api_client: a ``kubernetes_asyncio.client.ApiClient``; the caller owns and closes it.
+    :param namespace: watch one namespace only (None: all). Cluster-scoped resources ignore it.
+    :param default_resync: resync period of the informers, in seconds (0: no resync).
+    :param tweak_list_options: applied to every list and watch request of every informer
+        (for example to add a label selector).
+    :param custom_resync: resync periods per resource, overriding ``default_resync``.
+    :param informer_options: extra keyword arguments for every informer (``idle_timeout``,
+        ``min_watch_timeout``, ``backoff``, ...).
+    """
+
+    def __init__(
+        self,
+        api_client: ApiClient,
+        *,
+        namespace: str | None = None,
+        default_resync: float = 0.0,
+        tweak_list_options: Callable[[ListOptions], ListOptions] | None = None,
+        custom_resync: Mapping[Resource | str, float] | None = None,
+        informer_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._api_client = api_client
+        self.namespace = namespace or None
+        self._default_resync = default_resync
+        self._tweak = tweak_list_options
+        self._custom_resync = {_as_resource(r): p for r, p in (custom_resync or {}).items()}
+        self._informer_options = dict(informer_options or {})
+        self._informers: dict[Resource, SharedIndexInformer] = {}
+        self._started: set[Resource] = set()
+        self._task_group: anyio.abc.TaskGroup | None = None
+        self._shutting_down = False
+
+    def __repr__(self) -> str:
+        informers, started = len(self._informers), len(self._started)
+        return f"<SharedInformerFactory informers={informers} started={started}>"
+
+    @property
+    def informers(self) -> dict[Resource, SharedIndexInformer]:
+        """The informers created so far, by resource."""
+        return dict(self._informers)
+
+    def for_resource(
+        self, resource: Resource | str, *, indexers: Indexers | None = None
+    ) -> SharedIndexInformer:
+        """The shared informer of a resource (``"v1/pods"``, ``"apps/v1/deployments"``, ...).
+
+        The first call creates it; later calls return the same informer, adding any index
+        function whose name it does not have yet.
+        """
+        key = _as_resource(resource)
+        informer = self._informers.get(key)
+        if informer is not None:
+            missing = {
+                name: f
+                for name, f in (indexers or {}).items()
+                if name not in informer.indexer.get_indexers()
+            }
+            if missing:
+                informer.add_indexers(missing)
+            return informer
+        if self._shutting_down:
+            raise LifecycleError("the factory is shut down")
+        lister_watcher = KubeListerWatcher(
+            self._api_client,
+            key,
+            namespace=self.namespace if key.namespaced else None,
+            tweak_list_options=self._tweak,
+        )
+        informer = SharedIndexInformer(
+            lister_watcher,
+            resync_period=self._custom_resync.get(key, self._default_resync),
+            indexers=indexers,
+            name=str(key),
+            **self._informer_options,
+        )
+        self._informers[key] = informer
+        return informer
+
+    def start(self) -> None:
+        """Start every informer not started yet (non-blocking).
+
+        :raises LifecycleError: outside ``async with factory:``.
+        """
+        if self._task_group is None:
+            raise LifecycleError("start() needs a running factory: use `async with factory:`")
+        for resource, informer in self._informers.items():
+            if resource not in self._started:
+                self._started.add(resource)
+                self._task_group.start_soon(informer.run)
+
+    async def wait_for_cache_sync(self, timeout: float | None = None) -> dict[Resource, bool]:
+        """Wait for every started informer's initial list.
+
+        :param timeout: give up after this many seconds in all (None: no limit).
+        :returns: whether each started informer synced.
+        """
+        started = [(r, i) for r, i in self._informers.items() if r in self._started]
+        with anyio.move_on_after(timeout):
+            for _, informer in started:
+                await informer.wait_for_cache_sync()
+        return {resource: informer.has_synced() for resource, informer in started}
+
+    async def shutdown(self) -> None:
+        """Stop every informer and wait for them (idempotent)."""
+        self._shutting_down = True
+        for informer in self._informers.values():
+            await informer.stop()
+
+    @asynccontextmanager
+    async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
+        if self._task_group is not None or self._shutting_down:
+            raise LifecycleError("a factory runs once")
+        async with anyio.create_task_group() as tg:
+            self._task_group = tg
+            try:
+                yield self
+            finally:
+                await self.shutdown()
+                self._task_group = None

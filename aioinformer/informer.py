@@ -1,0 +1,442 @@
+"""The SharedIndexInformer: one LIST+WATCH shared by any number of consumers.
+
+Data path: the :class:`~aioinformer.reflector.Reflector` feeds a
+:class:`~aioinformer.delta_fifo.DeltaFIFO`; one processing task pops batches from it, applies
+each delta to the :class:`~aioinformer.store.Indexer` and distributes a notification to every
+listener by appending to its deque. Nothing downstream of the FIFO can block the watch stream.
+
+``handle_deltas`` follows client-go: ``Sync``/``Replaced``/``Added``/``Updated`` update the
+object when its key is cached (an ``UPDATED`` notification) and add it otherwise (``ADDED``);
+``Deleted`` deletes it (``DELETED``). An update is a *sync* notification for a ``Sync`` delta,
+and for a ``Replaced`` delta whose resource version did not change; sync notifications go only
+to listeners currently due for resync, all others to every listener.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import time
+from collections.abc import AsyncGenerator, Callable
+from contextlib import asynccontextmanager
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio import AsyncContextManagerMixin
+
+from .backoff import Backoff
+from .delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
+from .errors import FIFOClosedError, LifecycleError
+from .listener import Event, EventStream, EventType, Listener, Registration
+from .lister import Lister
+from .listwatch import ListerWatcher
+from .objects import resource_version_of
+from .reflector import Reflector, ReflectorStatistics, WatchErrorHandler
+from .store import Indexer, Indexers
+
+if TYPE_CHECKING:
+    from typing import Self
+
+__all__ = ["MINIMUM_RESYNC_PERIOD", "SharedIndexInformer"]
+
+logger = logging.getLogger(__name__)
+
+#: The smallest resync period a consumer can ask for, in seconds.
+MINIMUM_RESYNC_PERIOD = 1.0
+
+_names = itertools.count(1)
+
+
+class _State(Enum):
+    NEW = "new"  # created; handlers and subscribers may register; not listing yet
+    RUNNING = "running"  # run() is active
+    STOPPED = "stopped"  # run() returned; cannot be restarted
+
+
+def _effective_resync(desired: float, check: float) -> float:
+    if desired == 0:
+        return 0.0
+    if check == 0:
+        logger.debug("resync period %s ignored: the informer does not resync", desired)
+        return 0.0
+    return max(desired, check)
+
+
+def _rv(obj: Any) -> str:
+    try:
+        return resource_version_of(obj)
+    except Exception:
+        return ""
+
+
+class SharedIndexInformer(AsyncContextManagerMixin):
+    """An indexed, always-fresh cache of one resource, shared by many consumers.
+
+    Use it as ``async with informer:`` (runs in the background of the block) or run it
+    yourself with ``await informer.run()`` (returns after :meth:`stop`). An informer runs once.
+
+    :param lister_watcher: where objects come from (e.g. a
+        :class:`~aioinformer.transport.KubeListerWatcher`).
+    :param resync_period: default resync period of consumers, in seconds; 0 (the default)
+        disables resync entirely, whatever consumers ask for.
+    :param indexers: extra index functions (the ``namespace`` index is built in).
+    :param name: used in logs and metrics. Default ``"informer-N"``.
+    :param min_watch_timeout: see :class:`~aioinformer.reflector.Reflector`. Default 300.
+    :param idle_timeout: see :class:`~aioinformer.reflector.Reflector`. Default 120.
+    :param backoff: see :class:`~aioinformer.reflector.Reflector`. Default client-go's.
+    :param batch_size: the most keys processed per FIFO pop. Default 1000.
+    :param clock: monotonic seconds, for resync scheduling. Default :func:`time.monotonic`.
+    """
+
+    def __init__(
+        self,
+        lister_watcher: ListerWatcher,
+        *,
+        resync_period: float = 0.0,
+        indexers: Indexers | None = None,
+        name: str | None = None,
+        min_watch_timeout: float = 300.0,
+        idle_timeout: float | None = 120.0,
+        backoff: Backoff | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.name = name or f"informer-{next(_names)}"
+        self._lw = lister_watcher
+        self._default_resync = max(0.0, resync_period)
+        self._check_period = self._default_resync
+        self._indexer = Indexer(indexers=indexers)
+        self._min_watch_timeout = min_watch_timeout
+        self._idle_timeout = idle_timeout
+        self._backoff = backoff
+        self._batch_size = batch_size
+        self._clock = clock
+        self._transform: TransformFunc | None = None
+        self._watch_error_handler: WatchErrorHandler | None = None
+        self._state = _State.NEW
+        self._listeners: list[Listener] = []
+        self._registrations: list[Registration] = []
+        self._listener_ids = itertools.count(1)
+        self._fifo: DeltaFIFO | None = None
+        self._reflector: Reflector | None = None
+        self._task_group: anyio.abc.TaskGroup | None = None
+        self._synced = False
+        self._sync_or_stop = anyio.Event()
+        self._stop_requested = anyio.Event()
+        self._stopped = anyio.Event()
+        #: Index or key errors while applying deltas (the delta was skipped).
+        self.store_errors = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"<SharedIndexInformer {self.name} [{self._state.value}] objects={len(self._indexer)}"
+            f" listeners={len(self._listeners)} synced={self.has_synced()}>"
+        )
+
+    # -- configuration ---------------------------------------------------------------------
+
+    @property
+    def indexer(self) -> Indexer:
+        """The cache. Read it freely; never write to it, and never mutate its objects."""
+        return self._indexer
+
+    def lister(self) -> Lister:
+        """A :class:`~aioinformer.lister.Lister` over the cache."""
+        return Lister(self._indexer)
+
+    def add_indexers(self, indexers: Indexers) -> None:
+        """Add index functions, before or after start (existing objects are indexed at once).
+
+        :raises LifecycleError: after the informer stopped.
+        """
+        if self._state is _State.STOPPED:
+            raise LifecycleError(f"informer {self.name} has stopped")
+        self._indexer.add_indexers(indexers)
+
+    def set_transform(self, transform: TransformFunc | None) -> None:
+        """Transform every object before it is cached (e.g. drop ``managedFields``).
+
+        The transform must be idempotent and cheap; it may mutate and return its argument.
+
+        :raises LifecycleError: once the informer started.
+        """
+        self._require_new("set_transform")
+        self._transform = transform
+
+    def set_watch_error_handler(self, handler: WatchErrorHandler | None) -> None:
+        """Call ``handler(reflector, error)`` for every list or watch error.
+
+        :raises LifecycleError: once the informer started.
+        """
+        self._require_new("set_watch_error_handler")
+        self._watch_error_handler = handler
+
+    def _require_new(self, what: str) -> None:
+        if self._state is not _State.NEW:
+            raise LifecycleError(f"{what} must be called before informer {self.name} starts")
+
+    # -- state -----------------------------------------------------------------------------
+
+    @property
+    def has_started(self) -> bool:
+        """True once :meth:`run` began."""
+        return self._state is not _State.NEW
+
+    @property
+    def is_stopped(self) -> bool:
+        """True once the informer stopped (it cannot be restarted)."""
+        return self._state is _State.STOPPED
+
+    def has_synced(self) -> bool:
+        """True once the initial list is in the cache (says nothing about consumers)."""
+        return self._synced
+
+    async def wait_for_cache_sync(self, timeout: float | None = None) -> bool:
+        """Wait until the initial list is in the cache.
+
+        :param timeout: give up after this many seconds (None: wait as long as it takes).
+        :returns: whether the cache synced (False on timeout or if the informer stopped first).
+        """
+        if not self._synced:
+            with anyio.move_on_after(timeout):
+                await self._sync_or_stop.wait()
+        return self._synced
+
+    @property
+    def last_sync_resource_version(self) -> str:
+        """The resource version the reflector last saw (``""`` before the first list)."""
+        return self._reflector.last_sync_resource_version if self._reflector else ""
+
+    @property
+    def reflector_stats(self) -> ReflectorStatistics | None:
+        """The reflector's counters (None before start)."""
+        return self._reflector.stats if self._reflector else None
+
+    @property
+    def listeners(self) -> list[Listener]:
+        """The current listeners (streams and handlers), e.g. to read their backlogs."""
+        return list(self._listeners)
+
+    @property
+    def resync_check_period(self) -> float:
+        """How often the reflector checks whether consumers are due for resync (0: never)."""
+        return self._check_period
+
+    # -- consumers -------------------------------------------------------------------------
+
+    def events(self, *, resync_period: float | None = None) -> EventStream:
+        """Subscribe: an async iterator of :class:`~aioinformer.listener.Event`.
+
+        A subscriber that joins after the cache holds objects first receives them as synthetic
+        ``ADDED`` events (``is_in_initial_list=True``), atomically with respect to other
+        notifications. Leaving the ``async for`` unregisters the subscriber at once.
+
+        :param resync_period: this subscriber's resync period (None: the informer's).
+        :raises LifecycleError: if the informer stopped.
+        """
+        return EventStream(self._new_listener(resync_period, "events"), self._remove_listener)
+
+    def add_event_handler(
+        self, handler: object, *, resync_period: float | None = None
+    ) -> Registration:
+        """Register a handler with any of ``on_add(obj, is_in_initial_list)``,
+        ``on_update(old, new)`` and ``on_delete(obj_or_tombstone)`` (sync or async).
+
+        It runs in a task of its own; an exception is logged and counted and delivery goes
+        on. Joining late replays the cache as ``ADDED`` notifications, like :meth:`events`.
+
+        :param resync_period: this handler's resync period (None: the informer's).
+        :raises LifecycleError: if the informer stopped.
+        """
+        listener = self._new_listener(resync_period, "handler")
+        registration = Registration(handler, listener)
+        self._registrations.append(registration)
+        if self._task_group is not None:
+            self._task_group.start_soon(registration.run)
+        return registration
+
+    def remove_event_handler(self, registration: Registration) -> None:
+        """Stop delivery to a handler (idempotent); pending notifications are dropped."""
+        if registration in self._registrations:
+            self._registrations.remove(registration)
+        self._remove_listener(registration.listener)
+
+    def _new_listener(self, resync_period: float | None, kind: str) -> Listener:
+        if self._state is _State.STOPPED:
+            raise LifecycleError(f"informer {self.name} has stopped")
+        requested = self._default_resync if resync_period is None else max(0.0, resync_period)
+        if requested > 0:
+            requested = max(requested, MINIMUM_RESYNC_PERIOD)
+            if requested < self._check_period:
+                if self._state is _State.RUNNING:
+                    logger.debug(
+                        "%s: resync period %s raised to %s",
+                        self.name,
+                        requested,
+                        self._check_period,
+                    )
+                    requested = self._check_period
+                else:
+                    self._check_period = requested
+                    for listener in self._listeners:
+                        listener.resync_period = _effective_resync(
+                            listener.requested_resync_period, requested
+                        )
+        listener = Listener(
+            name=f"{self.name}/{kind}-{next(self._listener_ids)}",
+            requested_resync_period=requested,
+            resync_period=_effective_resync(requested, self._check_period),
+            now=self._clock(),
+            upstream_synced=self._synced,
+        )
+        if self._state is _State.RUNNING:
+            for obj in self._indexer.list():
+                listener.add(Event(EventType.ADDED, obj, is_in_initial_list=True))
+        # Copy on write: distribution iterates the old list undisturbed.
+        self._listeners = [*self._listeners, listener]
+        return listener
+
+    def _remove_listener(self, listener: Listener) -> None:
+        listener.close()
+        if listener in self._listeners:
+            self._listeners = [other for other in self._listeners if other is not listener]
+
+    # -- running ---------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
+        if self._state is not _State.NEW:
+            raise LifecycleError(f"informer {self.name} runs only once")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self.run)
+            try:
+                yield self
+            finally:
+                await self.stop()
+
+    async def run(self) -> None:
+        """List, watch and deliver until :meth:`stop` (or cancellation).
+
+        :raises LifecycleError: if the informer ran before.
+        """
+        if self._state is not _State.NEW:
+            raise LifecycleError(f"informer {self.name} runs only once")
+        self._state = _State.RUNNING
+        fifo = DeltaFIFO(known_objects=self._indexer, transformer=self._transform)
+        reflector = Reflector(
+            self._lw,
+            fifo,
+            name=self.name,
+            resync_period=self._check_period,
+            should_resync=self._should_resync,
+            min_watch_timeout=self._min_watch_timeout,
+            idle_timeout=self._idle_timeout,
+            backoff=self._backoff,
+            watch_error_handler=self._watch_error_handler,
+        )
+        self._fifo, self._reflector = fifo, reflector
+        try:
+            async with anyio.create_task_group() as tg:
+                self._task_group = tg
+                tg.start_soon(reflector.run)
+                tg.start_soon(self._process_loop, fifo)
+                tg.start_soon(self._watch_synced, fifo)
+                for registration in self._registrations:
+                    tg.start_soon(registration.run)
+                await self._stop_requested.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            self._task_group = None
+            self._state = _State.STOPPED
+            fifo.close()
+            for listener in self._listeners:
+                listener.close()
+            self._listeners = []
+            self._sync_or_stop.set()
+            self._stopped.set()
+            logger.debug("%s: stopped", self.name)
+
+    async def stop(self) -> None:
+        """Stop the informer and wait until every task of it has ended (idempotent)."""
+        if self._state is _State.NEW:
+            self._state = _State.STOPPED
+            self._sync_or_stop.set()
+            self._stopped.set()
+            return
+        self._stop_requested.set()
+        await self._stopped.wait()
+
+    async def _watch_synced(self, fifo: DeltaFIFO) -> None:
+        await fifo.wait_synced()
+        self._synced = True
+        for listener in self._listeners:
+            listener.set_upstream_synced()
+        self._sync_or_stop.set()
+        logger.debug("%s: cache synced (%d objects)", self.name, len(self._indexer))
+
+    async def _process_loop(self, fifo: DeltaFIFO) -> None:
+        while True:
+            try:
+                await fifo.pop_batch(self._process_batch, max_keys=self._batch_size)
+            except FIFOClosedError:
+                return
+            except Exception:
+                logger.exception("%s: processing a batch of deltas failed", self.name)
+
+    def _process_batch(self, batch: list[list[Delta]], is_in_initial_list: bool) -> None:
+        for deltas in batch:
+            self.handle_deltas(deltas, is_in_initial_list)
+
+    def handle_deltas(self, deltas: list[Delta], is_in_initial_list: bool = False) -> None:
+        """Apply one key's deltas to the cache and notify listeners (oldest first)."""
+        indexer = self._indexer
+        for delta_type, obj in deltas:
+            old = indexer.get(obj)
+            try:
+                if delta_type is DeltaType.DELETED:
+                    indexer.delete(obj)
+                else:
+                    indexer.update(obj)
+            except Exception as exc:
+                self.store_errors += 1
+                logger.warning(
+                    "%s: cache refused a %s delta: %s: %s",
+                    self.name,
+                    delta_type.value,
+                    type(exc).__name__,
+                    exc,
+                )
+                continue
+            if delta_type is DeltaType.DELETED:
+                self._distribute(Event(EventType.DELETED, obj, old), False)
+            elif old is None:
+                self._distribute(
+                    Event(EventType.ADDED, obj, is_in_initial_list=is_in_initial_list), False
+                )
+            else:
+                is_sync = delta_type is DeltaType.SYNC or (
+                    delta_type is DeltaType.REPLACED and _rv(old) == _rv(obj)
+                )
+                self._distribute(Event(EventType.UPDATED, obj, old, is_sync=is_sync), is_sync)
+
+    def _distribute(self, event: Event, is_sync: bool) -> None:
+        if is_sync:
+            for listener in self._listeners:
+                if listener.syncing:
+                    listener.add(event)
+        else:
+            for listener in self._listeners:
+                listener.add(event)
+
+    def _should_resync(self) -> bool:
+        """Called by the reflector's resync ticker: mark the listeners due and say if any is."""
+        now = self._clock()
+        needed = False
+        for listener in self._listeners:
+            due = listener.should_resync(now)
+            listener.syncing = due
+            if due:
+                needed = True
+                listener.next_resync = now + listener.resync_period
+        return needed

@@ -1,0 +1,405 @@
+"""Listeners: one unbounded buffer per consumer of an informer.
+
+The informer's distribution step only appends to each listener's :class:`collections.deque`
+and sets its wake-up event, so a slow consumer never blocks the watch stream or any other
+consumer; its backlog simply grows (and is observable as :attr:`Listener.backlog`).
+
+A consumer is either an :class:`EventStream` (``async for ev in informer.events()``) or a
+handler object run by its own task (``informer.add_event_handler(handler)``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .objects import DeletedFinalStateUnknown, KubeObject
+
+if TYPE_CHECKING:
+    from typing import Self
+
+__all__ = [
+    "Event",
+    "EventStream",
+    "EventType",
+    "Listener",
+    "Registration",
+    "ResourceEventHandler",
+    "ResourceEventHandlerFuncs",
+]
+
+logger = logging.getLogger(__name__)
+
+
+class EventType(StrEnum):
+    """What happened to an object, as a consumer sees it."""
+
+    ADDED = "ADDED"
+    UPDATED = "UPDATED"
+    DELETED = "DELETED"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One notification.
+
+    :ivar type: added, updated or deleted.
+    :ivar object: the new object; for ``DELETED`` the final state from the watch, or a
+        :class:`~aioinformer.objects.DeletedFinalStateUnknown` when the delete itself was missed.
+    :ivar old_object: for ``UPDATED`` the previous cached state; for ``DELETED`` the last cached
+        state (or None); None for ``ADDED``.
+    :ivar is_sync: True for a resync (or relist) update that did not change the resource
+        version; only listeners due for resync receive those.
+    :ivar is_in_initial_list: True for an ``ADDED`` that is part of the initial list (or of the
+        cache replayed to a consumer that joined late).
+    """
+
+    type: EventType
+    object: Any
+    old_object: KubeObject | None = None
+    is_sync: bool = False
+    is_in_initial_list: bool = False
+
+
+class Listener:
+    """One consumer's buffer, wake-up event, resync schedule and sync tracking.
+
+    Created by the informer; users see it through an :class:`EventStream` or a
+    :class:`Registration`.
+    """
+
+    __slots__ = (
+        "_buffer",
+        "_closed",
+        "_initial_pending",
+        "_synced",
+        "_upstream_synced",
+        "_wake",
+        "handler_errors",
+        "name",
+        "next_resync",
+        "peak_backlog",
+        "requested_resync_period",
+        "resync_period",
+        "syncing",
+    )
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        requested_resync_period: float,
+        resync_period: float,
+        now: float,
+        upstream_synced: bool,
+    ) -> None:
+        self.name = name
+        self._buffer: deque[Event] = deque()
+        self._wake = asyncio.Event()
+        self._closed = False
+        #: The resync period the consumer asked for, and the one in effect (0: none).
+        self.requested_resync_period = requested_resync_period
+        self.resync_period = resync_period
+        self.next_resync = now + resync_period
+        #: Due for resync at the last check (True until the first check, like client-go).
+        self.syncing = True
+        #: The largest backlog seen.
+        self.peak_backlog = 0
+        #: Exceptions raised by the handler (handler listeners only).
+        self.handler_errors = 0
+        # Initial-list adds delivered but not yet processed by the consumer.
+        self._initial_pending = 0
+        self._upstream_synced = upstream_synced
+        self._synced = asyncio.Event()
+        self._check_synced()
+
+    def __repr__(self) -> str:
+        return f"<Listener {self.name} backlog={len(self._buffer)} closed={self._closed}>"
+
+    @property
+    def backlog(self) -> int:
+        """Notifications waiting for the consumer."""
+        return len(self._buffer)
+
+    @property
+    def closed(self) -> bool:
+        """True once the listener was removed or the informer stopped."""
+        return self._closed
+
+    # -- informer side ---------------------------------------------------------------------
+
+    def add(self, event: Event) -> None:
+        """Append a notification (never blocks)."""
+        if self._closed:
+            return
+        buffer = self._buffer
+        buffer.append(event)
+        if event.is_in_initial_list:
+            self._initial_pending += 1
+        if len(buffer) > self.peak_backlog:
+            self.peak_backlog = len(buffer)
+        self._wake.set()
+
+    def should_resync(self, now: float) -> bool:
+        """Whether this listener is due for resync at ``now``."""
+        return self.resync_period > 0 and now >= self.next_resync
+
+    def set_upstream_synced(self) -> None:
+        """The informer's cache holds the initial list."""
+        self._upstream_synced = True
+        self._check_synced()
+
+    def close(self) -> None:
+        """Stop delivery: drop pending notifications and wake the consumer."""
+        self._closed = True
+        self._buffer.clear()
+        self._initial_pending = 0
+        self._wake.set()
+        self._check_synced()
+
+    # -- consumer side ---------------------------------------------------------------------
+
+    async def next(self) -> Event | None:
+        """The next notification, waiting for one; None once the listener is closed."""
+        buffer = self._buffer
+        while not buffer:
+            if self._closed:
+                return None
+            self._wake.clear()
+            await self._wake.wait()
+        return buffer.popleft()
+
+    def processed(self, event: Event) -> None:
+        """The consumer is done with ``event`` (tracks the initial list for :meth:`has_synced`)."""
+        if event.is_in_initial_list and self._initial_pending > 0:
+            self._initial_pending -= 1
+            self._check_synced()
+
+    def has_synced(self) -> bool:
+        """True once the informer synced and this consumer processed every initial-list add."""
+        return self._upstream_synced and self._initial_pending == 0
+
+    async def wait_synced(self) -> None:
+        """Wait until :meth:`has_synced` is true."""
+        await self._synced.wait()
+
+    def _check_synced(self) -> None:
+        if self.has_synced() and not self._synced.is_set():
+            self._synced.set()
+
+
+class EventStream:
+    """``informer.events()``: an async iterator over one listener's notifications.
+
+    Leaving the loop unregisters the listener at once: :meth:`aclose`, the end of an
+    ``async with``, an exhausted iteration, and the release of the iterator (which CPython does
+    the moment a ``break``, an exception or a cancellation leaves ``async for``) all close it.
+    Hold no other reference to the stream if you rely on the last one; otherwise call
+    :meth:`aclose` or use ``async with informer.events() as stream:``.
+    """
+
+    __slots__ = ("__weakref__", "_current", "_listener", "_unregister")
+
+    def __init__(self, listener: Listener, unregister: Callable[[Listener], None]) -> None:
+        self._listener = listener
+        self._unregister: Callable[[Listener], None] | None = unregister
+        self._current: Event | None = None
+
+    def __repr__(self) -> str:
+        return f"<EventStream {self._listener.name} backlog={self._listener.backlog}>"
+
+    @property
+    def backlog(self) -> int:
+        """Notifications waiting to be read."""
+        return self._listener.backlog
+
+    @property
+    def peak_backlog(self) -> int:
+        """The largest backlog seen."""
+        return self._listener.peak_backlog
+
+    @property
+    def closed(self) -> bool:
+        """True once the stream was closed (or the informer stopped)."""
+        return self._unregister is None or self._listener.closed
+
+    def has_synced(self) -> bool:
+        """True once the informer synced and this consumer read past every initial-list add."""
+        return self._listener.has_synced()
+
+    async def wait_synced(self) -> None:
+        """Wait until :meth:`has_synced` is true."""
+        await self._listener.wait_synced()
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self
+
+    async def __anext__(self) -> Event:
+        listener = self._listener
+        if self._current is not None:
+            # Asking for the next event means the consumer is done with the previous one.
+            listener.processed(self._current)
+            self._current = None
+        if self._unregister is None:
+            raise StopAsyncIteration
+        event = await listener.next()
+        if event is None:
+            self.close()
+            raise StopAsyncIteration
+        self._current = event
+        return event
+
+    def close(self) -> None:
+        """Unregister the listener now (idempotent)."""
+        unregister, self._unregister = self._unregister, None
+        if unregister is not None:
+            unregister(self._listener)
+
+    async def aclose(self) -> None:
+        """Unregister the listener (idempotent)."""
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        # Runs as soon as the last reference goes (e.g. `break` out of `async for`).
+        self.close()
+
+
+class ResourceEventHandler(Protocol):
+    """A handler object; any subset of the three methods may exist (sync or async)."""
+
+    def on_add(self, obj: KubeObject, is_in_initial_list: bool) -> Any: ...
+
+    def on_update(self, old: KubeObject, new: KubeObject) -> Any: ...
+
+    def on_delete(self, obj: KubeObject | DeletedFinalStateUnknown) -> Any: ...
+
+
+Callback = Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceEventHandlerFuncs:
+    """A handler made of functions (each optional, sync or async).
+
+    ``on_add`` may take ``(obj)`` or ``(obj, is_in_initial_list)``.
+    """
+
+    on_add: Callback | None = None
+    on_update: Callback | None = None
+    on_delete: Callback | None = None
+
+
+def _positional_arity(func: Callback) -> int:
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return 2
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return 2
+    return sum(1 for p in params if p.kind in kinds)
+
+
+class Registration:
+    """A handler added with ``informer.add_event_handler``; also its delivery task's body.
+
+    :meth:`has_synced` / :meth:`wait_synced` turn true once the handler has processed every
+    object of the initial list (client-go's per-handler ``HasSynced``).
+    """
+
+    __slots__ = ("_add_takes_flag", "_handler", "_on_add", "_on_delete", "_on_update", "listener")
+
+    def __init__(self, handler: object, listener: Listener) -> None:
+        self._handler = handler
+        self.listener = listener
+        self._on_add: Callback | None = getattr(handler, "on_add", None)
+        self._on_update: Callback | None = getattr(handler, "on_update", None)
+        self._on_delete: Callback | None = getattr(handler, "on_delete", None)
+        self._add_takes_flag = self._on_add is not None and _positional_arity(self._on_add) >= 2
+
+    def __repr__(self) -> str:
+        return f"<Registration {self.listener.name} backlog={self.listener.backlog}>"
+
+    @property
+    def handler(self) -> object:
+        """The handler object."""
+        return self._handler
+
+    @property
+    def backlog(self) -> int:
+        """Notifications waiting for the handler."""
+        return self.listener.backlog
+
+    @property
+    def peak_backlog(self) -> int:
+        """The largest backlog seen."""
+        return self.listener.peak_backlog
+
+    @property
+    def handler_errors(self) -> int:
+        """How many times the handler raised."""
+        return self.listener.handler_errors
+
+    def has_synced(self) -> bool:
+        """True once the informer synced and this handler processed every initial-list add."""
+        return self.listener.has_synced()
+
+    async def wait_synced(self) -> None:
+        """Wait until :meth:`has_synced` is true."""
+        await self.listener.wait_synced()
+
+    async def run(self) -> None:
+        """Deliver notifications to the handler until the listener closes."""
+        listener = self.listener
+        while True:
+            event = await listener.next()
+            if event is None:
+                return
+            try:
+                result = self._call(event)
+                if result is not None and inspect.isawaitable(result):
+                    await result
+            except Exception as exc:
+                listener.handler_errors += 1
+                logger.error(
+                    "%s: handler raised on %s: %s: %s",
+                    listener.name,
+                    event.type.value,
+                    type(exc).__name__,
+                    exc,
+                    exc_info=logger.isEnabledFor(logging.DEBUG),
+                )
+            listener.processed(event)
+
+    def _call(self, event: Event) -> Awaitable[Any] | Any:
+        if event.type is EventType.ADDED:
+            if self._on_add is None:
+                return None
+            if self._add_takes_flag:
+                return self._on_add(event.object, event.is_in_initial_list)
+            return self._on_add(event.object)
+        if event.type is EventType.UPDATED:
+            if self._on_update is None:
+                return None
+            return self._on_update(event.old_object, event.object)
+        if self._on_delete is None:
+            return None
+        return self._on_delete(event.object)

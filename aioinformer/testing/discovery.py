@@ -1,0 +1,106 @@
+"""Discovery documents: ``/version``, ``/api``, ``/apis``, group and group-version lists.
+
+Only the legacy (unaggregated) discovery format is served; clients that ask for aggregated
+discovery (kubectl does) fall back to it because the answer is plain ``application/json``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .resources import ResourceInfo, ResourceRegistry
+
+__all__ = ["api_group", "api_group_list", "api_resource_list", "api_versions", "version_info"]
+
+#: The Kubernetes version the fake claims to be.
+KUBERNETES_MINOR = "32"
+
+_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+
+
+def version_info() -> dict[str, Any]:
+    """``/version``."""
+    return {
+        "major": "1",
+        "minor": KUBERNETES_MINOR,
+        "gitVersion": f"v1.{KUBERNETES_MINOR}.0-aioinformer-fake",
+        "gitCommit": "0000000000000000000000000000000000000000",
+        "gitTreeState": "clean",
+        "buildDate": "2025-01-01T00:00:00Z",
+        "goVersion": "go1.23.0",
+        "compiler": "gc",
+        "platform": "linux/amd64",
+    }
+
+
+def api_versions(server_address: str) -> dict[str, Any]:
+    """``/api``: the core group's versions."""
+    return {
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [
+            {"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}
+        ],
+    }
+
+
+def api_group(name: str, versions: list[str]) -> dict[str, Any]:
+    """``/apis/{group}``."""
+    listed = [{"groupVersion": f"{name}/{v}", "version": v} for v in versions]
+    return {
+        "kind": "APIGroup",
+        "apiVersion": "v1",
+        "name": name,
+        "versions": listed,
+        "preferredVersion": listed[0],
+    }
+
+
+def api_group_list(registry: ResourceRegistry) -> dict[str, Any]:
+    """``/apis``: every non-core group."""
+    groups = []
+    for name, versions in registry.groups().items():
+        group = api_group(name, versions)
+        del group["kind"], group["apiVersion"]
+        groups.append(group)
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+
+def _resource_entry(info: ResourceInfo) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "name": info.plural,
+        "singularName": info.singular_name,
+        "namespaced": info.namespaced,
+        "kind": info.kind,
+        "verbs": _VERBS,
+    }
+    if info.short_names:
+        entry["shortNames"] = list(info.short_names)
+    return entry
+
+
+def api_resource_list(
+    registry: ResourceRegistry, group: str, version: str
+) -> dict[str, Any] | None:
+    """``/api/v1`` or ``/apis/{group}/{version}``, or None when nothing is served there."""
+    infos = registry.in_group_version(group, version)
+    if not infos:
+        return None
+    resources: list[dict[str, Any]] = []
+    for info in infos:
+        resources.append(_resource_entry(info))
+        resources.append(
+            {
+                "name": f"{info.plural}/status",
+                "singularName": "",
+                "namespaced": info.namespaced,
+                "kind": info.kind,
+                "verbs": ["get", "patch", "update"],
+            }
+        )
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": f"{group}/{version}" if group else version,
+        "resources": resources,
+    }

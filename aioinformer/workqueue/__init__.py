@@ -1,0 +1,66 @@
+"""Work queues with client-go ``util/workqueue`` semantics, and their rate limiters.
+
+* :class:`WorkQueue`: fair, deduplicating; an item is never processed by two workers at once.
+* :class:`DelayingQueue`: adds ``add_after(item, delay)``.
+* :class:`RateLimitingQueue`: adds ``add_rate_limited``, ``forget`` and ``num_requeues``.
+
+A worker loop::
+
+    while True:
+        try:
+            key = await queue.get()
+        except QueueShutDown:
+            return
+        try:
+            await handle(key)
+        except Exception:
+            queue.add_rate_limited(key)
+        else:
+            queue.forget(key)
+        finally:
+            queue.done(key)
+"""
+
+from .delaying import DelayingQueue as DelayingQueue
+from .limiters import BucketRateLimiter as BucketRateLimiter
+from .limiters import ItemExponentialFailureRateLimiter as ItemExponentialFailureRateLimiter
+from .limiters import ItemFastSlowRateLimiter as ItemFastSlowRateLimiter
+from .limiters import MaxOfRateLimiter as MaxOfRateLimiter
+from .limiters import RateLimiter as RateLimiter
+from .limiters import WithMaxWaitRateLimiter as WithMaxWaitRateLimiter
+from .limiters import default_controller_rate_limiter as default_controller_rate_limiter
+from .limiters import default_item_based_rate_limiter as default_item_based_rate_limiter
+from .metrics import HISTOGRAM_BUCKETS as HISTOGRAM_BUCKETS
+from .metrics import METRIC_HELP as METRIC_HELP
+from .metrics import METRIC_NAMES as METRIC_NAMES
+from .metrics import CounterMetric as CounterMetric
+from .metrics import GaugeMetric as GaugeMetric
+from .metrics import HistogramMetric as HistogramMetric
+from .metrics import MetricsProvider as MetricsProvider
+from .metrics import NoopMetricsProvider as NoopMetricsProvider
+from .metrics import SettableGaugeMetric as SettableGaugeMetric
+from .queue import WorkQueue as WorkQueue
+from .rate_limiting import RateLimitingQueue as RateLimitingQueue
+
+__all__ = [
+    "HISTOGRAM_BUCKETS",
+    "METRIC_HELP",
+    "METRIC_NAMES",
+    "BucketRateLimiter",
+    "CounterMetric",
+    "DelayingQueue",
+    "GaugeMetric",
+    "HistogramMetric",
+    "ItemExponentialFailureRateLimiter",
+    "ItemFastSlowRateLimiter",
+    "MaxOfRateLimiter",
+    "MetricsProvider",
+    "NoopMetricsProvider",
+    "RateLimiter",
+    "RateLimitingQueue",
+    "SettableGaugeMetric",
+    "WithMaxWaitRateLimiter",
+    "WorkQueue",
+    "default_controller_rate_limiter",
+    "default_item_based_rate_limiter",
+]

@@ -1,0 +1,119 @@
+"""Helpers shared by the reflector and informer tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from aioinformer.backoff import Backoff
+from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType
+from aioinformer.errors import FIFOClosedError
+from aioinformer.listwatch import Resource
+from aioinformer.objects import KubeObject, meta_namespace_key
+from aioinformer.reflector import Reflector
+from aioinformer.store import Indexer
+from aioinformer.testing import FakeApiServer
+from aioinformer.transport import KubeListerWatcher
+
+CONFIGMAPS = Resource.parse("v1/configmaps")
+
+
+def fast_backoff() -> Backoff:
+    """A backoff short enough for tests (10 ms doubling to 50 ms, no jitter)."""
+    return Backoff(initial=0.01, cap=0.05, jitter=0.0)
+
+
+def configmap(name: str, namespace: str = "default", **data: str) -> KubeObject:
+    """A ConfigMap body."""
+    return {"metadata": {"name": name, "namespace": namespace}, "data": dict(data)}
+
+
+async def wait_until(
+    changed: asyncio.Event, predicate: Callable[[], bool], *, timeout: float = 10.0
+) -> None:
+    """Wait until ``predicate()`` holds, re-checking each time ``changed`` is set."""
+    with anyio.fail_after(timeout):
+        while not predicate():
+            changed.clear()
+            await changed.wait()
+
+
+@dataclass
+class Pipeline:
+    """Reflector → DeltaFIFO → Indexer, with the consumer applying deltas like an informer."""
+
+    server: FakeApiServer
+    reflector: Reflector
+    fifo: DeltaFIFO
+    indexer: Indexer
+    popped: list[list[Delta]] = field(default_factory=list)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def apply(self, deltas: list[Delta]) -> None:
+        self.changed.set()
+        self.popped.append(deltas)
+        for delta in deltas:
+            if delta.type is DeltaType.DELETED:
+                self.indexer.delete(delta.object)
+            else:
+                self.indexer.update(delta.object)
+
+    async def consume(self) -> None:
+        while True:
+            try:
+                await self.fifo.pop(self.apply)
+            except FIFOClosedError:
+                return
+
+    def requests(self, verb: str, start: int = 0) -> list[Any]:
+        return [r for r in self.server.requests[start:] if r.verb == verb]
+
+    def cache(self) -> dict[str, str]:
+        """``{key: resourceVersion}`` of the cache."""
+        return {
+            key: obj["metadata"]["resourceVersion"]
+            for key in self.indexer.list_keys()
+            if (obj := self.indexer.get_by_key(key)) is not None
+        }
+
+    async def server_state(self, resource: Resource = CONFIGMAPS) -> dict[str, str]:
+        """``{key: resourceVersion}`` of the server."""
+        objects = await self.server.list_objects(str(resource))
+        return {meta_namespace_key(o): o["metadata"]["resourceVersion"] for o in objects}
+
+    async def converged(self, *, timeout: float = 10.0) -> None:
+        """Wait until the cache holds exactly the server's objects (keys and RVs)."""
+        expected = await self.server_state()
+        await wait_until(self.changed, lambda: self.cache() == expected, timeout=timeout)
+
+
+@asynccontextmanager
+async def running_pipeline(
+    server: FakeApiServer,
+    *,
+    resource: Resource = CONFIGMAPS,
+    **reflector_options: Any,
+) -> AsyncIterator[Pipeline]:
+    """Run a reflector (fast backoff unless given) and a consumer until the block ends."""
+    reflector_options.setdefault("backoff", fast_backoff())
+    async with server.api_client() as api_client:
+        lister_watcher = reflector_options.pop("lister_watcher", None) or KubeListerWatcher(
+            api_client, resource
+        )
+        indexer = Indexer()
+        fifo = DeltaFIFO(known_objects=indexer)
+        reflector = Reflector(lister_watcher, fifo, name="test", **reflector_options)
+        pipeline = Pipeline(server, reflector, fifo, indexer)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(reflector.run)
+            tg.start_soon(pipeline.consume)
+            try:
+                yield pipeline
+            finally:
+                tg.cancel_scope.cancel()
+                fifo.close()

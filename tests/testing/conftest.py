@@ -1,0 +1,25 @@
+"""Fixtures shared by the fake API server's tests (``fake_apiserver`` comes from the plugin)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+from kubernetes_asyncio.client import ApiClient
+
+from aioinformer.testing import FakeApiServer
+
+
+@pytest.fixture
+async def api(fake_apiserver: FakeApiServer) -> AsyncIterator[ApiClient]:
+    """A kubernetes_asyncio client of the fake server."""
+    async with fake_apiserver.api_client() as client:
+        yield client
+
+
+@pytest.fixture
+async def http(fake_apiserver: FakeApiServer) -> AsyncIterator[aiohttp.ClientSession]:
+    """A raw aiohttp session whose base URL is the fake server."""
+    async with aiohttp.ClientSession(base_url=fake_apiserver.url, read_bufsize=2**20) as session:
+        yield session

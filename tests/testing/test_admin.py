@@ -1,0 +1,141 @@
+"""The ``/_fake/`` fault-injection HTTP API and manifest loading."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from aioinformer.errors import NotFoundError
+from aioinformer.testing import FakeApiServer
+from aioinformer.testing.manifests import load_manifests
+
+from .watching import decode, raw_lines
+
+MANIFESTS = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: team}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec: {replicas: 2}
+---
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: one, namespace: other}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-1}}
+"""
+
+
+@pytest.fixture
+async def admin() -> AsyncIterator[tuple[FakeApiServer, aiohttp.ClientSession]]:
+    """A server with the admin API on, and a session to it."""
+    async with (
+        FakeApiServer(admin_api=True) as server,
+        aiohttp.ClientSession(base_url=server.url) as http,
+    ):
+        yield server, http
+
+
+async def _post(http: aiohttp.ClientSession, action: str, body: object = None) -> dict[str, object]:
+    async with http.post(f"/_fake/{action}", json=body) as resp:
+        assert resp.status == 200, await resp.text()
+        answer: dict[str, object] = await resp.json()
+        return answer
+
+
+async def test_admin_api_is_off_by_default(http: aiohttp.ClientSession) -> None:
+    """Without ``admin_api`` the /_fake/ endpoints do not exist."""
+    async with http.post("/_fake/drop-watches") as resp:
+        assert resp.status == 404
+
+
+async def test_admin_fail_next_and_state(
+    admin: tuple[FakeApiServer, aiohttp.ClientSession],
+) -> None:
+    """fail-next arms a failure; state reports the RV and open watches."""
+    server, http = admin
+    await _post(http, "fail-next", {"n": 1, "status": 429, "retryAfter": 3, "verb": "list"})
+    async with http.get("/api/v1/pods") as resp:
+        assert resp.status == 429 and resp.headers["Retry-After"] == "3"
+    async with http.get("/_fake/state") as resp:
+        assert await resp.json() == {"resourceVersion": server.resource_version, "activeWatches": 0}
+
+
+async def test_admin_watch_faults(admin: tuple[FakeApiServer, aiohttp.ClientSession]) -> None:
+    """Raw lines, malformed lines, watch errors and drops act on open watches."""
+    server, http = admin
+    async with http.get("/api/v1/pods", params={"watch": "1"}) as watch:
+        await server.wait_for_watches(1)
+        await _post(http, "inject-raw-line", {"line": '{"type":"X","object":{}}'})
+        await _post(http, "inject-malformed-line")
+        assert await _post(
+            http, "inject-watch-error", {"code": 500, "reason": "InternalError"}
+        ) == {"ended": 1}
+        lines = await raw_lines(watch)
+    assert lines[0] == b'{"type":"X","object":{}}\n'
+    assert decode(lines[2:]) == [{"type": "ERROR", "object": decode(lines[2:])[0]["object"]}]
+    async with http.get("/api/v1/pods", params={"watch": "1"}) as watch:
+        await server.wait_for_watches(1)
+        assert await _post(http, "stall-watches", {"resource": "pods"}) == {"stalled": 1}
+        assert await _post(http, "drop-watches") == {"dropped": 1}
+        with pytest.raises(aiohttp.ClientPayloadError):
+            await raw_lines(watch)
+
+
+async def test_admin_restart_compact_latency_and_request_log(
+    admin: tuple[FakeApiServer, aiohttp.ClientSession],
+) -> None:
+    """restart answers before dropping the rest; compact, latency and the log work over HTTP."""
+    server, http = admin
+    old = server.resource_version
+    await server.create("configmaps", {"metadata": {"name": "c"}})
+    assert await _post(http, "restart") == {"ok": True}
+    await _post(http, "compact", {"resourceVersion": server.resource_version})
+    params = {"watch": "1", "resourceVersion": old}
+    async with http.get("/api/v1/configmaps", params=params) as resp:
+        assert decode(await raw_lines(resp))[0]["object"]["code"] == 410
+    await _post(http, "latency", {"seconds": 0})
+    async with http.get("/_fake/requests") as resp:
+        log = await resp.json()
+    assert [r["verb"] for r in log] == ["admin", "admin", "watch", "admin"]
+    assert log[2]["query"] == params
+
+
+async def test_admin_rejects_bad_arguments(
+    admin: tuple[FakeApiServer, aiohttp.ClientSession],
+) -> None:
+    """Missing arguments are 400; unknown endpoints are 404."""
+    _, http = admin
+    async with http.post("/_fake/fail-next", json={"n": 1}) as resp:
+        assert resp.status == 400
+    async with http.post("/_fake/nothing") as resp:
+        assert resp.status == 404
+
+
+async def test_manifests_load_with_namespaces_and_lists(
+    fake_apiserver: FakeApiServer, tmp_path: Path
+) -> None:
+    """Multi-document YAML loads every object, creating namespaces, flattening lists."""
+    path = tmp_path / "objects.yaml"
+    path.write_text(MANIFESTS)
+    created = await load_manifests(fake_apiserver, path)
+    assert [o["kind"] for o in created] == ["Pod", "Deployment", "ConfigMap", "Node"]
+    assert (await fake_apiserver.get("pods", "web", namespace="team"))["metadata"]["uid"]
+    assert (await fake_apiserver.get("namespaces", "other"))["status"] == {"phase": "Active"}
+    assert (await fake_apiserver.get("deployments.apps", "api"))["spec"] == {"replicas": 2}
+
+
+async def test_manifests_with_unknown_kinds_are_refused(
+    fake_apiserver: FakeApiServer, tmp_path: Path
+) -> None:
+    """An object of a kind the server does not serve raises NotFoundError."""
+    path = tmp_path / "objects.yaml"
+    path.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n")
+    with pytest.raises(NotFoundError):
+        await load_manifests(fake_apiserver, path)

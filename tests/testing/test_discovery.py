@@ -1,0 +1,107 @@
+"""Discovery through kubernetes_asyncio's real discovery API classes."""
+
+from __future__ import annotations
+
+import aiohttp
+from kubernetes_asyncio.client import (
+    ApiClient,
+    ApisApi,
+    AppsApi,
+    AppsV1Api,
+    CoordinationV1Api,
+    CoreApi,
+    CoreV1Api,
+    VersionApi,
+)
+
+from aioinformer.testing import FakeApiServer
+
+
+async def test_version_reports_kubernetes_1_32(api: ApiClient) -> None:
+    """/version answers a VersionInfo."""
+    info = await VersionApi(api).get_code()
+    assert (info.major, info.minor) == ("1", "32")
+
+
+async def test_core_and_group_lists(api: ApiClient) -> None:
+    """/api lists v1; /apis lists apps and coordination.k8s.io with preferred versions."""
+    assert (await CoreApi(api).get_api_versions()).versions == ["v1"]
+    groups = {
+        g.name: g.preferred_version.group_version
+        for g in (await ApisApi(api).get_api_versions()).groups
+    }
+    assert groups == {"apps": "apps/v1", "coordination.k8s.io": "coordination.k8s.io/v1"}
+    assert (await AppsApi(api).get_api_group()).name == "apps"
+
+
+async def test_resource_lists_describe_every_resource(api: ApiClient) -> None:
+    """Group-version resource lists carry names, kinds, scope, verbs and short names."""
+    core = {r.name: r for r in (await CoreV1Api(api).get_api_resources()).resources}
+    assert {
+        "pods",
+        "services",
+        "endpoints",
+        "configmaps",
+        "secrets",
+        "namespaces",
+        "nodes",
+        "events",
+    } <= set(core)
+    assert core["pods"].kind == "Pod" and core["pods"].namespaced and "watch" in core["pods"].verbs
+    assert core["nodes"].namespaced is False and core["pods"].short_names == ["po"]
+    assert "pods/status" in core
+    apps = {r.name for r in (await AppsV1Api(api).get_api_resources()).resources}
+    assert {"deployments", "replicasets", "statefulsets", "daemonsets"} <= apps
+    leases = (await CoordinationV1Api(api).get_api_resources()).resources
+    assert leases[0].name == "leases"
+
+
+async def test_custom_resources_appear_in_discovery(
+    fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
+) -> None:
+    """A registered custom resource shows up under /apis and its group version."""
+    fake_apiserver.register_resource("example.com", "v1", "widgets", "Widget", namespaced=False)
+    async with http.get("/apis") as resp:
+        assert "example.com" in [g["name"] for g in (await resp.json())["groups"]]
+    async with http.get("/apis/example.com/v1") as resp:
+        resources = (await resp.json())["resources"]
+    assert resources[0] == {
+        "name": "widgets",
+        "singularName": "widget",
+        "namespaced": False,
+        "kind": "Widget",
+        "verbs": [
+            "create",
+            "delete",
+            "deletecollection",
+            "get",
+            "list",
+            "patch",
+            "update",
+            "watch",
+        ],
+    }
+
+
+async def test_unknown_group_version_is_404(http: aiohttp.ClientSession) -> None:
+    """A group or version the server does not serve answers a NotFound Status."""
+    for path in ("/apis/batch/v1", "/apis/batch", "/api/v2"):
+        async with http.get(path) as resp:
+            assert resp.status == 404
+            assert (await resp.json())["reason"] == "NotFound"
+
+
+async def test_openapi_v3_declares_server_side_field_validation(
+    http: aiohttp.ClientSession,
+) -> None:
+    """/openapi/v3 points at per-group-version documents with PATCH fieldValidation."""
+    async with http.get("/openapi/v3") as resp:
+        paths = (await resp.json())["paths"]
+    assert set(paths) == {"api/v1", "apis/apps/v1", "apis/coordination.k8s.io/v1"}
+    async with http.get(paths["api/v1"]["serverRelativeURL"]) as resp:
+        document = await resp.json()
+    patch = document["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]["patch"]
+    assert patch["x-kubernetes-group-version-kind"] == {"group": "", "version": "v1", "kind": "Pod"}
+    assert {"name": "fieldValidation", "in": "query", "schema": {"type": "string"}} in patch[
+        "parameters"
+    ]

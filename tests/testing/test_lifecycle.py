@@ -1,0 +1,66 @@
+"""Starting, stopping and shutting down with open watches: bounded, clean, no leftovers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import aiohttp
+import pytest
+from kubernetes_asyncio.client import CoreV1Api
+
+from aioinformer.errors import LifecycleError
+from aioinformer.testing import FakeApiServer
+
+from .watching import raw_lines
+
+
+async def test_close_ends_open_watches_promptly_and_leaves_no_tasks() -> None:
+    """Exiting the server closes normal and stalled watches cleanly within the bound."""
+    tasks_before = asyncio.all_tasks()
+    async with aiohttp.ClientSession() as http:
+        server = FakeApiServer()
+        await server.start()
+        url = f"{server.url}/api/v1/pods"
+        normal = await http.get(url, params={"watch": "1"})
+        stalled = await http.get(url, params={"watch": "1", "resourceVersion": "0"})
+        await server.wait_for_watches(2)
+        server.stall_watches()
+        reading = asyncio.create_task(raw_lines(normal))
+        started = time.monotonic()
+        await server.aclose()
+        assert time.monotonic() - started < 2.5
+        assert await reading == []
+        assert await raw_lines(stalled) == []
+        normal.release()
+        stalled.release()
+    assert asyncio.all_tasks() == tasks_before
+
+
+async def test_url_configuration_and_api_client_point_at_the_server() -> None:
+    """``url``, ``configuration()`` and ``api_client()`` reach the server on 127.0.0.1."""
+    async with FakeApiServer() as server:
+        assert server.url == f"http://127.0.0.1:{server.port}" and server.port > 0
+        assert server.configuration().host == server.url
+        async with server.api_client() as api:
+            assert (await CoreV1Api(api).read_namespace("default")).metadata.name == "default"
+
+
+async def test_a_server_runs_once_and_close_is_idempotent() -> None:
+    """Starting twice or after close raises LifecycleError; closing twice is harmless."""
+    server = FakeApiServer()
+    async with server:
+        with pytest.raises(LifecycleError):
+            await server.start()
+    await server.aclose()
+    with pytest.raises(LifecycleError):
+        await server.start()
+
+
+async def test_in_process_api_works_before_start() -> None:
+    """Objects can be seeded before the server starts; they are served once it does."""
+    server = FakeApiServer(namespaces=("default", "kube-system"))
+    await server.create("pods", {"metadata": {"name": "early", "namespace": "kube-system"}})
+    async with server, server.api_client() as api:
+        pods = await CoreV1Api(api).list_namespaced_pod("kube-system")
+    assert [p.metadata.name for p in pods.items] == ["early"]

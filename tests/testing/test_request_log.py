@@ -1,0 +1,118 @@
+"""The request log and the awaitable helpers tests use instead of sleeping."""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiohttp
+import pytest
+from kubernetes_asyncio.client import ApiClient, ApiException, AppsV1Api, CoreV1Api
+
+from aioinformer.testing import FakeApiServer, RequestRecord
+
+
+async def test_each_request_is_recorded_with_its_verb_and_resource(
+    fake_apiserver: FakeApiServer, api: ApiClient
+) -> None:
+    """Records name method, path, query, verb, group/version/resource, namespace, name, status."""
+    apps = AppsV1Api(api)
+    await apps.list_namespaced_deployment("default", label_selector="a=b")
+    await apps.create_namespaced_deployment(
+        "default", {"metadata": {"name": "d"}, "spec": {"selector": {}, "template": {}}}
+    )
+    with pytest.raises(ApiException):
+        await apps.read_namespaced_deployment("missing", "default")
+    listed, created, missing = fake_apiserver.requests
+    assert listed == RequestRecord(
+        method="GET",
+        path="/apis/apps/v1/namespaces/default/deployments",
+        query={"labelSelector": "a=b"},
+        verb="list",
+        group="apps",
+        version="v1",
+        resource="deployments",
+        subresource="",
+        namespace="default",
+        name="",
+        status=200,
+    )
+    assert (created.verb, created.status) == ("create", 201)
+    assert (missing.verb, missing.name, missing.status) == ("get", "missing", 404)
+
+
+async def test_verbs_cover_patch_update_delete_and_deletecollection(
+    fake_apiserver: FakeApiServer, api: ApiClient
+) -> None:
+    """Every write verb is classified like the real server's RequestInfo."""
+    core = CoreV1Api(api)
+    created = await core.create_namespaced_config_map("default", {"metadata": {"name": "c"}})
+    await core.patch_namespaced_config_map("c", "default", {"data": {"a": "b"}})
+    body = {"metadata": {"name": "c", "resourceVersion": None}, "data": {}}
+    body["metadata"]["resourceVersion"] = str(int(created.metadata.resource_version) + 1)
+    await core.replace_namespaced_config_map("c", "default", body)
+    await core.delete_namespaced_config_map("c", "default")
+    await core.delete_collection_namespaced_config_map("default")
+    await core.read_namespace_status("default")
+    verbs = [(r.verb, r.subresource) for r in fake_apiserver.requests]
+    assert verbs == [
+        ("create", ""),
+        ("patch", ""),
+        ("update", ""),
+        ("delete", ""),
+        ("deletecollection", ""),
+        ("get", "status"),
+    ]
+
+
+async def test_wait_for_request_sees_past_and_future_requests(
+    fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
+) -> None:
+    """It returns an already logged match after ``start``, or waits for the next one."""
+    async with http.get("/api/v1/pods"):
+        pass
+    mark = len(fake_apiserver.requests)
+    found = await fake_apiserver.wait_for_request(lambda r: r.verb == "list")
+    assert found.resource == "pods"
+    waiting = asyncio.create_task(
+        fake_apiserver.wait_for_request(lambda r: r.verb == "list", start=mark)
+    )
+    async with http.get("/api/v1/configmaps"):
+        pass
+    assert (await waiting).resource == "configmaps"
+
+
+async def test_wait_for_request_times_out(fake_apiserver: FakeApiServer) -> None:
+    """Without a matching request it raises TimeoutError after ``timeout``."""
+    with pytest.raises(TimeoutError):
+        await fake_apiserver.wait_for_request(lambda r: r.verb == "delete", timeout=0.05)
+
+
+async def test_watches_are_logged_when_their_stream_starts(
+    fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
+) -> None:
+    """A watch shows up in the log (status 200) while it is still open, and is counted."""
+    async with http.get("/apis/apps/v1/deployments", params={"watch": "true"}) as resp:
+        record = await fake_apiserver.wait_for_request(lambda r: r.verb == "watch")
+        assert (record.status, record.resource, record.group) == (200, "deployments", "apps")
+        await fake_apiserver.wait_for_watches(1, resource="deployments.apps")
+        assert fake_apiserver.active_watches("apps/v1/deployments") == 1
+        assert fake_apiserver.active_watches("pods") == 0
+        resp.close()
+    await fake_apiserver.wait_for_watches(0, exactly=True)
+
+
+async def test_wait_for_watches_times_out(fake_apiserver: FakeApiServer) -> None:
+    """Waiting for watches that never open raises TimeoutError."""
+    with pytest.raises(TimeoutError):
+        await fake_apiserver.wait_for_watches(1, timeout=0.05)
+
+
+async def test_discovery_and_unknown_paths_are_logged(
+    fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
+) -> None:
+    """Discovery requests have verb ``discovery``; unknown paths are 404 with verb ``""``."""
+    async with http.get("/apis"):
+        pass
+    async with http.get("/nonsense") as resp:
+        assert resp.status == 404
+    assert [(r.verb, r.status) for r in fake_apiserver.requests] == [("discovery", 200), ("", 404)]
