@@ -214,6 +214,8 @@ class Reflector:
                     await self._list_and_watch()
                 except Exception as exc:
                     self._report(exc)
+                    if isinstance(exc, UnauthorizedError):
+                        await self._refresh_credentials()
                 await anyio.sleep(self._backoff.next_delay())
         finally:
             self._running = False
@@ -425,7 +427,8 @@ class Reflector:
                         exc,
                     )
                 count += 1
-                stats.events[event_type] = stats.events.get(event_type, 0) + 1
+                key = str(event_type)
+                stats.events[key] = stats.events.get(key, 0) + 1
                 if not propagate and event_type != WatchEventType.ADDED:
                     propagate = True
                 if propagate:

@@ -1,0 +1,421 @@
+"""Resource, ListOptions and the kubernetes_asyncio-backed KubeListerWatcher over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from kubernetes_asyncio.client import ApiClient
+
+from aioinformer.errors import (
+    ConflictError,
+    ConnectionRefused,
+    ExpiredError,
+    InternalServerError,
+    MalformedWatchEventError,
+    NotFoundError,
+    TooLargeResourceVersionError,
+    TooManyRequestsError,
+    UnauthorizedError,
+    WatchIdleTimeoutError,
+)
+from aioinformer.listwatch import ListOptions, Resource, WatchEventType
+from aioinformer.testing import FakeApiServer
+from aioinformer.transport import KubeListerWatcher
+
+from .support import CONFIGMAPS, configmap
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[FakeApiServer]:
+    async with FakeApiServer(bookmark_interval=60) as fake:
+        yield fake
+
+
+@pytest.fixture
+async def api_client(server: FakeApiServer) -> AsyncIterator[ApiClient]:
+    async with server.api_client() as client:
+        yield client
+
+
+# -- Resource ---------------------------------------------------------------------------------
+
+
+def test_parse_core_resource() -> None:
+    """``v1/pods`` is the core group, with the known kind and namespaced."""
+    pods = Resource.parse("v1/pods")
+    assert (pods.group, pods.version, pods.plural, pods.kind, pods.namespaced) == (
+        "",
+        "v1",
+        "pods",
+        "Pod",
+        True,
+    )
+    assert pods.api_version == "v1"
+    assert str(pods) == "v1/pods"
+
+
+def test_parse_grouped_and_custom_resources() -> None:
+    """Group resources parse into group/version/plural; unknown ones default to namespaced."""
+    deployments = Resource.parse("apps/v1/deployments")
+    assert (deployments.group, deployments.api_version, deployments.kind) == (
+        "apps",
+        "apps/v1",
+        "Deployment",
+    )
+    widgets = Resource.parse("example.com/v1alpha1/widgets", kind="Widget")
+    assert (widgets.group, widgets.version, widgets.kind, widgets.namespaced) == (
+        "example.com",
+        "v1alpha1",
+        "Widget",
+        True,
+    )
+
+
+def test_parse_knows_cluster_scoped_builtins() -> None:
+    """Nodes and namespaces are cluster-scoped without being told."""
+    assert not Resource.parse("v1/nodes").namespaced
+    assert not Resource.parse("v1/namespaces").namespaced
+    assert not Resource.parse("example.com/v1/things", namespaced=False).namespaced
+
+
+@pytest.mark.parametrize("spec", ["pods", "a/b/c/d", "v1/", "/pods", ""])
+def test_parse_rejects_malformed_specs(spec: str) -> None:
+    """Anything but version/plural or group/version/plural is a ValueError."""
+    with pytest.raises(ValueError):
+        Resource.parse(spec)
+
+
+def test_paths_for_core_grouped_namespaced_and_cluster_scoped() -> None:
+    """URL paths follow the API layout for every kind of resource."""
+    pods = Resource.parse("v1/pods")
+    assert pods.path() == "/api/v1/pods"
+    assert pods.path(namespace="ns-1") == "/api/v1/namespaces/ns-1/pods"
+    assert pods.path(namespace="ns-1", name="web") == "/api/v1/namespaces/ns-1/pods/web"
+    deployments = Resource.parse("apps/v1/deployments")
+    assert deployments.path(namespace="x") == "/apis/apps/v1/namespaces/x/deployments"
+    widgets = Resource.parse("example.com/v1/widgets")
+    assert widgets.path() == "/apis/example.com/v1/widgets"
+    nodes = Resource.parse("v1/nodes")
+    assert nodes.path(name="n1") == "/api/v1/nodes/n1"
+    with pytest.raises(ValueError):
+        nodes.path(namespace="ns")
+
+
+def test_resource_equality_ignores_kind_and_scope() -> None:
+    """One resource is (group, version, plural): kind and scope do not split it."""
+    assert Resource("", "v1", "pods") == Resource.parse("v1/pods")
+    assert hash(Resource("", "v1", "pods", kind="X")) == hash(Resource.parse("v1/pods"))
+
+
+def test_list_options_to_query() -> None:
+    """Options map to the API's query parameter names; unset ones are left out."""
+    assert ListOptions().to_query() == {}
+    assert ListOptions(resource_version="").to_query() == {}
+    query = ListOptions(
+        resource_version="5",
+        resource_version_match="NotOlderThan",
+        limit=10,
+        continue_token="abc",
+        label_selector="a=b",
+        field_selector="metadata.name=x",
+        timeout_seconds=30,
+        allow_watch_bookmarks=True,
+        send_initial_events=True,
+    ).to_query()
+    assert query == {
+        "resourceVersion": "5",
+        "resourceVersionMatch": "NotOlderThan",
+        "limit": "10",
+        "continue": "abc",
+        "labelSelector": "a=b",
+        "fieldSelector": "metadata.name=x",
+        "timeoutSeconds": "30",
+        "allowWatchBookmarks": "true",
+        "sendInitialEvents": "true",
+    }
+
+
+# -- list -------------------------------------------------------------------------------------
+
+
+async def test_list_decodes_dicts_and_fills_kind(
+    server: FakeApiServer, api_client: ApiClient
+) -> None:
+    """A list returns plain dicts carrying kind/apiVersion, plus the list's resource version."""
+    await server.create("configmaps", configmap("a", x="1"))
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    result = await lw.list(ListOptions())
+    assert [o["metadata"]["name"] for o in result.items] == ["a"]
+    assert isinstance(result.items[0], dict)
+    assert result.items[0]["kind"] == "ConfigMap"
+    assert result.items[0]["apiVersion"] == "v1"
+    assert result.resource_version == server.resource_version
+    assert result.continue_token is None
+
+
+async def test_list_pages_with_limit_and_continue(
+    server: FakeApiServer, api_client: ApiClient
+) -> None:
+    """limit/continue page through the collection and the token comes back."""
+    for i in range(5):
+        await server.create("configmaps", configmap(f"cm-{i}"))
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    first = await lw.list(ListOptions(resource_version="", limit=2))
+    assert len(first.items) == 2
+    assert first.continue_token
+    assert first.remaining_item_count == 3
+    second = await lw.list(ListOptions(limit=10, continue_token=first.continue_token))
+    assert [o["metadata"]["name"] for o in second.items] == ["cm-2", "cm-3", "cm-4"]
+    assert second.continue_token is None
+
+
+async def test_namespace_and_selectors_reach_the_server(
+    server: FakeApiServer, api_client: ApiClient
+) -> None:
+    """The lister-watcher's namespace, selectors (ANDed with the options') and tweak are sent."""
+    lw = KubeListerWatcher(
+        api_client,
+        CONFIGMAPS,
+        namespace="default",
+        label_selector="app=web",
+        tweak_list_options=lambda o: ListOptions(
+            resource_version=o.resource_version, field_selector="metadata.name=a"
+        ),
+    )
+    await lw.list(ListOptions(label_selector="tier=front"))
+    record = server.requests[-1]
+    assert record.path == "/api/v1/namespaces/default/configmaps"
+    assert record.query["labelSelector"] == "app=web"
+    assert record.query["fieldSelector"] == "metadata.name=a"
+    lw2 = KubeListerWatcher(api_client, CONFIGMAPS, label_selector="app=web")
+    await lw2.list(ListOptions(label_selector="tier=front"))
+    assert server.requests[-1].query["labelSelector"] == "app=web,tier=front"
+
+
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [
+        (401, UnauthorizedError),
+        (404, NotFoundError),
+        (409, ConflictError),
+        (410, ExpiredError),
+        (500, InternalServerError),
+    ],
+)
+async def test_http_errors_become_typed_exceptions(
+    server: FakeApiServer, api_client: ApiClient, status: int, error: type[Exception]
+) -> None:
+    """An error Status maps to its exception class, with code and reason."""
+    server.fail_next(1, status, verb="list")
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    with pytest.raises(error) as caught:
+        await lw.list(ListOptions())
+    assert caught.value.code == status  # type: ignore[attr-defined]
+    assert caught.value.status["kind"] == "Status"  # type: ignore[attr-defined]
+
+
+async def test_429_carries_retry_after(server: FakeApiServer, api_client: ApiClient) -> None:
+    """A 429 answer exposes the server's Retry-After."""
+    server.fail_next(1, 429, retry_after=3, verb="list")
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    with pytest.raises(TooManyRequestsError) as caught:
+        await lw.list(ListOptions())
+    assert caught.value.retry_after == 3
+
+
+async def test_future_resource_version_is_too_large(
+    server: FakeApiServer, api_client: ApiClient
+) -> None:
+    """Listing at a resource version the server has not reached is TooLargeResourceVersion."""
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    with pytest.raises(TooLargeResourceVersionError):
+        await lw.list(ListOptions(resource_version="999999"))
+
+
+async def test_refused_connection_is_connection_refused(server: FakeApiServer) -> None:
+    """Nobody listening on the port is a ConnectionRefused transport error."""
+    async with server.api_client() as client:
+        await server.stop_listening()
+        lw = KubeListerWatcher(client, CONFIGMAPS)
+        with pytest.raises(ConnectionRefused):
+            await lw.list(ListOptions())
+        with pytest.raises(ConnectionRefused):
+            await lw.watch(ListOptions())
+
+
+# -- watch ------------------------------------------------------------------------------------
+
+
+async def test_watch_yields_typed_events(server: FakeApiServer, api_client: ApiClient) -> None:
+    """ADDED/MODIFIED/DELETED events arrive in order as dicts, from the given RV."""
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    try:
+        await server.create("configmaps", configmap("a"))
+        await server.patch("configmaps", "a", {"data": {"k": "v"}}, namespace="default")
+        await server.delete("configmaps", "a", namespace="default")
+        events = [await anext(stream) for _ in range(3)]
+    finally:
+        await stream.aclose()
+    assert [e.type for e in events] == [
+        WatchEventType.ADDED,
+        WatchEventType.MODIFIED,
+        WatchEventType.DELETED,
+    ]
+    assert all(e.object["metadata"]["name"] == "a" for e in events)
+    assert server.requests[-1].query["watch"] in ("1", "true")
+
+
+async def test_watch_error_event_raises_and_ends(
+    server: FakeApiServer, api_client: ApiClient
+) -> None:
+    """An ERROR event raises its Status as an exception; the stream is then over."""
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    try:
+        await server.wait_for_watches(1)
+        server.inject_watch_error(410, "Expired", "too old resource version")
+        with pytest.raises(ExpiredError):
+            await anext(stream)
+        with pytest.raises(StopAsyncIteration):
+            await anext(stream)
+    finally:
+        await stream.aclose()
+
+
+async def test_malformed_line_raises_but_stream_continues(
+    server: FakeApiServer, api_client: ApiClient
+) -> None:
+    """A garbage line raises MalformedWatchEventError; the next event still arrives."""
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    try:
+        await server.wait_for_watches(1)
+        server.inject_malformed_line()
+        server.inject_raw_line(b'{"type": "ADDED"}')
+        server.inject_raw_line(b"[1, 2]")
+        await server.create("configmaps", configmap("after"))
+        for _ in range(3):
+            with pytest.raises(MalformedWatchEventError):
+                await anext(stream)
+        event = await anext(stream)
+    finally:
+        await stream.aclose()
+    assert event.object["metadata"]["name"] == "after"
+
+
+async def test_unknown_event_types_pass_through(
+    server: FakeApiServer, api_client: ApiClient
+) -> None:
+    """An event type the protocol does not define is handed on as a plain string."""
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    try:
+        await server.wait_for_watches(1)
+        server.inject_raw_line(b'{"type": "SURPRISE", "object": {"metadata": {}}}')
+        event = await anext(stream)
+    finally:
+        await stream.aclose()
+    assert event.type == "SURPRISE"
+    assert not isinstance(event.type, WatchEventType)
+
+
+async def test_idle_watch_times_out(server: FakeApiServer, api_client: ApiClient) -> None:
+    """A watch that delivers no bytes for idle_timeout raises WatchIdleTimeoutError."""
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.resource_version), idle_timeout=0.3)
+    try:
+        with pytest.raises(WatchIdleTimeoutError):
+            async with asyncio.timeout(5):
+                await anext(stream)
+    finally:
+        await stream.aclose()
+
+
+async def test_clean_server_timeout_ends_iteration(
+    server: FakeApiServer, api_client: ApiClient
+) -> None:
+    """timeoutSeconds makes the server end the watch; iteration stops cleanly."""
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    stream = await lw.watch(
+        ListOptions(resource_version=server.resource_version, timeout_seconds=1)
+    )
+    try:
+        async with asyncio.timeout(5):
+            events = [event async for event in stream]
+    finally:
+        await stream.aclose()
+    assert events == []
+
+
+async def test_five_megabyte_objects_pass_list_and_watch(
+    server: FakeApiServer, api_client: ApiClient
+) -> None:
+    """A 5 MB object is framed from many chunks on a watch and decoded from a list."""
+    big = "x" * (5 * 1024 * 1024)
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    try:
+        await server.create("configmaps", configmap("big", blob=big))
+        await server.create("configmaps", configmap("small"))
+        first = await anext(stream)
+        second = await anext(stream)
+    finally:
+        await stream.aclose()
+    assert first.object["data"]["blob"] == big
+    assert second.object["metadata"]["name"] == "small"
+    listed = await lw.list(ListOptions())
+    assert {o["metadata"]["name"] for o in listed.items} == {"big", "small"}
+
+
+async def test_oversized_event_is_skipped_not_fatal(
+    server: FakeApiServer, api_client: ApiClient
+) -> None:
+    """An event over max_event_size is skipped with MalformedWatchEventError; the next arrives."""
+    lw = KubeListerWatcher(api_client, CONFIGMAPS, max_event_size=64 * 1024)
+    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    try:
+        await server.create("configmaps", configmap("big", blob="y" * 200_000))
+        await server.create("configmaps", configmap("next"))
+        with pytest.raises(MalformedWatchEventError, match="larger than max_event_size"):
+            await anext(stream)
+        event = await anext(stream)
+    finally:
+        await stream.aclose()
+    assert event.object["metadata"]["name"] == "next"
+
+
+async def test_events_split_across_chunks_are_reassembled(
+    server: FakeApiServer, api_client: ApiClient
+) -> None:
+    """Many events sent in one burst come out whole and in order."""
+    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    names = [f"cm-{i:04d}" for i in range(300)]
+    try:
+        for name in names:
+            await server.create("configmaps", configmap(name, payload="z" * 3000))
+        received = [(await anext(stream)).object["metadata"]["name"] for _ in names]
+    finally:
+        await stream.aclose()
+    assert received == names
+    assert stream.bytes_received > 300 * 3000
+
+
+async def test_bearer_token_and_refresher(server: FakeApiServer) -> None:
+    """The configuration's bearer token is sent, and refresh_credentials awaits the refresher."""
+    configuration = server.configuration()
+    configuration.api_key["BearerToken"] = "Bearer s3cr3t"
+    calls: list[str] = []
+
+    async def refresher() -> None:
+        calls.append("refresh")
+
+    async with ApiClient(configuration) as client:
+        lw = KubeListerWatcher(client, CONFIGMAPS, credential_refresher=refresher)
+        await lw.list(ListOptions())
+        await lw.refresh_credentials()
+    assert calls == ["refresh"]
+    assert "s3cr3t" not in repr(lw)
