@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 EXTRAS := test,cli,metrics,examples
 STAMP  := $(VENV)/.installed
+SRC    := $(wildcard aioinformer tests benchmarks examples)
 
 .PHONY: all venv test lint typecheck pytest demo bench clean
 
@@ -22,8 +23,8 @@ $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 venv: $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check aioinformer tests benchmarks examples
-	$(BIN)/ruff format --check aioinformer tests benchmarks examples
+	$(BIN)/ruff check $(SRC)
+	$(BIN)/ruff format --check $(SRC)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict aioinformer
