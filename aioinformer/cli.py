@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from ._version import __version__
+from .commands import watch
 from .testing import cli as fake_apiserver
 
 __all__ = ["build_parser", "main"]
@@ -20,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"aioinformer {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    watch.add_parser(subparsers)
     fake_apiserver.add_parser(subparsers)
     return parser
 
@@ -33,6 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.command == "fake-apiserver":
         return fake_apiserver.run(args)
+    if args.command == "watch":
+        return watch.run(args)
     return 0  # pragma: no cover - every sub-command returns above
 
 

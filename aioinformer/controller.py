@@ -16,6 +16,22 @@ Stopping: :meth:`Controller.stop` is graceful: no new key is handed out, reconci
 may finish within ``shutdown_timeout``, then the remaining ones are cancelled. Cancelling the
 task running :meth:`Controller.run` is the hard stop: in-flight reconciles are cancelled at
 once. The queue is shut down either way, and a controller runs only once.
+
+Feeding from informers: :meth:`Controller.watch` (or :func:`enqueue_keys` for any queue)
+registers a handler that turns an informer's notifications into keys — the object's own key
+by default (tombstones included), or any keys through ``map_func`` (for example a Pod event
+enqueues its namespace). Before its workers start, the controller waits until every watched
+registration has processed its informer's initial list (controller-runtime's
+``WaitForCacheSync``).
+
+Leader election: with ``leader_elector=`` the workers run only while that
+:class:`~aioinformer.leaderelection.LeaderElector` leads. Each term starts by queueing every
+watched object's keys (a new leader reconciles everything, like a freshly started controller);
+when the term ends the workers are stopped at once — in-flight reconciles are cancelled and
+their keys queued again — and nothing is reconciled until the next term. The informers and the
+queue keep running while following, so a new term starts from a warm cache. Stopping the
+controller stops the workers first (gracefully, as above) and only then lets the elector
+release the lease.
 """
 
 from __future__ import annotations
@@ -23,17 +39,31 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, cast
 
 from .errors import LifecycleError, QueueShutDown
+from .objects import DeletedFinalStateUnknown, KubeObject, deletion_handling_meta_namespace_key
 from .workqueue.limiters import RateLimiter
 from .workqueue.metrics import MetricsProvider
+from .workqueue.queue import WorkQueue
 from .workqueue.rate_limiting import RateLimitingQueue
 
-__all__ = ["Controller", "ControllerStatistics", "Reconciler", "Result"]
+if TYPE_CHECKING:
+    from .informer import SharedIndexInformer
+    from .leaderelection import LeaderElector, LeadershipTerm
+    from .listener import Registration
+
+__all__ = [
+    "Controller",
+    "ControllerStatistics",
+    "EnqueueHandler",
+    "Reconciler",
+    "Result",
+    "enqueue_keys",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +106,151 @@ class ControllerStatistics:
     queue_depth: int
 
 
+def _resource_version(obj: object) -> str:
+    if isinstance(obj, dict):
+        metadata = obj.get("metadata")
+        if isinstance(metadata, dict):
+            return str(metadata.get("resourceVersion") or "")
+    return ""
+
+
+class EnqueueHandler(Generic[K]):
+    """An informer event handler that adds keys to a work queue (see :func:`enqueue_keys`).
+
+    :param queue: where the keys go.
+    :param key_func: the key of an object or tombstone. Default
+        :func:`~aioinformer.objects.deletion_handling_meta_namespace_key`.
+    :param map_func: the keys an object maps to, instead of its own key.
+    :param filter: only objects for which it returns True are enqueued.
+    :param skip_resync: ignore updates that did not change the resource version.
+    """
+
+    __slots__ = ("_filter", "_key_func", "_map_func", "_queue", "_skip_resync")
+
+    def __init__(
+        self,
+        queue: WorkQueue[K],
+        *,
+        key_func: Callable[[Any], K] | None = None,
+        map_func: Callable[[KubeObject], Iterable[K]] | None = None,
+        filter: Callable[[KubeObject], bool] | None = None,
+        skip_resync: bool = False,
+    ) -> None:
+        if key_func is not None and map_func is not None:
+            raise ValueError("pass key_func or map_func, not both")
+        self._queue = queue
+        self._key_func = key_func or cast(Callable[[Any], K], deletion_handling_meta_namespace_key)
+        self._map_func = map_func
+        self._filter = filter
+        self._skip_resync = skip_resync
+
+    def enqueue(self, obj: KubeObject | DeletedFinalStateUnknown) -> None:
+        """Add the keys of ``obj`` (an object or a tombstone) if it passes the filter.
+
+        The filter and ``map_func`` see a tombstone's last known state. A tombstone without one
+        is enqueued by its key (deletes are never filtered away), or skipped with a debug log
+        when keys come from ``map_func``.
+        """
+        state = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        if state is None:
+            if self._map_func is None:
+                self._queue.add(self._key_func(obj))
+            else:
+                logger.debug("tombstone %r has no last state to map to keys", obj)
+            return
+        if self._filter is not None and not self._filter(state):
+            return
+        if self._map_func is None:
+            self._queue.add(self._key_func(obj))
+        else:
+            for key in self._map_func(state):
+                self._queue.add(key)
+
+    def on_add(self, obj: KubeObject, is_in_initial_list: bool) -> None:
+        """Enqueue an added object."""
+        self.enqueue(obj)
+
+    def on_update(self, old: KubeObject, new: KubeObject) -> None:
+        """Enqueue an updated object: with ``map_func``, the keys of the old and new states."""
+        if self._skip_resync:
+            version = _resource_version(new)
+            if version and version == _resource_version(old):
+                return
+        if self._map_func is None:
+            passes = self._filter is None or self._filter(new) or self._filter(old)
+            if passes:
+                self._queue.add(self._key_func(new))
+            return
+        self.enqueue(old)
+        self.enqueue(new)
+
+    def on_delete(self, obj: KubeObject | DeletedFinalStateUnknown) -> None:
+        """Enqueue a deleted object or tombstone."""
+        self.enqueue(obj)
+
+
+def enqueue_keys(
+    informer: SharedIndexInformer,
+    queue: WorkQueue[K],
+    *,
+    key_func: Callable[[Any], K] | None = None,
+    map_func: Callable[[KubeObject], Iterable[K]] | None = None,
+    filter: Callable[[KubeObject], bool] | None = None,
+    skip_resync: bool = False,
+    resync_period: float | None = None,
+) -> Registration:
+    """Register a handler on ``informer`` that adds keys to ``queue`` on every add, update and
+    delete (tombstones included).
+
+    :param informer: the informer to follow.
+    :param queue: where the keys go.
+    :param key_func: the key of an object or tombstone. Default
+        :func:`~aioinformer.objects.deletion_handling_meta_namespace_key`.
+    :param map_func: ``map_func(obj) -> Iterable[key]``: the keys to enqueue instead of the
+        object's own (owner-style mapping: e.g. a Pod event enqueues its namespace). On update
+        both the old and the new state are mapped. Not together with ``key_func``. Default None.
+    :param filter: ``filter(obj) -> bool``: only matching objects are enqueued (on update, if
+        either state matches). Default None: every object.
+    :param skip_resync: ignore resync updates (same resource version before and after).
+        Default False: resyncs enqueue too, which is what resync is for.
+    :param resync_period: the handler's resync period (None: the informer's). Default None.
+    :returns: the registration (``await registration.wait_synced()``; remove it with
+        ``informer.remove_event_handler``).
+    """
+    handler = EnqueueHandler(
+        queue, key_func=key_func, map_func=map_func, filter=filter, skip_resync=skip_resync
+    )
+    return informer.add_event_handler(handler, resync_period=resync_period)
+
+
+@dataclass(frozen=True, slots=True)
+class _Watch(Generic[K]):
+    informer: SharedIndexInformer
+    handler: EnqueueHandler[K]
+    registration: Registration
+
+
+async def _first(*awaitables: Coroutine[Any, Any, object]) -> tuple[int, object]:
+    """Wait until one of the coroutines finishes and cancel the others.
+
+    For coroutines that do not raise (event waits). Returns the winner's index and result.
+    """
+    winner = -1
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(aw) for aw in awaitables]
+
+        def finished(task: asyncio.Task[object]) -> None:
+            nonlocal winner
+            if winner < 0 and not task.cancelled():
+                winner = tasks.index(task)
+            for other in tasks:
+                other.cancel()
+
+        for task in tasks:
+            task.add_done_callback(finished)
+    return winner, tasks[winner].result()
+
+
 class Controller(Generic[K]):
     """Runs ``workers`` tasks that reconcile keys from :attr:`queue`.
 
@@ -90,6 +265,11 @@ class Controller(Generic[K]):
         are cancelled. Default 30.0.
     :param metrics_provider: metrics for the default queue. Default None: no metrics.
     :param clock: monotonic seconds for the default queue. Default :func:`time.monotonic`.
+    :param leader_elector: reconcile only while this elector leads. If it has not been started
+        when the controller starts, the controller runs it for its own lifetime (and stops it,
+        releasing the lease, after its workers have stopped); if it is already running (one
+        elector shared by several controllers), the controller only follows it, and stops
+        when it stops. Default None: always reconcile.
     """
 
     def __init__(
@@ -103,6 +283,7 @@ class Controller(Generic[K]):
         shutdown_timeout: float = 30.0,
         metrics_provider: MetricsProvider | None = None,
         clock: Callable[[], float] = time.monotonic,
+        leader_elector: LeaderElector | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
@@ -129,6 +310,12 @@ class Controller(Generic[K]):
         self._errors = 0
         self._requeues = 0
         self._in_flight = 0
+        #: The elector the controller follows, or None.
+        self.leader_elector = leader_elector
+        self._watches: list[_Watch[K]] = []
+        self._workers_gone = asyncio.Event()
+        self._requeue_cancelled = False
+        self._leading = False
 
     def __repr__(self) -> str:
         if not self._started:
@@ -149,7 +336,44 @@ class Controller(Generic[K]):
         """Queue ``key`` after ``delay`` seconds."""
         self.queue.add_after(key, delay)
 
+    def watch(
+        self,
+        informer: SharedIndexInformer,
+        *,
+        key_func: Callable[[Any], K] | None = None,
+        map_func: Callable[[KubeObject], Iterable[K]] | None = None,
+        filter: Callable[[KubeObject], bool] | None = None,
+        skip_resync: bool = False,
+        resync_period: float | None = None,
+    ) -> Registration:
+        """Enqueue keys for ``informer``'s adds, updates and deletes (see :func:`enqueue_keys`
+        for the options).
+
+        Watches registered before the controller starts hold its workers back until they
+        have processed their informer's initial list. The handler is removed from the
+        informer when the controller stops.
+
+        :raises LifecycleError: if the controller has stopped.
+        """
+        if self._stopped.is_set():
+            raise LifecycleError(f"controller {self.name!r} has stopped")
+        handler = EnqueueHandler(
+            self.queue,
+            key_func=key_func,
+            map_func=map_func,
+            filter=filter,
+            skip_resync=skip_resync,
+        )
+        registration = informer.add_event_handler(handler, resync_period=resync_period)
+        self._watches.append(_Watch(informer, handler, registration))
+        return registration
+
     # -- introspection ---------------------------------------------------------------------
+
+    @property
+    def leading(self) -> bool:
+        """True while the workers run under leadership (always False without an elector)."""
+        return self._leading
 
     def statistics(self) -> ControllerStatistics:
         """A snapshot of the controller's counters."""
@@ -170,8 +394,10 @@ class Controller(Generic[K]):
     async def run(self) -> None:
         """Run the workers until :meth:`stop` (or until the queue is shut down).
 
-        Returns after a graceful stop. If the task running it is cancelled, in-flight
-        reconciles are cancelled and ``CancelledError`` propagates.
+        The workers start once every watch has synced and, with a ``leader_elector``, only
+        while it leads (see the module documentation). Returns after a graceful stop. If the
+        task running it is cancelled, in-flight reconciles are cancelled and
+        ``CancelledError`` propagates.
 
         :raises LifecycleError: if the controller was already started.
         """
@@ -219,38 +445,156 @@ class Controller(Generic[K]):
         self._started = True
 
     async def _run(self) -> None:
-        logger.info("controller %s starting %d workers", self.name, self.workers)
         try:
-            async with asyncio.TaskGroup() as group:
-                self._live_workers = self.workers
-                tasks = [
-                    group.create_task(self._worker(), name=f"controller {self.name} worker {i}")
-                    for i in range(self.workers)
-                ]
-                await self._stop_requested.wait()
-                self.queue.shutdown()
+            elector = self.leader_elector
+            if elector is None:
+                if await self._wait_for_caches(None):
+                    await self._run_workers(None)
+            else:
+                await self._run_elected(elector)
+        finally:
+            self._leading = False
+            self._stop_requested.set()
+            self.queue.shutdown()
+            for watch in self._watches:
+                watch.informer.remove_event_handler(watch.registration)
+            self._stopped.set()
+            logger.info("controller %s stopped", self.name)
+
+    async def _wait_for_caches(self, term: LeadershipTerm | None) -> bool:
+        """Wait until every watch processed its initial list; False if stopped (or the term
+        ended) first."""
+        pending = [w.registration for w in self._watches if not w.registration.has_synced()]
+        if pending:
+            logger.info("controller %s: waiting for %d watches to sync", self.name, len(pending))
+            waits: list[Coroutine[Any, Any, object]] = [
+                self._all_synced(pending),
+                self._stop_requested.wait(),
+            ]
+            if term is not None:
+                waits.append(term.wait_ended())
+            await _first(*waits)
+        return not self._stop_requested.is_set() and (term is None or not term.ended)
+
+    @staticmethod
+    async def _all_synced(registrations: list[Registration]) -> None:
+        for registration in registrations:
+            await registration.wait_synced()
+
+    async def _run_elected(self, elector: LeaderElector) -> None:
+        async with asyncio.TaskGroup() as group:
+            owned = not elector.has_started
+            if owned:
+                group.create_task(elector.run(), name=f"controller {self.name} leader elector")
+            try:
+                await self._follow(elector)
+            finally:
+                if owned:
+                    # After the workers have stopped: now the lease may be released.
+                    elector.stop()
+
+    async def _follow(self, elector: LeaderElector) -> None:
+        stop = self._stop_requested
+        logger.info("controller %s: waiting to lead lease %s", self.name, elector.lease_name)
+        while not stop.is_set():
+            winner, result = await _first(elector.wait_for_leadership(), stop.wait())
+            if winner != 0:
+                return
+            if result is None:
+                logger.info("controller %s: its leader elector stopped", self.name)
+                return
+            await self._lead(cast("LeadershipTerm", result))
+
+    async def _lead(self, term: LeadershipTerm) -> None:
+        logger.info("controller %s: leading (term %d)", self.name, term.number)
+        if not await self._wait_for_caches(term):
+            return
+        # A new leader reconciles everything it watches, like a freshly started controller.
+        for watch in self._watches:
+            for obj in watch.informer.indexer.list():
+                try:
+                    watch.handler.enqueue(obj)
+                except Exception as exc:
+                    logger.error(
+                        "controller %s: enqueueing a cached object failed: %s: %s",
+                        self.name,
+                        type(exc).__name__,
+                        exc,
+                    )
+        self._leading = True
+        try:
+            await self._run_workers(term)
+        finally:
+            self._leading = False
+        if term.ended and not self._stop_requested.is_set():
+            logger.info("controller %s: not leading any more; workers stopped", self.name)
+
+    async def _run_workers(self, term: LeadershipTerm | None) -> None:
+        logger.info("controller %s starting %d workers", self.name, self.workers)
+        self._workers_gone = asyncio.Event()
+        self._requeue_cancelled = False
+        async with asyncio.TaskGroup() as group:
+            self._live_workers = self.workers
+            tasks = [
+                group.create_task(self._worker(), name=f"controller {self.name} worker {i}")
+                for i in range(self.workers)
+            ]
+            waits: list[Coroutine[Any, Any, object]] = [
+                self._stop_requested.wait(),
+                self._workers_gone.wait(),
+            ]
+            if term is not None:
+                waits.append(term.wait_ended())
+            await _first(*waits)
+            if term is not None and term.ended:
+                # Leadership lost: stop at once; unfinished keys go back to the queue.
+                self._requeue_cancelled = True
                 if self._in_flight:
                     logger.info(
-                        "controller %s stopping: waiting up to %.1f s for %d reconciles",
+                        "controller %s: cancelling %d reconciles: leadership lost",
                         self.name,
-                        self.shutdown_timeout,
                         self._in_flight,
                     )
-                _, pending = await asyncio.wait(tasks, timeout=self.shutdown_timeout)
-                if pending:
+                for task in tasks:
+                    task.cancel()
+                return
+            if not self._stop_requested.is_set():
+                # Every worker is gone: the queue was shut down elsewhere.
+                self._stop_requested.set()
+                return
+            self.queue.shutdown()
+            if self._in_flight:
+                logger.info(
+                    "controller %s stopping: waiting up to %.1f s for %d reconciles",
+                    self.name,
+                    self.shutdown_timeout,
+                    self._in_flight,
+                )
+            waits = [self._workers_gone.wait()]
+            if term is not None:
+                waits.append(term.wait_ended())
+            try:
+                async with asyncio.timeout(self.shutdown_timeout):
+                    await _first(*waits)
+            except TimeoutError:
+                pass
+            pending = [task for task in tasks if not task.done()]
+            if pending:
+                if term is not None and term.ended:
+                    logger.warning(
+                        "controller %s: cancelling %d reconciles: leadership lost while stopping",
+                        self.name,
+                        self._in_flight,
+                    )
+                else:
                     logger.warning(
                         "controller %s: cancelling %d reconciles still running after %.1f s",
                         self.name,
                         self._in_flight,
                         self.shutdown_timeout,
                     )
-                    for task in pending:
-                        task.cancel()
-        finally:
-            self._stop_requested.set()
-            self.queue.shutdown()
-            self._stopped.set()
-            logger.info("controller %s stopped", self.name)
+                for task in pending:
+                    task.cancel()
 
     async def _worker(self) -> None:
         queue = self.queue
@@ -264,13 +608,16 @@ class Controller(Generic[K]):
                     if self._stop_requested.is_set():
                         return  # stopping: hand out no new work
                     await self._process(key)
+                except asyncio.CancelledError:
+                    if self._requeue_cancelled:
+                        queue.add(key)  # unfinished: reconcile it again in the next term
+                    raise
                 finally:
                     queue.done(key)
         finally:
             self._live_workers -= 1
             if self._live_workers == 0:
-                # Every worker is gone (the queue was shut down): run() can finish.
-                self._stop_requested.set()
+                self._workers_gone.set()
 
     async def _process(self, key: K) -> None:
         queue = self.queue

@@ -9,6 +9,7 @@ The hierarchy::
     ├── IndexConflictError (ValueError)  an index name registered twice
     ├── SelectorSyntaxError (ValueError) a label or field selector that does not parse
     ├── LifecycleError (RuntimeError)    an operation not allowed in the current lifecycle state
+    ├── ConfigurationError               no usable cluster configuration (kubeconfig, in-cluster)
     ├── FIFOClosedError                  pop() on a DeltaFIFO that is closed and drained
     ├── QueueShutDown                    get() on a work queue that is shut down and drained
     ├── MalformedWatchEventError         a watch line that is not a decodable watch event
@@ -41,6 +42,7 @@ from typing import Any
 __all__ = [
     "ApiError",
     "BadRequestError",
+    "ConfigurationError",
     "ConflictError",
     "ConnectionRefused",
     "ExpiredError",
@@ -116,6 +118,11 @@ class LifecycleError(InformerError, RuntimeError):
     Examples: running an informer twice, ``set_transform`` after start, adding a handler to a
     stopped informer.
     """
+
+
+class ConfigurationError(InformerError):
+    """No usable cluster configuration: no kubeconfig, no in-cluster service account, or a
+    kubeconfig that does not load. The message says what was tried."""
 
 
 class FIFOClosedError(InformerError):

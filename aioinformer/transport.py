@@ -9,6 +9,7 @@ arrive, so one event may be many megabytes long.
 from __future__ import annotations
 
 import errno
+import gc
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
@@ -38,7 +39,13 @@ from .listwatch import (
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient
 
-__all__ = ["DEFAULT_MAX_EVENT_SIZE", "KubeListerWatcher", "KubeWatchStream"]
+__all__ = [
+    "DEFAULT_MAX_EVENT_SIZE",
+    "KubeListerWatcher",
+    "KubeWatchStream",
+    "get_json",
+    "request",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +59,26 @@ _KNOWN_TYPES = frozenset(
 )
 
 CredentialRefresher = Callable[[], Awaitable[None]]
+
+#: List bodies larger than this are decoded with the cyclic GC paused (see ``_decode_body``).
+GC_PAUSE_THRESHOLD = 1024 * 1024
+
+
+def _decode_body(body: bytes) -> Any:
+    """Decode a response body; a large one with the cyclic garbage collector paused.
+
+    Decoding a big list allocates millions of containers in one C call, and CPython's GC would
+    rescan them (and everything else alive) several times on the way — measured 3.5-4.5x slower
+    for a 66 MB list of 10,000 Pods. Pausing it for the duration of the call, and only that,
+    is safe: no Python code runs inside ``orjson.loads``; the previous state is restored.
+    """
+    if len(body) < GC_PAUSE_THRESHOLD or not gc.isenabled():
+        return orjson.loads(body)
+    gc.disable()
+    try:
+        return orjson.loads(body)
+    finally:
+        gc.enable()
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -280,7 +307,7 @@ class KubeListerWatcher:
         finally:
             response.release()
         try:
-            return list_result_from_body(orjson.loads(body))
+            return list_result_from_body(_decode_body(body))
         except (orjson.JSONDecodeError, ValueError) as exc:
             raise TransportError(f"list of {self.resource}: undecodable response ({exc})") from exc
 
@@ -319,43 +346,89 @@ class KubeListerWatcher:
             options = replace(options, label_selector=label, field_selector=field)
         return options.to_query()
 
-    async def _headers(self) -> dict[str, str]:
-        configuration = self._api_client.configuration
-        headers = {"Accept": "application/json", "User-Agent": _USER_AGENT}
-        auth = await configuration.auth_settings()
-        for setting in auth.values():
-            if setting.get("in") == "header" and setting.get("value"):
-                headers[setting["key"]] = setting["value"]
-        return headers
-
     async def _request(
         self, query: dict[str, str], client_timeout: aiohttp.ClientTimeout, verb: str
     ) -> aiohttp.ClientResponse:
-        configuration = self._api_client.configuration
-        rest = self._api_client.rest_client
-        session: aiohttp.ClientSession = rest.pool_manager
-        kwargs: dict[str, Any] = {"params": query, "timeout": client_timeout}
-        if configuration.proxy:
-            kwargs["proxy"] = configuration.proxy
-        server_hostname = getattr(rest, "server_hostname", None)
-        if server_hostname:
-            kwargs["server_hostname"] = server_hostname
-        url = str(configuration.host).rstrip("/") + self._url
+        return await request(
+            self._api_client,
+            self._url,
+            query=query,
+            client_timeout=client_timeout,
+            what=f"{verb} of {self.resource}",
+        )
+
+
+async def _headers(api_client: ApiClient) -> dict[str, str]:
+    headers = {"Accept": "application/json", "User-Agent": _USER_AGENT}
+    auth = await api_client.configuration.auth_settings()
+    for setting in auth.values():
+        if setting.get("in") == "header" and setting.get("value"):
+            headers[setting["key"]] = setting["value"]
+    return headers
+
+
+async def request(
+    api_client: ApiClient,
+    path: str,
+    *,
+    query: dict[str, str] | None = None,
+    client_timeout: aiohttp.ClientTimeout | None = None,
+    what: str = "request",
+) -> aiohttp.ClientResponse:
+    """``GET path`` through the client's session, configuration and credentials.
+
+    The caller reads and releases the response.
+
+    :raises ApiError: for an error status (the Status decoded into the most specific class).
+    :raises TransportError: when no response arrived (``ConnectionRefused`` when refused).
+    """
+    configuration = api_client.configuration
+    rest = api_client.rest_client
+    session: aiohttp.ClientSession = rest.pool_manager
+    kwargs: dict[str, Any] = {"params": query or {}}
+    if client_timeout is not None:
+        kwargs["timeout"] = client_timeout
+    if configuration.proxy:
+        kwargs["proxy"] = configuration.proxy
+    server_hostname = getattr(rest, "server_hostname", None)
+    if server_hostname:
+        kwargs["server_hostname"] = server_hostname
+    url = str(configuration.host).rstrip("/") + path
+    try:
+        response = await session.get(url, headers=await _headers(api_client), **kwargs)
+    except TimeoutError as exc:
+        raise TransportError(f"{what}: connect timed out") from exc
+    except (aiohttp.ClientError, OSError) as exc:
+        raise _transport_error(exc, what) from exc
+    if response.status >= 400:
         try:
-            response = await session.get(url, headers=await self._headers(), **kwargs)
-        except TimeoutError as exc:
-            raise TransportError(f"{verb} of {self.resource}: connect timed out") from exc
-        except (aiohttp.ClientError, OSError) as exc:
-            raise _transport_error(exc, f"{verb} of {self.resource}") from exc
-        if response.status >= 400:
-            try:
-                error = await _error_from_response(response)
-            except (aiohttp.ClientError, OSError, TimeoutError):
-                error = api_error_from_status(None, http_status=response.status)
-            finally:
-                response.release()
-            raise error
-        return response
+            error = await _error_from_response(response)
+        except (aiohttp.ClientError, OSError, TimeoutError):
+            error = api_error_from_status(None, http_status=response.status)
+        finally:
+            response.release()
+        raise error
+    return response
+
+
+async def get_json(api_client: ApiClient, path: str, *, timeout: float = 30.0) -> Any:
+    """``GET path`` and decode the JSON body (for discovery and other small reads).
+
+    :raises ApiError: for an error status.
+    :raises TransportError: when no (decodable) response arrived.
+    """
+    client_timeout = aiohttp.ClientTimeout(total=timeout)
+    response = await request(api_client, path, client_timeout=client_timeout, what=f"GET {path}")
+    try:
+        body = await response.read()
+    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+        raise _transport_error(exc, f"GET {path}") from exc
+    finally:
+        response.release()
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise TransportError(f"GET {path}: undecodable response ({exc})") from exc
 
 
 def _and(first: str | None, second: str | None) -> str | None:

@@ -29,6 +29,10 @@ PUBLIC_MODULES = [
     "aioinformer.controller",
     "aioinformer.workqueue",
     "aioinformer.testing",
+    "aioinformer.metrics",
+    "aioinformer.integrations",
+    "aioinformer.integrations.aiohttp",
+    "aioinformer.integrations.fastapi",
 ]
 
 

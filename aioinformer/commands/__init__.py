@@ -1,0 +1,3 @@
+"""The sub-commands of the ``aioinformer`` command line (one module each)."""
+
+__all__: list[str] = []

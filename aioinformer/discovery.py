@@ -1,0 +1,90 @@
+"""Resolving resource names the way kubectl does (``pods``, ``po``, ``deployments.apps``, ...).
+
+Uses the API server's discovery documents (``/api``, ``/apis`` and each group version's
+resource list), so custom resources resolve too.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from .errors import ApiError, NotFoundError
+from .listwatch import Resource
+from .transport import get_json
+
+if TYPE_CHECKING:
+    from kubernetes_asyncio.client import ApiClient
+
+__all__ = ["discover_resources", "resolve_resource"]
+
+logger = logging.getLogger(__name__)
+
+
+def _resources_of(group: str, version: str, document: Any) -> list[tuple[Resource, set[str]]]:
+    found: list[tuple[Resource, set[str]]] = []
+    for entry in document.get("resources") or []:
+        plural = entry.get("name", "")
+        if not plural or "/" in plural:  # skip subresources (pods/status, ...)
+            continue
+        kind = entry.get("kind") or None
+        names = {plural, entry.get("singularName") or "", *(entry.get("shortNames") or [])}
+        if kind:
+            names.add(kind.lower())
+        resource = Resource(
+            group, version, plural, kind=kind, namespaced=bool(entry.get("namespaced", True))
+        )
+        found.append((resource, {n for n in names if n}))
+    return found
+
+
+async def discover_resources(api_client: ApiClient) -> list[tuple[Resource, set[str]]]:
+    """Every listable resource the server offers (preferred versions), with the names that
+    refer to it (plural, singular, short names, lower-case kind)."""
+    found = _resources_of("", "v1", await get_json(api_client, "/api/v1"))
+    groups = await get_json(api_client, "/apis")
+    for group in groups.get("groups") or []:
+        name = group.get("name", "")
+        preferred = (group.get("preferredVersion") or {}).get("version")
+        if not name or not preferred:
+            continue
+        try:
+            document = await get_json(api_client, f"/apis/{name}/{preferred}")
+        except ApiError as exc:  # an aggregated API that is down must not break the rest
+            logger.debug("discovery of %s/%s failed: %s", name, preferred, exc)
+            continue
+        found.extend(_resources_of(name, preferred, document))
+    return found
+
+
+async def resolve_resource(api_client: ApiClient, name: str) -> Resource:
+    """The resource a kubectl-style name refers to.
+
+    Accepts ``pods``, ``pod``, ``po``, ``Pod``, ``deployments.apps``, ``v1/pods`` and
+    ``apps/v1/deployments``. The core group wins a tie, like kubectl.
+
+    :raises NotFoundError: when the server has no such resource.
+    """
+    wanted = name.strip()
+    if wanted.count("/") in (1, 2):
+        parsed = Resource.parse(wanted)
+        for resource, _ in await discover_resources(api_client):
+            if resource == parsed:
+                return resource
+        return parsed
+    lowered = wanted.lower()
+    short, _, group = lowered.partition(".")
+    candidates = [
+        resource
+        for resource, names in await discover_resources(api_client)
+        if short in names
+        and (not group or resource.group == group or resource.group.startswith(group + "."))
+    ]
+    if not candidates:
+        raise NotFoundError(
+            code=404,
+            reason="NotFound",
+            message=f'the server doesn\'t have a resource type "{name}"',
+        )
+    candidates.sort(key=lambda r: (r.group != "", r.group))
+    return candidates[0]

@@ -1,0 +1,18 @@
+"""Web framework integrations: run a factory with the app, readiness, liveness, ``/metrics``.
+
+* :mod:`aioinformer.integrations.fastapi`: ``informer_lifespan`` (a FastAPI/Starlette
+  ``lifespan=``), ``health_router``, ``metrics_router`` (needs the ``examples`` extra or FastAPI).
+* :mod:`aioinformer.integrations.aiohttp`: ``informer_cleanup_ctx`` (for
+  ``app.cleanup_ctx``), ``add_health_routes``, ``metrics_handler``.
+
+Both start the informers with the app **without** waiting for sync (``/readyz`` answers 503
+until every cache is synced) and stop them when the app shuts down. This package itself
+imports neither framework.
+"""
+
+from ._runtime import FactoryBuilder as FactoryBuilder
+from ._runtime import FactorySource as FactorySource
+from ._runtime import InformerRuntime as InformerRuntime
+from ._runtime import run_factory as run_factory
+
+__all__ = ["FactoryBuilder", "FactorySource", "InformerRuntime", "run_factory"]

@@ -1,0 +1,138 @@
+"""The framework-neutral part of the integrations: run a factory, report health and readiness."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any, TypeAlias
+
+import anyio
+
+from ..factory import SharedInformerFactory
+from ..informer import SharedIndexInformer
+
+__all__ = ["FactoryBuilder", "FactorySource", "InformerRuntime", "run_factory"]
+
+logger = logging.getLogger(__name__)
+
+#: Called with the web application at startup; returns the factory to run, or an async context
+#: manager yielding it (to own an ``ApiClient``, a controller, ... for the app's lifetime). The
+#: factory must not be running yet: the integration enters it and starts its informers.
+FactoryBuilder: TypeAlias = Callable[
+    [Any], "SharedInformerFactory | AbstractAsyncContextManager[SharedInformerFactory]"
+]
+#: A factory to run with the app, or a :data:`FactoryBuilder`.
+FactorySource: TypeAlias = "SharedInformerFactory | FactoryBuilder"
+
+
+class InformerRuntime:
+    """A running factory as a web app sees it: the factory, health and readiness.
+
+    Created by the integrations (``app.state.informers`` with FastAPI, ``app[INFORMERS]`` with
+    aiohttp) once the factory runs; it stops answering ready when the app shuts down.
+
+    Readiness covers *every* informer of the factory: create informers before startup, or
+    call ``factory.start()`` yourself for informers created later.
+
+    :param factory: the running factory.
+    :param require_consumers_synced: ready only once every consumer (handler or event stream)
+        has also processed the initial list (client-go's per-registration ``HasSynced``), not
+        just once the caches hold it. Default False.
+    """
+
+    def __init__(
+        self, factory: SharedInformerFactory, *, require_consumers_synced: bool = False
+    ) -> None:
+        self.factory = factory
+        self.require_consumers_synced = require_consumers_synced
+        self._running = True
+
+    def __repr__(self) -> str:
+        state = "running" if self._running else "stopped"
+        return f"<InformerRuntime {state} ready={self.ready()} {self.factory!r}>"
+
+    @property
+    def running(self) -> bool:
+        """True from startup until the app begins to shut down."""
+        return self._running
+
+    def _informers(self) -> dict[str, SharedIndexInformer]:
+        return {str(resource): inf for resource, inf in self.factory.informers.items()}
+
+    def _informer_ready(self, informer: SharedIndexInformer) -> bool:
+        if not informer.has_synced() or informer.is_stopped:
+            return False
+        if self.require_consumers_synced:
+            return all(listener.has_synced() for listener in informer.listeners)
+        return True
+
+    def ready(self) -> bool:
+        """Whether the app may take traffic: running, and every informer synced."""
+        return self._running and all(self._informer_ready(i) for i in self._informers().values())
+
+    def healthy(self) -> bool:
+        """Whether the app is alive: running, and no informer has stopped on its own."""
+        return self._running and not any(i.is_stopped for i in self._informers().values())
+
+    async def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until every informer synced (and its consumers, if required).
+
+        :param timeout: give up after this many seconds (None: no limit).
+        :returns: :meth:`ready` at the end.
+        """
+        with anyio.move_on_after(timeout):
+            for informer in self._informers().values():
+                await informer.wait_for_cache_sync()
+                if self.require_consumers_synced:
+                    for listener in informer.listeners:
+                        await listener.wait_synced()
+        return self.ready()
+
+    def status(self) -> dict[str, Any]:
+        """A JSON-ready summary for ``/readyz``: overall readiness, then per informer."""
+        return {
+            "ready": self.ready(),
+            "informers": {
+                name: {
+                    "ready": self._informer_ready(informer),
+                    "synced": informer.has_synced(),
+                    "running": informer.has_started and not informer.is_stopped,
+                    "objects": len(informer.indexer),
+                }
+                for name, informer in self._informers().items()
+            },
+        }
+
+    def _stop(self) -> None:
+        self._running = False
+
+
+@asynccontextmanager
+async def run_factory(
+    source: FactorySource, app: Any, *, require_consumers_synced: bool = False
+) -> AsyncIterator[InformerRuntime]:
+    """Build (if needed) and run a factory for the block: enter it, start its informers (without
+    waiting for them to sync) and yield its :class:`InformerRuntime`; on exit shut it down.
+
+    Enter and exit it in the same task: the factory's informers live in a task group owned by
+    the block.
+    """
+    async with AsyncExitStack() as stack:
+        if isinstance(source, SharedInformerFactory):
+            factory = source
+        else:
+            built = source(app)
+            if isinstance(built, SharedInformerFactory):
+                factory = built
+            else:
+                factory = await stack.enter_async_context(built)
+        await stack.enter_async_context(factory)
+        factory.start()
+        runtime = InformerRuntime(factory, require_consumers_synced=require_consumers_synced)
+        logger.debug("started %d informers", len(factory.informers))
+        try:
+            yield runtime
+        finally:
+            runtime._stop()
+            logger.debug("stopping %d informers", len(factory.informers))

@@ -1,0 +1,190 @@
+"""aiohttp.web integration: run a factory with the app, probes, ``/metrics``.
+
+::
+
+    factory = SharedInformerFactory(api_client)
+    pods = factory.for_resource("v1/pods")
+    app = web.Application()
+    app.cleanup_ctx.append(informer_cleanup_ctx(factory))
+    add_health_routes(app)
+
+Startup starts the informers **without** waiting for them to sync, so ``/readyz`` answers 503
+while the caches fill and 200 once they are synced; cleanup stops every informer. The
+:class:`~aioinformer.integrations.InformerRuntime` is ``app[INFORMERS]`` while the app runs.
+
+aiohttp may run startup and cleanup in different tasks, so the factory lives in one task of
+its own, created at startup and awaited (bounded by ``shutdown_timeout``) at cleanup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from ..metrics import render_metrics
+from ._runtime import FactorySource, InformerRuntime, run_factory
+
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
+
+__all__ = [
+    "INFORMERS",
+    "add_health_routes",
+    "healthz_handler",
+    "informer_cleanup_ctx",
+    "metrics_handler",
+    "readyz_handler",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The default application key of the :class:`~aioinformer.integrations.InformerRuntime`.
+INFORMERS: web.AppKey[InformerRuntime] = web.AppKey("aioinformer.informers", InformerRuntime)
+
+
+async def _host(
+    source: FactorySource,
+    app: web.Application,
+    require_consumers_synced: bool,
+    started: asyncio.Future[InformerRuntime],
+    stop: asyncio.Event,
+) -> None:
+    async with run_factory(
+        source, app, require_consumers_synced=require_consumers_synced
+    ) as runtime:
+        started.set_result(runtime)
+        await stop.wait()
+
+
+def informer_cleanup_ctx(
+    source: FactorySource,
+    *,
+    key: web.AppKey[InformerRuntime] = INFORMERS,
+    require_consumers_synced: bool = False,
+    shutdown_timeout: float = 10.0,
+) -> Callable[[web.Application], AsyncIterator[None]]:
+    """A ``cleanup_ctx`` entry running a factory for the app's lifetime.
+
+    :param source: a :class:`~aioinformer.factory.SharedInformerFactory` (the app then runs
+        once), or a builder called with the app at every startup, returning a factory or an
+        async context manager yielding one (not yet running).
+    :param key: the application key holding the runtime. Default :data:`INFORMERS`.
+    :param require_consumers_synced: see :class:`~aioinformer.integrations.InformerRuntime`.
+        Default False.
+    :param shutdown_timeout: seconds cleanup waits for the informers to stop before it
+        cancels them. Default 10.
+    """
+
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        started: asyncio.Future[InformerRuntime] = loop.create_future()
+        stop = asyncio.Event()
+        task = loop.create_task(
+            _host(source, app, require_consumers_synced, started, stop),
+            name="aioinformer informers",
+        )
+        first: set[asyncio.Future[Any]] = {task, started}
+        try:
+            await asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            task.cancel()
+            await asyncio.wait({task})
+            raise
+        if not started.done():
+            started.cancel()
+            task.result()  # raises what failed the startup
+            raise RuntimeError("the informer factory ended during startup")
+        app[key] = started.result()
+        try:
+            yield
+        finally:
+            stop.set()
+            _, pending = await asyncio.wait({task}, timeout=shutdown_timeout)
+            if pending:
+                logger.warning(
+                    "informers still running %.1f s after shutdown began; cancelling",
+                    shutdown_timeout,
+                )
+                task.cancel()
+                await asyncio.wait({task})
+            # Never suppress a cancellation of cleanup itself; only report the host's failure.
+            if not task.cancelled() and (error := task.exception()) is not None:
+                raise error
+
+    return ctx
+
+
+def healthz_handler(
+    *, key: web.AppKey[InformerRuntime] = INFORMERS
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """A liveness handler: 200 ``ok`` while the app runs and no informer stopped on its own,
+    else 503.
+
+    :param key: as given to :func:`informer_cleanup_ctx`. Default :data:`INFORMERS`.
+    """
+
+    async def healthz(request: web.Request) -> web.Response:
+        runtime = request.app.get(key)
+        if runtime is None or not runtime.healthy():
+            return web.Response(text="unhealthy", status=503)
+        return web.Response(text="ok")
+
+    return healthz
+
+
+def readyz_handler(
+    *, key: web.AppKey[InformerRuntime] = INFORMERS
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """A readiness handler: 200 once every informer synced, else 503; the JSON body is
+    :meth:`~aioinformer.integrations.InformerRuntime.status`.
+
+    :param key: as given to :func:`informer_cleanup_ctx`. Default :data:`INFORMERS`.
+    """
+
+    async def readyz(request: web.Request) -> web.Response:
+        runtime = request.app.get(key)
+        if runtime is None:
+            return web.json_response({"ready": False, "informers": {}}, status=503)
+        status = runtime.status()
+        return web.json_response(status, status=200 if status["ready"] else 503)
+
+    return readyz
+
+
+def add_health_routes(
+    app: web.Application,
+    *,
+    healthz_path: str = "/healthz",
+    readyz_path: str = "/readyz",
+    key: web.AppKey[InformerRuntime] = INFORMERS,
+) -> None:
+    """Add ``GET /healthz`` and ``GET /readyz`` (see :func:`healthz_handler` and
+    :func:`readyz_handler`) to ``app``.
+
+    :param healthz_path: Default ``"/healthz"``.
+    :param readyz_path: Default ``"/readyz"``.
+    :param key: as given to :func:`informer_cleanup_ctx`. Default :data:`INFORMERS`.
+    """
+    app.router.add_get(healthz_path, healthz_handler(key=key))
+    app.router.add_get(readyz_path, readyz_handler(key=key))
+
+
+def metrics_handler(
+    registry: CollectorRegistry | None = None,
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """A handler serving ``registry`` in the Prometheus text format (empty without prometheus).
+
+    :param registry: what to serve. Default None: prometheus_client's global ``REGISTRY``.
+    """
+
+    async def metrics(request: web.Request) -> web.Response:
+        body, content_type = render_metrics(registry)
+        response = web.Response(body=body)
+        response.headers["Content-Type"] = content_type
+        return response
+
+    return metrics

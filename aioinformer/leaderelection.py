@@ -1,0 +1,726 @@
+"""Leader election on a ``coordination.k8s.io/v1`` Lease, with client-go's semantics.
+
+Candidates share one Lease. The holder renews it every ``retry_period``; the others poll it
+every ``retry_period`` (with a small downward jitter) and take it over once it has expired or
+was released. Writes use optimistic concurrency: every update carries the ``resourceVersion``
+that was read, so of two candidates racing for a lease exactly one wins (the other gets 409
+Conflict and tries again later).
+
+Timing, as in client-go:
+
+* **Expiry is measured on the local monotonic clock**, from the moment this candidate first
+  saw the current version of the lease record, plus the record's ``leaseDurationSeconds``.
+  The ``renewTime`` written by another machine is never compared with the local clock, so
+  clock skew between candidates cannot cause two leaders. A follower that sees a lease for the
+  first time therefore waits a full lease duration before taking it over, even a stale one.
+* A follower wakes up exactly when the lease it watches expires (or every ``retry_period``,
+  whichever comes first), so after the holder's last renewal it takes over within
+  ``lease_duration + retry_period``. A released lease (empty ``holderIdentity``) is taken
+  at the next poll, within ``retry_period``.
+* The leader gives up leadership when no renewal has succeeded for ``renew_deadline``
+  seconds (counted from the start of the last successful request), and at once when it sees
+  another holder. Since ``renew_deadline < lease_duration``, it has stopped leading before
+  any follower can take over.
+* Taking over increments ``leaseTransitions`` and sets ``acquireTime``; renewing keeps both
+  and moves ``renewTime``. Times are RFC 3339 with microseconds (``MicroTime``).
+* On stop (``stop()``, leaving ``async with``, or cancellation) a leader with
+  ``release_on_cancel`` releases the lease: it clears ``holderIdentity`` and sets
+  ``leaseDurationSeconds`` to 1, so a follower takes over at its next poll.
+
+Differences from client-go: after losing leadership the elector campaigns again (client-go's
+``Run`` returns; call :meth:`LeaderElector.stop` from ``on_stopped_leading`` to get that);
+``on_stopped_leading`` is called only after a term (client-go also calls it when the elector
+never led); the follower's retry jitter is downward (within ``retry_period``) instead of up to
+2.2 retry periods, so that the takeover bound above holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import math
+import random
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import Enum
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
+
+import aiohttp
+import orjson
+
+from .errors import (
+    ApiError,
+    ConflictError,
+    LifecycleError,
+    NotFoundError,
+    TransportError,
+    api_error_from_status,
+)
+from .objects import KubeObject
+
+if TYPE_CHECKING:
+    from kubernetes_asyncio.client import ApiClient
+
+__all__ = ["LeaderElector", "LeadershipTerm", "LeaseRecord"]
+
+logger = logging.getLogger(__name__)
+
+#: Followers wait between (1 - _JITTER) and 1 retry periods between polls.
+_JITTER = 0.2
+#: Added to the wake-up at a lease's expiry, so the timer does not fire a hair early.
+_EXPIRY_MARGIN = 0.001
+
+#: A callback: sync, or returning an awaitable.
+Callback = Callable[[], Awaitable[None] | None]
+NewLeaderCallback = Callable[[str], Awaitable[None] | None]
+
+
+def _micro_time(moment: datetime) -> str:
+    """RFC 3339 in UTC with microseconds, as Kubernetes writes ``MicroTime``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _parse_time(value: object) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseRecord:
+    """The leader-election fields of a Lease's ``spec``.
+
+    :ivar holder_identity: who holds the lease (None or ``""``: nobody; ``""`` after a release).
+    :ivar lease_duration_seconds: how long the holder's lease lasts after each renewal.
+    :ivar acquire_time: when the current holder acquired it.
+    :ivar renew_time: when the current holder last renewed it.
+    :ivar lease_transitions: how many times the lease changed holders.
+    """
+
+    holder_identity: str | None
+    lease_duration_seconds: int | None
+    acquire_time: datetime | None
+    renew_time: datetime | None
+    lease_transitions: int
+
+    @classmethod
+    def from_lease(cls, lease: Mapping[str, Any]) -> LeaseRecord:
+        """Read the record from a Lease object (a dict as decoded from JSON)."""
+        spec = lease.get("spec")
+        if not isinstance(spec, Mapping):
+            spec = {}
+        holder = spec.get("holderIdentity")
+        return cls(
+            holder_identity=holder if isinstance(holder, str) else None,
+            lease_duration_seconds=_int_or_none(spec.get("leaseDurationSeconds")),
+            acquire_time=_parse_time(spec.get("acquireTime")),
+            renew_time=_parse_time(spec.get("renewTime")),
+            lease_transitions=_int_or_none(spec.get("leaseTransitions")) or 0,
+        )
+
+
+class LeadershipTerm:
+    """One uninterrupted period of leadership of a :class:`LeaderElector`.
+
+    :ivar number: 1 for the elector's first term, 2 for the next, ...
+    """
+
+    __slots__ = ("_ended", "number")
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self._ended = asyncio.Event()
+
+    def __repr__(self) -> str:
+        return f"<LeadershipTerm {self.number} [{'ended' if self.ended else 'active'}]>"
+
+    @property
+    def ended(self) -> bool:
+        """True once leadership was lost or given up."""
+        return self._ended.is_set()
+
+    async def wait_ended(self) -> None:
+        """Wait until this term ends."""
+        await self._ended.wait()
+
+    def _end(self) -> None:
+        self._ended.set()
+
+
+class _Outcome(Enum):
+    ACQUIRED = "acquired"  # we hold the lease (created, taken over or renewed)
+    HELD = "held"  # another candidate holds a lease that has not expired
+    FAILED = "failed"  # conflict, error or timeout: try again later
+
+
+class _LeaseApi:
+    """GET/POST/PUT of one Lease through kubernetes_asyncio, as raw dicts decoded by orjson."""
+
+    def __init__(self, api_client: ApiClient, namespace: str, name: str) -> None:
+        from kubernetes_asyncio.client import CoordinationV1Api
+
+        self._api = CoordinationV1Api(api_client)
+        self.namespace = namespace
+        self.name = name
+
+    async def get(self) -> KubeObject:
+        return await self._call(
+            self._api.read_namespaced_lease(self.name, self.namespace, _preload_content=False)
+        )
+
+    async def create(self, body: KubeObject) -> KubeObject:
+        raw: Any = body  # a dict is serialised as is
+        return await self._call(
+            self._api.create_namespaced_lease(self.namespace, raw, _preload_content=False)
+        )
+
+    async def replace(self, body: KubeObject) -> KubeObject:
+        raw: Any = body
+        return await self._call(
+            self._api.replace_namespaced_lease(
+                self.name, self.namespace, raw, _preload_content=False
+            )
+        )
+
+    async def _call(self, request: Awaitable[Any]) -> KubeObject:
+        try:
+            response = await request
+            try:
+                status: int = response.status
+                body: bytes = await response.read()
+            finally:
+                response.release()
+        except (aiohttp.ClientError, OSError) as exc:
+            raise TransportError(f"lease request failed: {type(exc).__name__}: {exc}") from exc
+        try:
+            decoded = orjson.loads(body) if body else None
+        except orjson.JSONDecodeError:
+            decoded = None
+        if status >= 400:
+            is_status = isinstance(decoded, dict) and decoded.get("kind") == "Status"
+            raise api_error_from_status(decoded if is_status else None, http_status=status)
+        if not isinstance(decoded, dict):
+            raise TransportError(f"lease request: undecodable response (HTTP {status})")
+        return decoded
+
+
+async def _guarded(what: str, awaitable: Awaitable[object]) -> None:
+    try:
+        await awaitable
+    except Exception as exc:
+        logger.error("leader election: %s raised %s: %s", what, type(exc).__name__, exc)
+
+
+class LeaderElector:
+    """Campaigns for a Lease and tells who leads (client-go's ``LeaderElector``).
+
+    Run it with ``async with elector:`` (in the background of the block), ``await
+    elector.run()``, or hand it to a :class:`~aioinformer.controller.Controller`
+    (``leader_elector=``), which then reconciles only while it leads. It runs once.
+
+    :param api_client: a ``kubernetes_asyncio.client.ApiClient``; the caller owns and closes it.
+    :param lease_name: the Lease's name.
+    :param namespace: the Lease's namespace.
+    :param identity: this candidate's unique identity (e.g. pod name + a random suffix).
+    :param lease_duration: seconds a follower waits, after it last saw the lease change,
+        before taking it over. Written to the Lease rounded up to whole seconds. Default 15.
+    :param renew_deadline: seconds the leader keeps trying to renew before it gives up
+        leadership; must be less than ``lease_duration``. Default 10.
+    :param retry_period: seconds between renewals, and between a follower's polls; must be
+        less than ``renew_deadline``. Default 2.
+    :param release_on_cancel: release the lease when stopped while leading (so a follower
+        takes over within ``retry_period`` instead of ``lease_duration``). Default True.
+    :param on_started_leading: called when this candidate becomes leader. If it returns an
+        awaitable, that runs as a task which is cancelled when the term ends (client-go's
+        ``OnStartedLeading(ctx)``). Default None.
+    :param on_stopped_leading: called (and awaited, if it returns an awaitable) after a term
+        ends, once the ``on_started_leading`` task has finished and, on stop, after the lease
+        was released. Default None.
+    :param on_new_leader: called with the holder's identity whenever a new holder is seen
+        (this candidate included); an awaitable result runs as a task. Default None.
+
+    Exceptions raised by callbacks are logged and otherwise ignored.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_client: ApiClient,
+        lease_name: str,
+        namespace: str,
+        identity: str,
+        lease_duration: float = 15.0,
+        renew_deadline: float = 10.0,
+        retry_period: float = 2.0,
+        release_on_cancel: bool = True,
+        on_started_leading: Callback | None = None,
+        on_stopped_leading: Callback | None = None,
+        on_new_leader: NewLeaderCallback | None = None,
+    ) -> None:
+        if not lease_name or not namespace or not identity:
+            raise ValueError("lease_name, namespace and identity must not be empty")
+        if not retry_period > 0:
+            raise ValueError("retry_period must be positive")
+        if not renew_deadline > retry_period:
+            raise ValueError("renew_deadline must be greater than retry_period")
+        if not lease_duration > renew_deadline:
+            raise ValueError("lease_duration must be greater than renew_deadline")
+        self.lease_name = lease_name
+        self.namespace = namespace
+        self.identity = identity
+        self.lease_duration = lease_duration
+        self.renew_deadline = renew_deadline
+        self.retry_period = retry_period
+        self.release_on_cancel = release_on_cancel
+        self._on_started_leading = on_started_leading
+        self._on_stopped_leading = on_stopped_leading
+        self._on_new_leader = on_new_leader
+        self._api = _LeaseApi(api_client, namespace, lease_name)
+        self._clock = time.monotonic
+        self._started = False
+        self._finished = False
+        self._stop = asyncio.Event()
+        self._stopped = asyncio.Event()
+        self._changed = asyncio.Event()  # replaced by a fresh one at every state change
+        self._group: asyncio.TaskGroup | None = None
+        self._context_group: asyncio.TaskGroup | None = None
+        self._term: LeadershipTerm | None = None
+        self._terms = 0
+        self._started_task: asyncio.Task[None] | None = None
+        self._lease: KubeObject | None = None  # the Lease as last read or written
+        self._record: LeaseRecord | None = None
+        self._observed_at = 0.0  # monotonic time the current record was first seen
+        self._expires_at: float | None = None  # when the other holder's lease runs out
+        self._renewed_at: float | None = None
+        self._reported_leader: str | None = None
+
+    def __repr__(self) -> str:
+        if not self._started:
+            state = "new"
+        elif self._finished:
+            state = "stopped"
+        else:
+            state = "leading" if self.is_leader else "following"
+        return f"<LeaderElector {self.namespace}/{self.lease_name} as {self.identity!r} [{state}]>"
+
+    # -- state -----------------------------------------------------------------------------
+
+    @property
+    def has_started(self) -> bool:
+        """True once :meth:`run` was called."""
+        return self._started
+
+    @property
+    def is_leader(self) -> bool:
+        """True while this candidate leads."""
+        return self._term is not None and not self._term.ended
+
+    @property
+    def term(self) -> LeadershipTerm | None:
+        """The current term while leading, else None."""
+        return self._term if self.is_leader else None
+
+    @property
+    def leader(self) -> str | None:
+        """The holder's identity as last seen (None: nobody, or not looked yet)."""
+        record = self._record
+        return record.holder_identity or None if record is not None else None
+
+    @property
+    def record(self) -> LeaseRecord | None:
+        """The lease record as last read or written (None before the first request)."""
+        return self._record
+
+    @property
+    def last_renewal(self) -> float | None:
+        """:func:`time.monotonic` at the start of the last successful acquire or renew."""
+        return self._renewed_at
+
+    async def wait_for_leadership(self) -> LeadershipTerm | None:
+        """Wait until this candidate leads; return the term, or None once the elector stopped."""
+        while True:
+            changed = self._changed
+            term = self._term
+            if term is not None and not term.ended:
+                return term
+            if self._finished:
+                return None
+            await changed.wait()
+
+    async def wait_stopped(self) -> None:
+        """Wait until :meth:`run` has finished."""
+        await self._stopped.wait()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def run(self) -> Coroutine[Any, Any, None]:
+        """Campaign (and lead, and campaign again) until :meth:`stop` or cancellation.
+
+        Claims the elector at the call, so ``elector.run()`` may be handed to a task group.
+
+        :raises LifecycleError: if it was called before.
+        """
+        if self._started:
+            raise LifecycleError(f"leader elector {self.identity!r} runs only once")
+        self._started = True
+        return self._run()
+
+    def stop(self) -> None:
+        """Stop campaigning; a leader ends its term and (``release_on_cancel``) releases the
+        lease. Idempotent; returns at once (see :meth:`wait_stopped`)."""
+        self._stop.set()
+
+    async def __aenter__(self) -> Self:
+        """Run the elector in the background of the ``async with`` block."""
+        coroutine = self.run()
+        group = asyncio.TaskGroup()
+        await group.__aenter__()
+        self._context_group = group
+        group.create_task(coroutine, name=f"leader elector {self.identity}")
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Stop (releasing the lease if configured) and wait for the end."""
+        group = self._context_group
+        assert group is not None
+        self._context_group = None
+        if exc_type is not None and issubclass(exc_type, asyncio.CancelledError):
+            await group.__aexit__(exc_type, exc, tb)
+            return
+        self.stop()
+        await group.__aexit__(None, None, None)
+
+    # -- the campaign ----------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        logger.info(
+            "leader election: %s campaigning for lease %s/%s",
+            self.identity,
+            self.namespace,
+            self.lease_name,
+        )
+        try:
+            async with asyncio.TaskGroup() as group:
+                self._group = group
+                try:
+                    await self._campaign()
+                finally:
+                    await self._resign()
+        finally:
+            self._group = None
+            self._finished = True
+            self._notify()
+            self._stopped.set()
+            logger.info("leader election: %s stopped", self.identity)
+
+    async def _campaign(self) -> None:
+        while not self._stop.is_set():
+            if not await self._acquire():
+                return
+            if not await self._renew():
+                return  # stop requested while leading: _resign() releases
+            await self._end_term()
+            await self._call_stopped_leading()
+
+    async def _acquire(self) -> bool:
+        """Poll until the lease is ours (True) or stop is requested (False)."""
+        while True:
+            outcome = await self._attempt(self.renew_deadline)
+            if outcome is _Outcome.ACQUIRED:
+                self._begin_term()
+                return True
+            delay = self.retry_period * random.uniform(1.0 - _JITTER, 1.0)
+            if outcome is _Outcome.HELD and self._expires_at is not None:
+                until_expiry = self._expires_at - self._clock() + _EXPIRY_MARGIN
+                delay = min(delay, max(0.0, until_expiry))
+            if await self._sleep(delay):
+                return False
+
+    async def _renew(self) -> bool:
+        """Renew until leadership is lost (True) or stop is requested (False)."""
+        while True:
+            if await self._sleep(self.retry_period):
+                return False
+            assert self._renewed_at is not None
+            deadline = self._renewed_at + self.renew_deadline
+            while True:
+                remaining = deadline - self._clock()
+                if remaining <= 0:
+                    logger.warning(
+                        "leader election: %s lost lease %s/%s: not renewed for %.1f s",
+                        self.identity,
+                        self.namespace,
+                        self.lease_name,
+                        self.renew_deadline,
+                    )
+                    return True
+                outcome = await self._attempt(remaining)
+                if outcome is _Outcome.ACQUIRED:
+                    break
+                if outcome is _Outcome.HELD:
+                    logger.warning(
+                        "leader election: %s lost lease %s/%s to %s",
+                        self.identity,
+                        self.namespace,
+                        self.lease_name,
+                        self.leader,
+                    )
+                    return True
+                pause = min(self.retry_period, deadline - self._clock())
+                if pause > 0 and await self._sleep(pause):
+                    return False
+
+    async def _sleep(self, delay: float) -> bool:
+        """Sleep ``delay`` seconds; True (at once) if stop was requested."""
+        if self._stop.is_set():
+            return True
+        try:
+            async with asyncio.timeout(delay):
+                await self._stop.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    async def _attempt(self, timeout: float) -> _Outcome:
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._try_acquire_or_renew()
+        except TimeoutError:
+            logger.warning(
+                "leader election: %s: lease %s/%s request timed out after %.1f s",
+                self.identity,
+                self.namespace,
+                self.lease_name,
+                timeout,
+            )
+        except (ApiError, TransportError) as exc:
+            logger.warning(
+                "leader election: %s: lease %s/%s: %s: %s",
+                self.identity,
+                self.namespace,
+                self.lease_name,
+                type(exc).__name__,
+                exc,
+            )
+        return _Outcome.FAILED
+
+    async def _try_acquire_or_renew(self) -> _Outcome:
+        api = self._api
+        self._expires_at = None
+        if self.is_leader and self._lease is not None:
+            # Fast path: the leader updates the lease it wrote last, without reading it first.
+            started = self._clock()
+            try:
+                lease = await api.replace(self._updated(self._lease, renew=True))
+            except (ApiError, TransportError) as exc:
+                logger.debug(
+                    "leader election: %s: optimistic renew failed (%s), reading the lease",
+                    self.identity,
+                    type(exc).__name__,
+                )
+            else:
+                self._observe(lease)
+                self._renewed_at = started
+                return _Outcome.ACQUIRED
+        started = self._clock()
+        try:
+            lease = await api.get()
+        except NotFoundError:
+            try:
+                lease = await api.create(self._new_lease())
+            except ConflictError:
+                logger.debug(
+                    "leader election: %s: lost the race to create the lease", self.identity
+                )
+                return _Outcome.FAILED
+            self._observe(lease)
+            self._renewed_at = started
+            return _Outcome.ACQUIRED
+        self._observe(lease)
+        record = self._record
+        assert record is not None
+        holder = record.holder_identity
+        if holder and holder != self.identity:
+            duration = record.lease_duration_seconds
+            if duration is None or duration <= 0:
+                duration = math.ceil(self.lease_duration)
+            expires_at = self._observed_at + duration
+            if self._clock() < expires_at:
+                self._expires_at = expires_at
+                return _Outcome.HELD
+        try:
+            lease = await api.replace(self._updated(lease, renew=holder == self.identity))
+        except ConflictError:
+            logger.debug("leader election: %s: lost a race to update the lease", self.identity)
+            return _Outcome.FAILED
+        self._observe(lease)
+        self._renewed_at = started
+        return _Outcome.ACQUIRED
+
+    # -- lease bodies ----------------------------------------------------------------------
+
+    def _new_lease(self) -> KubeObject:
+        now = _micro_time(datetime.now(UTC))
+        return {
+            "apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease",
+            "metadata": {"name": self.lease_name, "namespace": self.namespace},
+            "spec": {
+                "holderIdentity": self.identity,
+                "leaseDurationSeconds": math.ceil(self.lease_duration),
+                "acquireTime": now,
+                "renewTime": now,
+                "leaseTransitions": 0,
+            },
+        }
+
+    def _updated(self, lease: KubeObject, *, renew: bool) -> KubeObject:
+        """``lease`` (keeping its resourceVersion) held by us: renewed, or taken over."""
+        now = _micro_time(datetime.now(UTC))
+        old_spec = lease.get("spec")
+        spec: dict[str, Any] = dict(old_spec) if isinstance(old_spec, Mapping) else {}
+        spec["holderIdentity"] = self.identity
+        spec["leaseDurationSeconds"] = math.ceil(self.lease_duration)
+        spec["renewTime"] = now
+        if not renew or "acquireTime" not in spec:
+            spec["acquireTime"] = now
+        if not renew:
+            transitions = _int_or_none(spec.get("leaseTransitions")) or 0
+            spec["leaseTransitions"] = transitions + 1
+        return {**lease, "spec": spec}
+
+    def _observe(self, lease: KubeObject) -> None:
+        previous = self._lease
+        if previous is None or previous.get("spec") != lease.get("spec"):
+            self._observed_at = self._clock()
+        self._lease = lease
+        self._record = record = LeaseRecord.from_lease(lease)
+        holder = record.holder_identity
+        if holder and holder != self._reported_leader:
+            self._reported_leader = holder
+            logger.info(
+                "leader election: lease %s/%s is held by %s",
+                self.namespace,
+                self.lease_name,
+                holder,
+            )
+            if self._on_new_leader is not None:
+                self._spawn("on_new_leader", self._on_new_leader, holder)
+
+    # -- terms and callbacks ---------------------------------------------------------------
+
+    def _begin_term(self) -> None:
+        self._terms += 1
+        self._term = LeadershipTerm(self._terms)
+        logger.info(
+            "leader election: %s became leader of lease %s/%s (term %d)",
+            self.identity,
+            self.namespace,
+            self.lease_name,
+            self._terms,
+        )
+        if self._on_started_leading is not None:
+            self._started_task = self._spawn("on_started_leading", self._on_started_leading)
+        self._notify()
+
+    async def _end_term(self) -> None:
+        term, self._term = self._term, None
+        if term is None:
+            return
+        term._end()
+        self._notify()
+        task, self._started_task = self._started_task, None
+        if task is not None and not task.done():
+            task.cancel()
+            _, pending = await asyncio.wait([task], timeout=self.renew_deadline)
+            if pending:
+                logger.warning(
+                    "leader election: %s: on_started_leading ignores cancellation", self.identity
+                )
+
+    async def _resign(self) -> None:
+        """At the end of :meth:`run`: end the term and release the lease if configured."""
+        if self._term is None:
+            return
+        await self._end_term()
+        if self.release_on_cancel:
+            await self._release()
+        await self._call_stopped_leading()
+
+    async def _release(self) -> None:
+        lease = self._lease
+        if lease is None:
+            return
+        now = _micro_time(datetime.now(UTC))
+        old_spec = lease.get("spec")
+        spec: dict[str, Any] = dict(old_spec) if isinstance(old_spec, Mapping) else {}
+        spec.update(holderIdentity="", leaseDurationSeconds=1, acquireTime=now, renewTime=now)
+        try:
+            async with asyncio.timeout(self.renew_deadline):
+                released = await self._api.replace({**lease, "spec": spec})
+        except (ApiError, TransportError, TimeoutError) as exc:
+            logger.warning(
+                "leader election: %s could not release lease %s/%s: %s: %s",
+                self.identity,
+                self.namespace,
+                self.lease_name,
+                type(exc).__name__,
+                exc,
+            )
+            return
+        self._lease = released
+        self._record = LeaseRecord.from_lease(released)
+        logger.info(
+            "leader election: %s released lease %s/%s",
+            self.identity,
+            self.namespace,
+            self.lease_name,
+        )
+
+    async def _call_stopped_leading(self) -> None:
+        callback = self._on_stopped_leading
+        if callback is None:
+            return
+        try:
+            result = callback()
+        except Exception as exc:
+            logger.error(
+                "leader election: on_stopped_leading raised %s: %s", type(exc).__name__, exc
+            )
+            return
+        if result is not None and inspect.isawaitable(result):
+            await _guarded("on_stopped_leading", result)
+
+    def _spawn(
+        self, what: str, callback: Callable[..., Awaitable[None] | None], *args: Any
+    ) -> asyncio.Task[None] | None:
+        """Call ``callback``; run an awaitable result as a task of the elector's group."""
+        try:
+            result = callback(*args)
+        except Exception as exc:
+            logger.error("leader election: %s raised %s: %s", what, type(exc).__name__, exc)
+            return None
+        if result is None or not inspect.isawaitable(result):
+            return None
+        assert self._group is not None
+        return self._group.create_task(_guarded(what, result), name=f"{self.identity} {what}")
+
+    def _notify(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()

@@ -1,0 +1,223 @@
+"""The example apps, served for real on 127.0.0.1 and queried over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import pathlib
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import aiohttp
+import anyio
+import pytest
+from kubernetes_asyncio.client import ApiClient
+
+from aioinformer.integrations import InformerRuntime
+from aioinformer.integrations.aiohttp import INFORMERS
+from aioinformer.metrics import INFORMER_METRIC_NAMES
+from aioinformer.testing import FakeApiServer
+from aioinformer.workqueue import METRIC_NAMES
+
+from ._web import serve_aiohttp, serve_asgi
+from .support import fast_backoff
+
+GUARD = 10.0
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def load_example(name: str) -> ModuleType:
+    """Import ``examples/<name>.py`` (the examples are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        f"example_{name}", ROOT / "examples" / f"{name}.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+fastapi_app = load_example("fastapi_app")
+aiohttp_app = load_example("aiohttp_app")
+
+
+@dataclass
+class RunningApp:
+    """An example app being served: its URL, an HTTP client, and its informer runtime."""
+
+    url: str
+    http: aiohttp.ClientSession
+    get_runtime: Callable[[], InformerRuntime]
+
+    async def get(self, path: str, **params: str) -> tuple[int, bytes]:
+        async with self.http.get(self.url + path, params=params) as response:
+            return response.status, await response.read()
+
+    async def get_json(self, path: str, **params: str) -> tuple[int, Any]:
+        async with self.http.get(self.url + path, params=params) as response:
+            return response.status, await response.json()
+
+
+@asynccontextmanager
+async def run_example(kind: str, api_client: ApiClient) -> AsyncIterator[RunningApp]:
+    """Serve one example app against ``api_client`` until the block ends."""
+    options = {"backoff": fast_backoff()}
+    async with aiohttp.ClientSession() as http:
+        if kind == "fastapi":
+            app = fastapi_app.create_app(api_client, informer_options=options)
+            async with serve_asgi(app) as url:
+                yield RunningApp(url, http, lambda: app.state.informers)
+        else:
+            app = aiohttp_app.create_app(api_client, informer_options=options)
+            async with serve_aiohttp(app) as url:
+                yield RunningApp(url, http, lambda: app[INFORMERS])
+
+
+def app_tasks() -> list[asyncio.Task[Any]]:
+    """Running tasks executing aioinformer (fake API server aside), uvicorn or example code."""
+    found = []
+    for task in asyncio.all_tasks():
+        code = getattr(task.get_coro(), "cr_code", None)
+        filename = code.co_filename if code is not None else ""
+        ours = "/aioinformer/" in filename and "/aioinformer/testing/" not in filename
+        if ours or "/uvicorn/" in filename or "/examples/" in filename:
+            found.append(task)
+    return found
+
+
+@pytest.fixture(params=["fastapi", "aiohttp"])
+def kind(request: pytest.FixtureRequest) -> str:
+    """Which example app."""
+    return str(request.param)
+
+
+async def seed(server: FakeApiServer) -> None:
+    """The example's demo pods, plus one in another namespace."""
+    for pod in fastapi_app.DEMO_PODS:
+        await server.create("pods", pod)
+    await server.create(
+        "pods",
+        {"metadata": {"name": "web-9", "namespace": "other", "labels": {"app": "web"}}},
+    )
+
+
+@pytest.fixture
+async def apiserver() -> AsyncIterator[FakeApiServer]:
+    """A fake API server with the namespaces the tests use."""
+    async with FakeApiServer(namespaces=("default", "other"), bookmark_interval=1.0) as server:
+        await seed(server)
+        yield server
+
+
+async def test_readyz_is_503_until_synced_then_200(kind: str, apiserver: FakeApiServer) -> None:
+    """While the API server is unreachable /readyz is 503 (and /healthz 200); once the cache and
+    its consumers have synced, /readyz is 200; shutdown leaves no task running."""
+    await apiserver.stop_listening()
+    with anyio.fail_after(GUARD):
+        async with apiserver.api_client() as api_client:
+            async with run_example(kind, api_client) as app:
+                status, body = await app.get_json("/readyz")
+                assert status == 503
+                assert body["ready"] is False
+                assert body["informers"]["v1/pods"]["synced"] is False
+                assert (await app.get("/healthz"))[0] == 200
+                assert (await app.get("/pods"))[0] == 503
+                assert app_tasks(), "the app's tasks should be visible while it runs"
+
+                await apiserver.start_listening()
+                assert await app.get_runtime().wait_ready(timeout=GUARD)
+                status, body = await app.get_json("/readyz")
+                assert status == 200
+                assert body == {
+                    "ready": True,
+                    "informers": {
+                        "v1/pods": {"ready": True, "synced": True, "running": True, "objects": 4}
+                    },
+                }
+            assert app_tasks() == []
+
+
+async def test_pods_are_served_from_the_cache(kind: str, apiserver: FakeApiServer) -> None:
+    """/pods filters by labelSelector and namespace; /pods/{ns}/{name} finds one; errors map."""
+    with anyio.fail_after(GUARD):
+        async with apiserver.api_client() as api_client, run_example(kind, api_client) as app:
+            await app.get("/healthz")  # startup has completed once anything answers
+            assert await app.get_runtime().wait_ready(timeout=GUARD)
+
+            def names(body: Any) -> list[str]:
+                return [
+                    f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in body["items"]
+                ]
+
+            status, body = await app.get_json("/pods", labelSelector="app=web")
+            assert status == 200
+            assert names(body) == ["default/web-1", "default/web-2", "other/web-9"]
+            status, body = await app.get_json("/pods", labelSelector="app=web", namespace="other")
+            assert names(body) == ["other/web-9"]
+            status, body = await app.get_json("/pods", labelSelector="app notin (web)")
+            assert names(body) == ["default/db-1"]
+            status, body = await app.get_json("/pods")
+            assert len(body["items"]) == 4
+            assert (await app.get("/pods", labelSelector="app in (web"))[0] == 400
+
+            status, pod = await app.get_json("/pods/default/web-1")
+            assert status == 200
+            assert pod["metadata"]["labels"] == {"app": "web"}
+            assert (await app.get("/pods/default/nope"))[0] == 404
+
+            status, phases = await app.get_json("/phases")
+            assert phases == {
+                "default/db-1": "Pending",
+                "default/web-1": "Running",
+                "default/web-2": "Running",
+                "other/web-9": "Unknown",
+            }
+
+
+async def test_new_pods_show_up(kind: str, apiserver: FakeApiServer) -> None:
+    """A pod created after sync is served once the informer has seen it."""
+    with anyio.fail_after(GUARD):
+        async with apiserver.api_client() as api_client, run_example(kind, api_client) as app:
+            await app.get("/healthz")
+            runtime = app.get_runtime()
+            assert await runtime.wait_ready(timeout=GUARD)
+            informer = runtime.factory.for_resource("v1/pods")
+            async with informer.events() as events:
+                await apiserver.create(
+                    "pods", {"metadata": {"name": "web-3", "labels": {"app": "web"}}}
+                )
+                async for event in events:
+                    if event.object["metadata"]["name"] == "web-3":
+                        break
+            _, body = await app.get_json("/pods", labelSelector="app=web", namespace="default")
+            assert [p["metadata"]["name"] for p in body["items"]] == ["web-1", "web-2", "web-3"]
+
+
+async def test_metrics_expose_informer_and_workqueue_metrics(
+    kind: str, apiserver: FakeApiServer
+) -> None:
+    """/metrics has every informer family and client-go's workqueue families with values."""
+    with anyio.fail_after(GUARD):
+        async with apiserver.api_client() as api_client, run_example(kind, api_client) as app:
+            await app.get("/healthz")
+            assert await app.get_runtime().wait_ready(timeout=GUARD)
+            status, raw = await app.get("/metrics")
+            assert status == 200
+    text = raw.decode()
+    declared = {line.split()[2] for line in text.splitlines() if line.startswith("# TYPE")}
+    # Counters are declared with or without "_total", depending on the prometheus_client version.
+    declared |= {name + "_total" for name in declared}
+    assert set(INFORMER_METRIC_NAMES) - declared == set()
+    assert set(METRIC_NAMES.values()) - declared == set()
+    samples = dict(
+        line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#")
+    )
+    assert float(samples['aioinformer_informer_store_objects{informer="v1/pods"}']) == 4
+    assert float(samples['aioinformer_informer_synced{informer="v1/pods"}']) == 1
+    assert float(samples['aioinformer_informer_lists_total{informer="v1/pods"}']) == 1
+    # Readiness includes the handler: it had enqueued all four keys.
+    assert float(samples['workqueue_adds_total{name="pods"}']) == 4
+    assert 'workqueue_queue_duration_seconds_bucket{le="1e-06",name="pods"}' in samples

@@ -1,0 +1,279 @@
+"""The FastAPI and aiohttp integrations: lifecycle, readiness, liveness, /metrics."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiohttp
+import anyio
+import pytest
+from aiohttp import web
+from fastapi import FastAPI
+from kubernetes_asyncio.client import ApiClient
+from prometheus_client import CollectorRegistry
+
+from aioinformer.factory import SharedInformerFactory
+from aioinformer.integrations import InformerRuntime, run_factory
+from aioinformer.integrations.aiohttp import (
+    INFORMERS,
+    add_health_routes,
+    informer_cleanup_ctx,
+    metrics_handler,
+)
+from aioinformer.integrations.fastapi import (
+    health_router,
+    informer_lifespan,
+    metrics_router,
+)
+from aioinformer.listener import ResourceEventHandlerFuncs
+from aioinformer.metrics import register_informer_metrics
+from aioinformer.objects import KubeObject
+from aioinformer.testing import FakeApiServer
+
+from ._web import serve_aiohttp, serve_asgi
+from .support import configmap, fast_backoff
+
+GUARD = 10.0
+
+
+def new_factory(api_client: ApiClient) -> SharedInformerFactory:
+    """A factory with a configmaps informer and a fast backoff."""
+    factory = SharedInformerFactory(api_client, informer_options={"backoff": fast_backoff()})
+    factory.for_resource("v1/configmaps")
+    return factory
+
+
+async def get(http: aiohttp.ClientSession, url: str) -> tuple[int, str]:
+    """Status and text of a GET."""
+    async with http.get(url) as response:
+        return response.status, await response.text()
+
+
+@pytest.fixture
+async def api_client(fake_apiserver: FakeApiServer) -> AsyncIterator[ApiClient]:
+    """A client of the fake API server, which holds one configmap."""
+    await fake_apiserver.create("configmaps", configmap("a"))
+    async with fake_apiserver.api_client() as client:
+        yield client
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    """An HTTP client."""
+    async with aiohttp.ClientSession() as session:
+        yield session
+
+
+# -- the runtime ---------------------------------------------------------------------------
+
+
+async def test_runtime_readiness_can_require_consumers(api_client: ApiClient) -> None:
+    """With require_consumers_synced, a handler still busy with the initial list keeps the
+    runtime unready although the cache synced; it becomes ready once the handler caught up."""
+    release = asyncio.Event()
+
+    async def on_add(obj: KubeObject) -> None:
+        await release.wait()
+
+    factory = new_factory(api_client)
+    informer = factory.for_resource("v1/configmaps")
+    informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
+    with anyio.fail_after(GUARD):
+        async with run_factory(factory, None, require_consumers_synced=True) as runtime:
+            assert await informer.wait_for_cache_sync()
+            assert not runtime.ready()
+            assert runtime.status()["informers"]["v1/configmaps"] == {
+                "ready": False,
+                "synced": True,
+                "running": True,
+                "objects": 1,
+            }
+            assert await runtime.wait_ready(timeout=0.05) is False
+            release.set()
+            assert await runtime.wait_ready()
+            assert runtime.healthy()
+        assert not runtime.running
+        assert not runtime.ready()
+        assert informer.is_stopped
+
+
+async def test_runtime_is_unhealthy_when_an_informer_stopped(api_client: ApiClient) -> None:
+    """An informer that stops while the app runs makes the runtime unhealthy and unready."""
+    factory = new_factory(api_client)
+    with anyio.fail_after(GUARD):
+        async with run_factory(factory, None) as runtime:
+            assert await runtime.wait_ready()
+            assert runtime.healthy()
+            await factory.for_resource("v1/configmaps").stop()
+            assert not runtime.healthy()
+            assert not runtime.ready()
+
+
+async def test_run_factory_accepts_builders(api_client: ApiClient) -> None:
+    """A builder gets the app and may return a factory or an async context manager of one."""
+    seen: list[Any] = []
+    exited = asyncio.Event()
+
+    def plain(app: Any) -> SharedInformerFactory:
+        seen.append(app)
+        return new_factory(api_client)
+
+    @asynccontextmanager
+    async def managed(app: Any) -> AsyncIterator[SharedInformerFactory]:
+        seen.append(app)
+        try:
+            yield new_factory(api_client)
+        finally:
+            exited.set()
+
+    with anyio.fail_after(GUARD):
+        for builder in (plain, managed):
+            async with run_factory(builder, "the app") as runtime:
+                assert await runtime.wait_ready()
+    assert seen == ["the app", "the app"]
+    assert exited.is_set()
+
+
+# -- FastAPI -------------------------------------------------------------------------------
+
+
+async def test_fastapi_lifespan_readiness_and_shutdown(
+    fake_apiserver: FakeApiServer, api_client: ApiClient, http: aiohttp.ClientSession
+) -> None:
+    """Startup does not wait for sync (/readyz 503 while the API server is away), /readyz is
+    200 once synced, the runtime is on app.state only while the app runs."""
+    factory = new_factory(api_client)
+    app = FastAPI(lifespan=informer_lifespan(factory))
+    app.include_router(health_router())
+    await fake_apiserver.stop_listening()
+    with anyio.fail_after(GUARD):
+        async with serve_asgi(app) as url:
+            status, body = await get(http, url + "/readyz")
+            assert status == 503
+            assert '"synced":false' in body
+            assert await get(http, url + "/healthz") == (200, "ok")
+            runtime = app.state.informers
+            assert isinstance(runtime, InformerRuntime)
+            assert runtime.factory is factory
+            await fake_apiserver.start_listening()
+            assert await runtime.wait_ready()
+            assert (await get(http, url + "/readyz"))[0] == 200
+        assert not hasattr(app.state, "informers")
+        assert all(informer.is_stopped for informer in factory.informers.values())
+
+
+async def test_fastapi_probes_without_the_lifespan(http: aiohttp.ClientSession) -> None:
+    """Without a running factory both probes answer 503."""
+    app = FastAPI()
+    app.include_router(health_router(healthz_path="/live", readyz_path="/ready"))
+    with anyio.fail_after(GUARD):
+        async with serve_asgi(app) as url:
+            assert (await get(http, url + "/live"))[0] == 503
+            assert (await get(http, url + "/ready"))[0] == 503
+
+
+async def test_fastapi_metrics_router(api_client: ApiClient, http: aiohttp.ClientSession) -> None:
+    """metrics_router serves the registry in the text format."""
+    factory = new_factory(api_client)
+    registry = CollectorRegistry()
+    register_informer_metrics(factory, registry=registry)
+    app = FastAPI(lifespan=informer_lifespan(factory, state_attr="cache"))
+    app.include_router(metrics_router(registry))
+    with anyio.fail_after(GUARD):
+        async with serve_asgi(app) as url:
+            assert (await get(http, url + "/metrics"))[0] == 200  # startup has completed
+            assert await app.state.cache.wait_ready()
+            async with http.get(url + "/metrics") as response:
+                assert response.status == 200
+                assert response.content_type == "text/plain"
+                text = await response.text()
+    assert 'aioinformer_informer_store_objects{informer="v1/configmaps"} 1.0' in text
+
+
+# -- aiohttp -------------------------------------------------------------------------------
+
+
+async def test_aiohttp_cleanup_ctx_readiness_and_shutdown(
+    fake_apiserver: FakeApiServer, api_client: ApiClient, http: aiohttp.ClientSession
+) -> None:
+    """Startup does not wait for sync, /readyz flips to 200 once synced, cleanup stops the
+    informers; /metrics serves the registry."""
+    factory = new_factory(api_client)
+    registry = CollectorRegistry()
+    register_informer_metrics(factory, registry=registry)
+    app = web.Application()
+    app.cleanup_ctx.append(informer_cleanup_ctx(factory))
+    add_health_routes(app)
+    app.router.add_get("/metrics", metrics_handler(registry))
+    await fake_apiserver.stop_listening()
+    with anyio.fail_after(GUARD):
+        async with serve_aiohttp(app) as url:
+            runtime = app[INFORMERS]
+            assert (await get(http, url + "/readyz"))[0] == 503
+            assert await get(http, url + "/healthz") == (200, "ok")
+            await fake_apiserver.start_listening()
+            assert await runtime.wait_ready()
+            status, body = await get(http, url + "/readyz")
+            assert status == 200
+            assert '"objects": 1' in body
+            status, text = await get(http, url + "/metrics")
+            assert status == 200
+            assert 'aioinformer_informer_synced{informer="v1/configmaps"} 1.0' in text
+        assert not runtime.running
+        assert all(informer.is_stopped for informer in factory.informers.values())
+
+
+async def test_aiohttp_startup_and_cleanup_may_run_in_different_tasks(
+    api_client: ApiClient,
+) -> None:
+    """The factory lives in a task of its own, so cleanup from another task works."""
+    factory = new_factory(api_client)
+    app = web.Application()
+    app.cleanup_ctx.append(informer_cleanup_ctx(factory))
+    runner = web.AppRunner(app)
+    with anyio.fail_after(GUARD):
+        await asyncio.create_task(runner.setup())
+        assert await app[INFORMERS].wait_ready()
+        await asyncio.create_task(runner.cleanup())
+    assert all(informer.is_stopped for informer in factory.informers.values())
+
+
+async def test_aiohttp_startup_failure_propagates(api_client: ApiClient) -> None:
+    """A builder that fails makes startup fail with its error, leaving no task behind."""
+
+    def broken(app: web.Application) -> SharedInformerFactory:
+        raise RuntimeError("no factory today")
+
+    app = web.Application()
+    app.cleanup_ctx.append(informer_cleanup_ctx(broken))
+    runner = web.AppRunner(app)
+    before = asyncio.all_tasks()
+    with anyio.fail_after(GUARD), pytest.raises(RuntimeError, match="no factory today"):
+        await runner.setup()
+    assert asyncio.all_tasks() - before == set()
+    assert INFORMERS not in app
+
+
+async def test_aiohttp_cleanup_is_bounded(
+    api_client: ApiClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A builder whose exit hangs is cancelled after shutdown_timeout."""
+    hang = asyncio.Event()
+
+    @asynccontextmanager
+    async def stuck(app: web.Application) -> AsyncIterator[SharedInformerFactory]:
+        yield new_factory(api_client)
+        await hang.wait()  # never set: only cancellation ends it
+
+    app = web.Application()
+    app.cleanup_ctx.append(informer_cleanup_ctx(stuck, shutdown_timeout=0.05))
+    runner = web.AppRunner(app)
+    with anyio.fail_after(GUARD), caplog.at_level(logging.WARNING):
+        await runner.setup()
+        await runner.cleanup()
+    assert "cancelling" in caplog.text
+    assert not app[INFORMERS].running

@@ -1,0 +1,447 @@
+"""Leader election on a Lease against the fake API server, alone and driving controllers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import pytest
+
+from aioinformer.controller import Controller
+from aioinformer.errors import LifecycleError
+from aioinformer.factory import SharedInformerFactory
+from aioinformer.leaderelection import LeaderElector, LeaseRecord
+from aioinformer.listener import Registration
+from aioinformer.objects import KubeObject
+from aioinformer.testing import FakeApiServer
+from tests.support import configmap, wait_until
+
+LEASE = "demo-lock"
+LEASE_DURATION = 1.0
+RENEW_DEADLINE = 0.6
+RETRY_PERIOD = 0.2
+#: Scheduling and request slack on top of the documented bounds.
+SLACK = 0.3
+GUARD = 10.0
+
+
+@dataclass
+class Candidate:
+    """One elector plus what its callbacks saw."""
+
+    elector: LeaderElector
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+    stopped: asyncio.Event = field(default_factory=asyncio.Event)
+    leaders: list[str] = field(default_factory=list)
+    new_leader: asyncio.Event = field(default_factory=asyncio.Event)
+    started_at: float | None = None
+
+
+def candidate(server_client: object, identity: str, *, release_on_cancel: bool = True) -> Candidate:
+    """An elector with short test timings and recording callbacks."""
+    holder: list[Candidate] = []
+
+    def started() -> None:
+        c = holder[0]
+        c.started_at = time.monotonic()
+        c.started.set()
+
+    elector = LeaderElector(
+        api_client=server_client,  # type: ignore[arg-type]
+        lease_name=LEASE,
+        namespace="default",
+        identity=identity,
+        lease_duration=LEASE_DURATION,
+        renew_deadline=RENEW_DEADLINE,
+        retry_period=RETRY_PERIOD,
+        release_on_cancel=release_on_cancel,
+        on_started_leading=started,
+        on_stopped_leading=lambda: holder[0].stopped.set(),
+        on_new_leader=lambda who: new_leader(holder[0], who),
+    )
+    holder.append(Candidate(elector))
+    return holder[0]
+
+
+def new_leader(c: Candidate, who: str) -> None:
+    """Record a leader change."""
+    c.leaders.append(who)
+    c.new_leader.set()
+
+
+async def lease(server: FakeApiServer) -> KubeObject:
+    """The Lease object as stored by the server."""
+    return await server.get("leases", LEASE, namespace="default")
+
+
+def is_lease_update(record: object, status: int = 200) -> bool:
+    """A successful PUT of the test lease."""
+    return (
+        getattr(record, "verb", None) == "update"
+        and getattr(record, "resource", None) == "leases"
+        and getattr(record, "status", None) == status
+    )
+
+
+async def test_first_candidate_creates_the_lease(fake_apiserver: FakeApiServer) -> None:
+    """A lone candidate creates the Lease with its identity, durations and micro times."""
+    async with fake_apiserver.api_client() as client:
+        a = candidate(client, "a")
+        async with a.elector:
+            term = await asyncio.wait_for(a.elector.wait_for_leadership(), GUARD)
+            assert term is not None and term.number == 1
+            assert a.elector.is_leader and a.started.is_set()
+            obj = await lease(fake_apiserver)
+    spec = obj["spec"]
+    assert spec["holderIdentity"] == "a"
+    assert spec["leaseDurationSeconds"] == 1
+    assert spec["leaseTransitions"] == 0
+    for name in ("acquireTime", "renewTime"):
+        assert spec[name].endswith("Z") and len(spec[name].split(".")[1]) == 7  # 6 digits + Z
+        datetime.fromisoformat(spec[name])
+    assert a.leaders == ["a"]
+
+
+async def test_leader_renews_and_the_follower_waits(fake_apiserver: FakeApiServer) -> None:
+    """The leader moves renewTime (acquireTime and transitions kept); the follower never leads
+    while renewals go on, and reports the leader."""
+    async with fake_apiserver.api_client() as client_a, fake_apiserver.api_client() as client_b:
+        a, b = candidate(client_a, "a"), candidate(client_b, "b")
+        async with a.elector:
+            await asyncio.wait_for(a.started.wait(), GUARD)
+            first = LeaseRecord.from_lease(await lease(fake_apiserver))
+            async with b.elector:
+                # Renewals spanning more than a lease duration: the follower must not take over.
+                start = len(fake_apiserver.requests)
+                for _ in range(round((LEASE_DURATION + RETRY_PERIOD) / RETRY_PERIOD)):
+                    await fake_apiserver.wait_for_request(is_lease_update, start=start)
+                    start = len(fake_apiserver.requests)
+                assert not b.elector.is_leader and not b.started.is_set()
+                assert b.elector.leader == "a" and b.leaders == ["a"]
+                later = LeaseRecord.from_lease(await lease(fake_apiserver))
+    assert later.holder_identity == "a"
+    assert later.acquire_time == first.acquire_time
+    assert later.lease_transitions == 0
+    assert first.renew_time is not None and later.renew_time is not None
+    assert later.renew_time > first.renew_time
+
+
+async def test_graceful_stop_releases_and_the_follower_takes_over_at_once(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """Stopping the leader clears holderIdentity; the follower takes over within one retry
+    period, incrementing leaseTransitions."""
+    async with fake_apiserver.api_client() as client_a, fake_apiserver.api_client() as client_b:
+        a, b = candidate(client_a, "a"), candidate(client_b, "b")
+        async with asyncio.TaskGroup() as group:
+            group.create_task(a.elector.run())
+            await asyncio.wait_for(a.started.wait(), GUARD)
+            async with b.elector:
+                await wait_until(b.new_leader, lambda: b.leaders == ["a"])
+                assert not b.elector.is_leader
+                a.elector.stop()
+                await asyncio.wait_for(a.elector.wait_stopped(), GUARD)
+                released_at = time.monotonic()
+                assert a.stopped.is_set() and not a.elector.is_leader
+                await asyncio.wait_for(b.started.wait(), GUARD)
+                assert b.started_at is not None
+                assert b.started_at - released_at <= RETRY_PERIOD + SLACK
+                spec = (await lease(fake_apiserver))["spec"]
+                assert spec["holderIdentity"] == "b"
+                assert spec["leaseTransitions"] == 1
+        spec = (await lease(fake_apiserver))["spec"]
+    assert spec["holderIdentity"] == ""  # b released it in turn
+    assert spec["leaseTransitions"] == 1
+    assert b.leaders == ["a", "b"]
+
+
+async def test_racing_candidates_elect_exactly_one(fake_apiserver: FakeApiServer) -> None:
+    """Three candidates starting together: one creates the lease, the others get 409 and
+    follow."""
+    async with (
+        fake_apiserver.api_client() as c1,
+        fake_apiserver.api_client() as c2,
+        fake_apiserver.api_client() as c3,
+    ):
+        candidates = [candidate(c, name) for c, name in ((c1, "a"), (c2, "b"), (c3, "c"))]
+        async with candidates[0].elector, candidates[1].elector, candidates[2].elector:
+            await asyncio.wait_for(
+                fake_apiserver.wait_for_request(
+                    lambda r: r.verb == "create" and r.resource == "leases" and r.status == 201
+                ),
+                GUARD,
+            )
+            leader = (await lease(fake_apiserver))["spec"]["holderIdentity"]
+            winner = next(c for c in candidates if c.elector.identity == leader)
+            await asyncio.wait_for(winner.started.wait(), GUARD)
+            # Every candidate has looked at the lease at least once since.
+            start = len(fake_apiserver.requests)
+            for other in candidates:
+                if other is not winner:
+                    await wait_for_poll(fake_apiserver, start)
+            assert [c.elector.is_leader for c in candidates].count(True) == 1
+    creates = [r.status for r in fake_apiserver.requests if r.verb == "create"]
+    assert creates.count(201) == 1
+
+
+async def wait_for_poll(server: FakeApiServer, start: int) -> None:
+    """Wait for a GET of the lease after request index ``start`` (a leader renews without
+    reading, so while one leads this is a follower's poll)."""
+    await server.wait_for_request(lambda r: r.verb == "get" and r.resource == "leases", start=start)
+
+
+async def test_leader_that_cannot_renew_steps_down_then_leads_again(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """Renewals failing for renew_deadline end the term (before the lease could expire for
+    others) and cancel the on_started_leading task; once the server is back it leads again."""
+    cancelled = asyncio.Event()
+    lost = asyncio.Event()
+    lost_at: list[float] = []
+
+    def stopped_leading() -> None:
+        lost_at.append(time.monotonic())
+        lost.set()
+
+    async def lead() -> None:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    async with fake_apiserver.api_client() as client:
+        elector = LeaderElector(
+            api_client=client,
+            lease_name=LEASE,
+            namespace="default",
+            identity="a",
+            lease_duration=LEASE_DURATION,
+            renew_deadline=RENEW_DEADLINE,
+            retry_period=RETRY_PERIOD,
+            on_started_leading=lead,
+            on_stopped_leading=stopped_leading,
+        )
+        async with elector:
+            first = await asyncio.wait_for(elector.wait_for_leadership(), GUARD)
+            assert first is not None
+            await fake_apiserver.stop_listening()
+            await asyncio.wait_for(lost.wait(), GUARD)
+            assert first.ended and cancelled.is_set() and not elector.is_leader
+            last = elector.last_renewal
+            assert last is not None
+            assert lost_at[0] - last <= RENEW_DEADLINE + SLACK
+            assert lost_at[0] - last < LEASE_DURATION
+            await fake_apiserver.start_listening()
+            second = await asyncio.wait_for(elector.wait_for_leadership(), GUARD)
+            assert second is not None and second.number == 2
+        spec = (await lease(fake_apiserver))["spec"]
+    assert spec["leaseTransitions"] == 0  # the same holder took its own lease back
+
+
+async def test_wait_for_leadership_returns_none_once_stopped(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """A follower waiting for leadership is told None when its elector stops; it runs once."""
+    async with fake_apiserver.api_client() as client_a, fake_apiserver.api_client() as client_b:
+        a, b = candidate(client_a, "a"), candidate(client_b, "b")
+        async with a.elector:
+            await asyncio.wait_for(a.started.wait(), GUARD)
+            async with asyncio.TaskGroup() as group:
+                waiting = group.create_task(b.elector.wait_for_leadership())
+                async with b.elector:
+                    await asyncio.wait_for(wait_for_poll(fake_apiserver, 0), GUARD)
+                assert await asyncio.wait_for(waiting, GUARD) is None
+            assert not b.stopped.is_set()  # never led, so on_stopped_leading was not called
+        with pytest.raises(LifecycleError):
+            b.elector.run()
+
+
+def test_invalid_timings_are_rejected() -> None:
+    """renew_deadline must lie between retry_period and lease_duration; names are required."""
+    base = {"api_client": object(), "lease_name": "l", "namespace": "ns", "identity": "me"}
+    with pytest.raises(ValueError):
+        LeaderElector(**base, lease_duration=5, renew_deadline=5, retry_period=1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        LeaderElector(**base, lease_duration=5, renew_deadline=1, retry_period=1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        LeaderElector(**base, retry_period=0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        LeaderElector(**{**base, "identity": ""})  # type: ignore[arg-type]
+
+
+# -- controllers under leader election ---------------------------------------------------------
+
+
+@dataclass
+class Replica:
+    """One 'process': its own client, informer factory, elector and controller."""
+
+    name: str
+    elector: LeaderElector
+    controller: Controller[str]
+    registration: Registration
+    reconciled: list[tuple[str, float]] = field(default_factory=list)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def keys(self) -> set[str]:
+        """The keys this replica reconciled."""
+        return {key for key, _ in self.reconciled}
+
+
+@asynccontextmanager
+async def replica(
+    server: FakeApiServer, name: str, *, release_on_cancel: bool = True
+) -> AsyncIterator[Replica]:
+    """A replica whose controller the caller runs (``await replica.controller.run()``)."""
+    async with server.api_client() as client:
+        elector = LeaderElector(
+            api_client=client,
+            lease_name=LEASE,
+            namespace="default",
+            identity=name,
+            lease_duration=LEASE_DURATION,
+            renew_deadline=RENEW_DEADLINE,
+            retry_period=RETRY_PERIOD,
+            release_on_cancel=release_on_cancel,
+        )
+
+        async def reconcile(key: str) -> None:
+            rep.reconciled.append((key, time.monotonic()))
+            rep.changed.set()
+
+        controller: Controller[str] = Controller(
+            name=name, reconcile=reconcile, leader_elector=elector
+        )
+        async with SharedInformerFactory(client) as factory:
+            registration = controller.watch(factory.for_resource("v1/configmaps"))
+            rep = Replica(name, elector, controller, registration)
+            factory.start()
+            yield rep
+
+
+async def test_only_the_leader_reconciles_and_graceful_handover(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """Two controllers on one lease: only the leader reconciles; when it stops (releasing the
+    lease) the other reconciles everything within lease_duration + retry_period."""
+    for i in range(3):
+        await fake_apiserver.create("configmaps", configmap(f"cm{i}"))
+    keys = {f"default/cm{i}" for i in range(3)}
+    async with (
+        replica(fake_apiserver, "a") as a,
+        replica(fake_apiserver, "b") as b,
+        asyncio.TaskGroup() as group,
+    ):
+        run_a = group.create_task(a.controller.run())
+        await wait_until(a.changed, lambda: a.keys() == keys)
+        group.create_task(b.controller.run())
+        await asyncio.wait_for(wait_for_poll(fake_apiserver, len(fake_apiserver.requests)), GUARD)
+        await asyncio.wait_for(b.registration.wait_synced(), GUARD)
+        await fake_apiserver.create("configmaps", configmap("late"))
+        keys.add("default/late")
+        await wait_until(a.changed, lambda: a.keys() == keys)
+        await asyncio.wait_for(wait_for_poll(fake_apiserver, len(fake_apiserver.requests)), GUARD)
+        # The follower's informer queued the keys, but it reconciled nothing.
+        assert b.reconciled == [] and len(b.controller.queue) >= 3
+        assert a.controller.leading and not b.controller.leading
+        assert b.elector.leader == "a"
+
+        a.controller.stop()
+        await asyncio.wait_for(run_a, GUARD)
+        stopped_at = time.monotonic()
+        count_a = len(a.reconciled)
+        await wait_until(b.changed, lambda: b.keys() == keys)
+        assert b.reconciled[0][1] - stopped_at <= LEASE_DURATION + RETRY_PERIOD
+        assert len(a.reconciled) == count_a  # a never reconciled again
+        spec = (await lease(fake_apiserver))["spec"]
+        assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
+        b.controller.stop()
+    assert (await lease(fake_apiserver))["spec"]["holderIdentity"] == ""
+
+
+async def test_killed_leader_controller_is_replaced_after_expiry(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """A leader controller cancelled without releasing: the other takes over within
+    lease_duration + retry_period of the last renewal, and reconciles everything."""
+    await fake_apiserver.create("configmaps", configmap("cm"))
+    async with (
+        replica(fake_apiserver, "a", release_on_cancel=False) as a,
+        replica(fake_apiserver, "b") as b,
+        asyncio.TaskGroup() as group,
+    ):
+        run_a = group.create_task(a.controller.run())
+        await wait_until(a.changed, lambda: a.keys() == {"default/cm"})
+        group.create_task(b.controller.run())
+        await asyncio.wait_for(wait_for_poll(fake_apiserver, len(fake_apiserver.requests)), GUARD)
+        run_a.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run_a
+        last_renewal = a.elector.last_renewal
+        assert last_renewal is not None
+        assert (await lease(fake_apiserver))["spec"]["holderIdentity"] == "a"
+        await wait_until(b.changed, lambda: b.keys() == {"default/cm"})
+        elapsed = b.reconciled[0][1] - last_renewal
+        assert LEASE_DURATION <= elapsed <= LEASE_DURATION + RETRY_PERIOD + SLACK
+        spec = (await lease(fake_apiserver))["spec"]
+        assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
+        b.controller.stop()
+
+
+async def test_lost_leadership_cancels_reconciles_until_reelected(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """When the lease cannot be renewed the workers stop at once (the in-flight reconcile is
+    cancelled and its key kept); once leading again the key is reconciled to completion."""
+    await fake_apiserver.create("configmaps", configmap("slow"))
+    attempts: list[str] = []
+    first_started = asyncio.Event()
+    cancelled = asyncio.Event()
+    completed = asyncio.Event()
+
+    async def reconcile(key: str) -> None:
+        attempts.append(key)
+        if len(attempts) == 1:
+            first_started.set()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+        completed.set()
+
+    async with fake_apiserver.api_client() as client:
+        elector = LeaderElector(
+            api_client=client,
+            lease_name=LEASE,
+            namespace="default",
+            identity="solo",
+            lease_duration=LEASE_DURATION,
+            renew_deadline=RENEW_DEADLINE,
+            retry_period=RETRY_PERIOD,
+        )
+        controller: Controller[str] = Controller(
+            name="solo", reconcile=reconcile, leader_elector=elector
+        )
+        async with SharedInformerFactory(client) as factory:
+            controller.watch(factory.for_resource("v1/configmaps"))
+            factory.start()
+            async with controller:
+                await asyncio.wait_for(first_started.wait(), GUARD)
+                term = elector.term
+                assert term is not None
+                await fake_apiserver.stop_listening()
+                await asyncio.wait_for(term.wait_ended(), GUARD)
+                await asyncio.wait_for(cancelled.wait(), GUARD)
+                assert not controller.leading
+                assert controller.statistics().in_flight == 0
+                assert attempts == ["default/slow"]
+                await fake_apiserver.start_listening()
+                await asyncio.wait_for(completed.wait(), GUARD)
+                assert attempts == ["default/slow", "default/slow"]
+                assert elector.term is not None and elector.term.number == 2
