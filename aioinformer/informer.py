@@ -115,6 +115,7 @@ class SharedIndexInformer(AsyncContextManagerMixin):
         self._transform: TransformFunc | None = None
         self._watch_error_handler: WatchErrorHandler | None = None
         self._state = _State.NEW
+        self._ran = False
         self._listeners: list[Listener] = []
         self._registrations: list[Registration] = []
         self._listener_ids = itertools.count(1)
@@ -288,11 +289,14 @@ class SharedIndexInformer(AsyncContextManagerMixin):
             requested_resync_period=requested,
             resync_period=_effective_resync(requested, self._check_period),
             now=self._clock(),
-            upstream_synced=self._synced,
+            upstream_synced=False,
         )
         if self._state is _State.RUNNING:
             for obj in self._indexer.list():
                 listener.add(Event(EventType.ADDED, obj, is_in_initial_list=True))
+        if self._synced:
+            # Only now: the consumer is synced once it processed the replayed cache.
+            listener.set_upstream_synced()
         # Copy on write: distribution iterates the old list undisturbed.
         self._listeners = [*self._listeners, listener]
         return listener
@@ -318,11 +322,17 @@ class SharedIndexInformer(AsyncContextManagerMixin):
     async def run(self) -> None:
         """List, watch and deliver until :meth:`stop` (or cancellation).
 
+        Returns at once if :meth:`stop` was called before it began (for example when a
+        block of ``async with informer:`` or of a factory ends before the informer's task ran).
+
         :raises LifecycleError: if the informer ran before.
         """
+        if self._state is _State.STOPPED and not self._ran:
+            return
         if self._state is not _State.NEW:
             raise LifecycleError(f"informer {self.name} runs only once")
         self._state = _State.RUNNING
+        self._ran = True
         fifo = DeltaFIFO(known_objects=self._indexer, transformer=self._transform)
         reflector = Reflector(
             self._lw,

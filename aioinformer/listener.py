@@ -14,7 +14,7 @@ import asyncio
 import inspect
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from enum import StrEnum
 from types import TracebackType
@@ -195,6 +195,42 @@ class Listener:
             self._synced.set()
 
 
+class _Subscription:
+    """The state of an :class:`EventStream`, kept apart from the stream itself.
+
+    The coroutine awaiting the next event references this object, never the stream: a
+    traceback that keeps that coroutine's frame alive (cancellation while waiting) therefore
+    does not keep the stream alive, so leaving ``async for`` still releases the stream at once.
+    """
+
+    __slots__ = ("current", "listener", "unregister")
+
+    def __init__(self, listener: Listener, unregister: Callable[[Listener], None]) -> None:
+        self.listener = listener
+        self.unregister: Callable[[Listener], None] | None = unregister
+        self.current: Event | None = None
+
+    def close(self) -> None:
+        unregister, self.unregister = self.unregister, None
+        if unregister is not None:
+            unregister(self.listener)
+
+    async def next(self) -> Event:
+        listener = self.listener
+        if self.current is not None:
+            # Asking for the next event means the consumer is done with the previous one.
+            listener.processed(self.current)
+            self.current = None
+        if self.unregister is None:
+            raise StopAsyncIteration
+        event = await listener.next()
+        if event is None:
+            self.close()
+            raise StopAsyncIteration
+        self.current = event
+        return event
+
+
 class EventStream:
     """``informer.events()``: an async iterator over one listener's notifications.
 
@@ -205,62 +241,49 @@ class EventStream:
     :meth:`aclose` or use ``async with informer.events() as stream:``.
     """
 
-    __slots__ = ("__weakref__", "_current", "_listener", "_unregister")
+    __slots__ = ("__weakref__", "_subscription")
 
     def __init__(self, listener: Listener, unregister: Callable[[Listener], None]) -> None:
-        self._listener = listener
-        self._unregister: Callable[[Listener], None] | None = unregister
-        self._current: Event | None = None
+        self._subscription = _Subscription(listener, unregister)
 
     def __repr__(self) -> str:
-        return f"<EventStream {self._listener.name} backlog={self._listener.backlog}>"
+        listener = self._subscription.listener
+        return f"<EventStream {listener.name} backlog={listener.backlog}>"
 
     @property
     def backlog(self) -> int:
         """Notifications waiting to be read."""
-        return self._listener.backlog
+        return self._subscription.listener.backlog
 
     @property
     def peak_backlog(self) -> int:
         """The largest backlog seen."""
-        return self._listener.peak_backlog
+        return self._subscription.listener.peak_backlog
 
     @property
     def closed(self) -> bool:
         """True once the stream was closed (or the informer stopped)."""
-        return self._unregister is None or self._listener.closed
+        subscription = self._subscription
+        return subscription.unregister is None or subscription.listener.closed
 
     def has_synced(self) -> bool:
         """True once the informer synced and this consumer read past every initial-list add."""
-        return self._listener.has_synced()
+        return self._subscription.listener.has_synced()
 
     async def wait_synced(self) -> None:
         """Wait until :meth:`has_synced` is true."""
-        await self._listener.wait_synced()
+        await self._subscription.listener.wait_synced()
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self
 
-    async def __anext__(self) -> Event:
-        listener = self._listener
-        if self._current is not None:
-            # Asking for the next event means the consumer is done with the previous one.
-            listener.processed(self._current)
-            self._current = None
-        if self._unregister is None:
-            raise StopAsyncIteration
-        event = await listener.next()
-        if event is None:
-            self.close()
-            raise StopAsyncIteration
-        self._current = event
-        return event
+    def __anext__(self) -> Coroutine[Any, Any, Event]:
+        # Not a coroutine function: the returned coroutine must not reference the stream.
+        return self._subscription.next()
 
     def close(self) -> None:
         """Unregister the listener now (idempotent)."""
-        unregister, self._unregister = self._unregister, None
-        if unregister is not None:
-            unregister(self._listener)
+        self._subscription.close()
 
     async def aclose(self) -> None:
         """Unregister the listener (idempotent)."""
@@ -279,7 +302,9 @@ class EventStream:
 
     def __del__(self) -> None:
         # Runs as soon as the last reference goes (e.g. `break` out of `async for`).
-        self.close()
+        subscription = getattr(self, "_subscription", None)
+        if subscription is not None:
+            subscription.close()
 
 
 class ResourceEventHandler(Protocol):

@@ -204,7 +204,7 @@ class _Parser:
             op = Operator.GREATER_THAN if token == ">" else Operator.LESS_THAN
             return Requirement(key, op, frozenset((value,)))
         if token in ("in", "notin"):
-            return Requirement(key, Operator(token), self.value_set(token, pos))
+            return Requirement(key, Operator(token), self.value_set(token))
         raise self.fail(f"unknown operator {token!r}", pos)
 
     def single_value(self) -> str:
@@ -217,15 +217,15 @@ class _Parser:
         _check_value(token, self.text, pos)
         return token
 
-    def value_set(self, op: str, op_pos: int) -> frozenset[str]:
+    def value_set(self, op: str) -> frozenset[str]:
         kind, token, pos = self.take()
         if token != "(":
             raise self.fail(f"'{op}' must be followed by '('", pos)
         values: list[str] = []
         while True:
             kind, token, pos = self.take()
-            if token == ")" and not values:
-                raise self.fail(f"'{op}' needs at least one value", op_pos)
+            # Like Kubernetes, an omitted value is the empty value: "()" is {""}, and
+            # "(a,)" is {"a", ""} (which is how such sets print, too).
             if kind == "word":
                 _check_value(token, self.text, pos)
                 values.append(token)

@@ -25,8 +25,9 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+import sys
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -34,9 +35,6 @@ from aiohttp import web
 from kubernetes_asyncio.client import ApiClient
 from prometheus_client import CollectorRegistry
 
-from aioinformer.controller import Controller
-from aioinformer.errors import SelectorSyntaxError
-from aioinformer.factory import SharedInformerFactory
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.integrations.aiohttp import (
     INFORMERS,
@@ -44,39 +42,17 @@ from aioinformer.integrations.aiohttp import (
     informer_cleanup_ctx,
     metrics_handler,
 )
-from aioinformer.listener import ResourceEventHandlerFuncs
 from aioinformer.metrics import register_informer_metrics, workqueue_metrics_provider
-from aioinformer.objects import (
-    KubeObject,
-    deletion_handling_meta_namespace_key,
-    meta_namespace_key,
-    split_meta_namespace_key,
-)
-from aioinformer.testing import FakeApiServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pod_service import DEMO_PODS, PODS, demo_api_client, get_pod, list_pods, pod_informers
 
 __all__ = ["DEMO_PODS", "PODS", "create_app", "main"]
 
 logger = logging.getLogger(__name__)
 
-#: The resource served.
-PODS = "v1/pods"
 
-#: What ``python examples/aiohttp_app.py`` puts in its fake API server.
-DEMO_PODS: tuple[KubeObject, ...] = tuple(
-    {
-        "metadata": {"name": name, "namespace": "default", "labels": {"app": app}},
-        "spec": {"containers": [{"name": app, "image": f"example/{app}:1"}]},
-        "status": {"phase": phase},
-    }
-    for name, app, phase in (
-        ("web-1", "web", "Running"),
-        ("web-2", "web", "Running"),
-        ("db-1", "db", "Pending"),
-    )
-)
-
-
-def _json(body: Any, status: int = 200) -> web.Response:
+def _json(status: int, body: Any) -> web.Response:
     return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
 
 
@@ -95,98 +71,47 @@ def create_app(
     :param informer_options: extra informer options (e.g. ``backoff``). Default None.
     """
     registry = registry if registry is not None else CollectorRegistry()
-    queue_metrics = workqueue_metrics_provider(registry=registry)
     phases: dict[str, str] = {}
-
-    @asynccontextmanager
-    async def informers(app: web.Application) -> AsyncIterator[SharedInformerFactory]:
-        """Run at every startup: a fresh factory and controller for this run of the app."""
-        factory = SharedInformerFactory(
-            api_client, namespace=namespace, informer_options=informer_options
-        )
-        pods = factory.for_resource(PODS)
-        lister = pods.lister()
-
-        async def reconcile(key: str) -> None:
-            pod_namespace, name = split_meta_namespace_key(key)
-            pod = lister.get(name, pod_namespace or None)
-            if pod is None:
-                phases.pop(key, None)
-            else:
-                phases[key] = str((pod.get("status") or {}).get("phase", "Unknown"))
-
-        controller: Controller[str] = Controller(
-            name="pods",
-            reconcile=reconcile,
-            workers=2,
-            shutdown_timeout=5.0,
-            metrics_provider=queue_metrics,
-        )
-
-        def enqueue(obj: Any) -> None:
-            controller.enqueue(deletion_handling_meta_namespace_key(obj))
-
-        pods.add_event_handler(
-            ResourceEventHandlerFuncs(
-                on_add=enqueue, on_update=lambda old, new: enqueue(new), on_delete=enqueue
-            )
-        )
-        async with controller:
-            yield factory
-
+    builder = pod_informers(
+        api_client,
+        phases=phases,
+        queue_metrics=workqueue_metrics_provider(registry=registry),
+        namespace=namespace,
+        informer_options=informer_options,
+    )
     app = web.Application()
-    app.cleanup_ctx.append(informer_cleanup_ctx(informers, require_consumers_synced=True))
+    app.cleanup_ctx.append(informer_cleanup_ctx(builder, require_consumers_synced=True))
 
     def current_informers() -> list[SharedIndexInformer]:
         runtime = app.get(INFORMERS)
         return [] if runtime is None else list(runtime.factory.informers.values())
 
-    def synced_pods_informer() -> SharedIndexInformer | None:
+    def pods_informer() -> SharedIndexInformer | None:
         runtime = app.get(INFORMERS)
-        if runtime is None:
-            return None
-        informer = runtime.factory.for_resource(PODS)
-        return informer if informer.has_synced() else None
+        return None if runtime is None else runtime.factory.for_resource(PODS)
 
     register_informer_metrics(current_informers, registry=registry)
     add_health_routes(app)
     app.router.add_get("/metrics", metrics_handler(registry))
 
-    async def list_pods(request: web.Request) -> web.Response:
+    async def pods(request: web.Request) -> web.Response:
         """Cached pods matching the label selector (and namespace), sorted by key."""
-        informer = synced_pods_informer()
-        if informer is None:
-            return _json({"error": "the pod cache is not synced yet"}, 503)
-        label_selector = request.query.get("labelSelector", "")
-        pod_namespace = request.query.get("namespace", "")
-        lister = informer.lister()
-        try:
-            if pod_namespace:
-                items = lister.namespace(pod_namespace).list(label_selector)
-            else:
-                items = lister.list(label_selector)
-        except SelectorSyntaxError as exc:
-            return _json({"error": f"bad labelSelector: {exc}"}, 400)
-        items = sorted(items, key=meta_namespace_key)
-        return _json({"kind": "PodList", "apiVersion": "v1", "items": items})
+        query = request.query
+        return _json(
+            *list_pods(pods_informer(), query.get("labelSelector", ""), query.get("namespace", ""))
+        )
 
-    async def get_pod(request: web.Request) -> web.Response:
+    async def pod(request: web.Request) -> web.Response:
         """One cached pod."""
-        informer = synced_pods_informer()
-        if informer is None:
-            return _json({"error": "the pod cache is not synced yet"}, 503)
-        pod_namespace, name = request.match_info["namespace"], request.match_info["name"]
-        pod = informer.lister().get(name, pod_namespace)
-        if pod is None:
-            return _json({"error": f"pod {pod_namespace}/{name} not found"}, 404)
-        return _json(pod)
+        info = request.match_info
+        return _json(*get_pod(pods_informer(), info["namespace"], info["name"]))
 
     async def get_phases(request: web.Request) -> web.Response:
         """Pod phases, as last reconciled by the controller."""
-        return _json(dict(sorted(phases.items())))
+        return _json(200, dict(sorted(phases.items())))
 
-    app.router.add_get("/pods", list_pods)
-    app.router.add_get("/pods/{namespace}/{name}", get_pod)
+    app.router.add_get("/pods", pods)
+    app.router.add_get("/pods/{namespace}/{name}", pod)
     app.router.add_get("/phases", get_phases)
     return app
 
@@ -198,18 +123,15 @@ async def serve(*, host: str = "127.0.0.1", port: int = 8080) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):  # not on Windows
             loop.add_signal_handler(signum, stop.set)
-    async with FakeApiServer(bookmark_interval=10.0) as server:
-        for pod in DEMO_PODS:
-            await server.create("pods", pod)
-        async with server.api_client() as api_client:
-            runner = web.AppRunner(create_app(api_client), shutdown_timeout=5.0)
-            await runner.setup()
-            try:
-                await web.TCPSite(runner, host, port).start()
-                logger.info("serving on http://%s:%d (Ctrl-C to stop)", host, port)
-                await stop.wait()
-            finally:
-                await runner.cleanup()
+    async with demo_api_client() as api_client:
+        runner = web.AppRunner(create_app(api_client), shutdown_timeout=5.0)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, host, port).start()
+            logger.info("serving on http://%s:%d (Ctrl-C to stop)", host, port)
+            await stop.wait()
+        finally:
+            await runner.cleanup()
 
 
 def main(argv: list[str] | None = None) -> None:

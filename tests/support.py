@@ -13,8 +13,10 @@ import anyio
 from aioinformer.backoff import Backoff
 from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType
 from aioinformer.errors import FIFOClosedError
+from aioinformer.informer import SharedIndexInformer
+from aioinformer.listener import Event, EventType
 from aioinformer.listwatch import Resource
-from aioinformer.objects import KubeObject, meta_namespace_key
+from aioinformer.objects import KubeObject, deletion_handling_meta_namespace_key, meta_namespace_key
 from aioinformer.reflector import Reflector
 from aioinformer.store import Indexer
 from aioinformer.testing import FakeApiServer
@@ -117,3 +119,57 @@ async def running_pipeline(
             finally:
                 tg.cancel_scope.cancel()
                 fifo.close()
+
+
+# -- informer tests ----------------------------------------------------------------------------
+
+
+def new_informer(
+    api_client: Any, resource: Resource = CONFIGMAPS, **options: Any
+) -> SharedIndexInformer:
+    """A SharedIndexInformer with test-friendly timeouts (fast backoff, short watches)."""
+    options.setdefault("backoff", fast_backoff())
+    options.setdefault("min_watch_timeout", 2.0)
+    options.setdefault("idle_timeout", 1.0)
+    return SharedIndexInformer(KubeListerWatcher(api_client, resource), **options)
+
+
+@dataclass
+class Recorder:
+    """Records what a consumer receives: stream events, or handler calls as Event objects."""
+
+    events: list[Event] = field(default_factory=list)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def record(self, event: Event) -> None:
+        self.events.append(event)
+        self.changed.set()
+
+    async def consume(self, stream: Any) -> None:
+        """Record every event of a stream until it ends."""
+        async for event in stream:
+            self.record(event)
+
+    # Handler methods (a Recorder is also a ResourceEventHandler).
+    def on_add(self, obj: KubeObject, is_in_initial_list: bool) -> None:
+        self.record(Event(EventType.ADDED, obj, is_in_initial_list=is_in_initial_list))
+
+    def on_update(self, old: KubeObject, new: KubeObject) -> None:
+        self.record(Event(EventType.UPDATED, new, old))
+
+    def on_delete(self, obj: Any) -> None:
+        self.record(Event(EventType.DELETED, obj))
+
+    async def wait_for(
+        self, predicate: Callable[[list[Event]], bool], timeout: float = 10.0
+    ) -> None:
+        """Wait until ``predicate(events)`` holds."""
+        await wait_until(self.changed, lambda: predicate(self.events), timeout=timeout)
+
+    async def wait_for_count(self, n: int, timeout: float = 10.0) -> None:
+        """Wait until at least ``n`` events were recorded."""
+        await self.wait_for(lambda events: len(events) >= n, timeout=timeout)
+
+    def summary(self) -> list[tuple[str, str]]:
+        """``(type, key)`` of every event."""
+        return [(e.type.value, deletion_handling_meta_namespace_key(e.object)) for e in self.events]

@@ -1,0 +1,74 @@
+"""Watch ConfigMaps with a SharedIndexInformer and print every event with ``async for``.
+
+Runs on its own against the built-in fake API server (no cluster needed)::
+
+    python examples/informer_events.py
+
+Against a real cluster, build the ``ApiClient`` from your kubeconfig instead
+(``await kubernetes_asyncio.config.load_kube_config()``) and drop the fake server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from aioinformer.informer import SharedIndexInformer
+from aioinformer.listener import Event
+from aioinformer.listwatch import Resource
+from aioinformer.objects import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key
+from aioinformer.testing import FakeApiServer
+from aioinformer.transport import KubeListerWatcher
+
+CONFIGMAPS = Resource.parse("v1/configmaps")
+
+
+def configmap(name: str, **data: str) -> dict[str, object]:
+    return {"metadata": {"name": name, "namespace": "default"}, "data": data}
+
+
+async def make_changes(server: FakeApiServer) -> None:
+    """What a cluster's users would do: create, update and delete a few ConfigMaps."""
+    await server.create("configmaps", configmap("feature-flags", beta="off"))
+    await server.patch("configmaps", "app-settings", {"data": {"replicas": "3"}})
+    await server.patch("configmaps", "feature-flags", {"data": {"beta": "on"}})
+    await server.delete("configmaps", "app-settings")
+
+
+def describe(event: Event) -> str:
+    """One line per event: type, key, data, and whether it belongs to the initial list."""
+    obj = event.object
+    if isinstance(obj, DeletedFinalStateUnknown):  # a delete the informer did not witness
+        obj = obj.obj or {}
+    note = " (initial list)" if event.is_in_initial_list else ""
+    key = deletion_handling_meta_namespace_key(event.object)
+    return f"{event.type.value:<8} {key} {obj.get('data')}{note}"
+
+
+async def main() -> None:
+    async with FakeApiServer(bookmark_interval=1.0) as server:
+        await server.create("configmaps", configmap("app-settings", replicas="2"))
+        await server.create("configmaps", configmap("logging", level="info"))
+
+        async with server.api_client() as api_client:
+            informer = SharedIndexInformer(KubeListerWatcher(api_client, CONFIGMAPS))
+            async with informer:
+
+                async def change_later() -> None:
+                    await informer.wait_for_cache_sync()
+                    await make_changes(server)
+
+                changes = asyncio.create_task(change_later())
+                # Subscribed before the first list: the initial objects arrive as ADDED events.
+                # Events of one object arrive in order; those of different objects may not.
+                seen = 0
+                async for event in informer.events():
+                    print(describe(event), flush=True)
+                    seen += 1
+                    if seen == 2 + 4:  # two initial objects, four changes
+                        break  # leaving the loop unsubscribes at once
+                await changes
+                print(f"cache at exit: {sorted(informer.indexer.list_keys())}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,403 @@
+"""SharedIndexInformer: handle_deltas, the cache, configuration hooks and the lifecycle."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from aioinformer.delta_fifo import Delta, DeltaType
+from aioinformer.errors import ApiError, LifecycleError
+from aioinformer.informer import SharedIndexInformer
+from aioinformer.listener import Event, EventType, Listener
+from aioinformer.listwatch import ListOptions, ListResult
+from aioinformer.objects import DeletedFinalStateUnknown, KubeObject
+from aioinformer.reflector import Reflector
+from aioinformer.testing import FakeApiServer
+from tests.support import Recorder, configmap, new_informer
+
+# -- handle_deltas, without a server -----------------------------------------------------------
+
+
+class UnusedListerWatcher:
+    """For informers that are never started."""
+
+    async def list(self, options: ListOptions) -> ListResult:
+        raise AssertionError("not expected to list")
+
+    async def watch(self, options: ListOptions, *, idle_timeout: float | None = None) -> Any:
+        raise AssertionError("not expected to watch")
+
+
+def cm(name: str, rv: int, uid: str = "u", **data: str) -> KubeObject:
+    """A stored ConfigMap with a resource version."""
+    return {
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "resourceVersion": str(rv),
+            "uid": f"{uid}-{name}",
+        },
+        "data": data,
+    }
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def drain(listener: Listener) -> list[Event]:
+    """Everything queued for a listener (returns at once)."""
+    events = []
+    while listener.backlog:
+        event = await listener.next()
+        assert event is not None
+        events.append(event)
+    return events
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def informer(clock: Clock) -> Iterator[SharedIndexInformer]:
+    """An unstarted informer (resync every 1 s) with two subscribers: one resyncing every 1 s
+    and one never."""
+    inf = SharedIndexInformer(UnusedListerWatcher(), resync_period=1.0, clock=clock)
+    # A stream unregisters when released: hold them for the test.
+    streams = [inf.events(), inf.events(resync_period=0)]
+    yield inf
+    for stream in streams:
+        stream.close()
+
+
+def mark_syncing(informer: SharedIndexInformer, clock: Clock) -> None:
+    """A resync check when the first listener is due and the second is not."""
+    clock.now += 1.0
+    assert informer._should_resync() is True
+    due, never = informer.listeners
+    assert due.syncing and not never.syncing
+
+
+@pytest.mark.parametrize(
+    "delta_type", [DeltaType.ADDED, DeltaType.UPDATED, DeltaType.REPLACED, DeltaType.SYNC]
+)
+async def test_any_non_delete_delta_for_an_absent_key_is_an_add(
+    informer: SharedIndexInformer, clock: Clock, delta_type: DeltaType
+) -> None:
+    """Added/Updated/Replaced/Sync for a key not cached adds it and notifies every listener."""
+    mark_syncing(informer, clock)
+    obj = cm("a", 5)
+    informer.handle_deltas([Delta(delta_type, obj)], is_in_initial_list=True)
+    assert informer.indexer.get_by_key("default/a") is obj
+    for listener in informer.listeners:
+        assert await drain(listener) == [Event(EventType.ADDED, obj, is_in_initial_list=True)]
+
+
+@pytest.mark.parametrize("delta_type", [DeltaType.ADDED, DeltaType.UPDATED, DeltaType.REPLACED])
+async def test_a_changed_object_is_an_update_for_every_listener(
+    informer: SharedIndexInformer, clock: Clock, delta_type: DeltaType
+) -> None:
+    """Added/Updated/Replaced with a new RV for a cached key update it; every listener hears."""
+    old, new = cm("a", 5, v="1"), cm("a", 6, v="2")
+    informer.handle_deltas([Delta(DeltaType.ADDED, old)])
+    mark_syncing(informer, clock)
+    for listener in informer.listeners:
+        await drain(listener)
+    informer.handle_deltas([Delta(delta_type, new)])
+    assert informer.indexer.get_by_key("default/a") is new
+    for listener in informer.listeners:
+        assert await drain(listener) == [Event(EventType.UPDATED, new, old, is_sync=False)]
+
+
+@pytest.mark.parametrize("delta_type", [DeltaType.SYNC, DeltaType.REPLACED])
+async def test_a_sync_goes_only_to_listeners_due_for_resync(
+    informer: SharedIndexInformer, clock: Clock, delta_type: DeltaType
+) -> None:
+    """Sync, and Replaced with an unchanged RV, are sync updates for syncing listeners only."""
+    old, same = cm("a", 5), cm("a", 5)
+    informer.handle_deltas([Delta(DeltaType.ADDED, old)])
+    mark_syncing(informer, clock)
+    due, never = informer.listeners
+    await drain(due), await drain(never)
+    informer.handle_deltas([Delta(delta_type, same)])
+    assert informer.indexer.get_by_key("default/a") is same
+    assert await drain(due) == [Event(EventType.UPDATED, same, old, is_sync=True)]
+    assert never.backlog == 0
+
+
+async def test_every_listener_is_syncing_until_the_first_resync_check(
+    informer: SharedIndexInformer,
+) -> None:
+    """Before any resync check (or with resync off) every listener receives sync updates."""
+    obj = cm("a", 5)
+    informer.handle_deltas([Delta(DeltaType.ADDED, obj)])
+    informer.handle_deltas([Delta(DeltaType.REPLACED, cm("a", 5))])
+    for listener in informer.listeners:
+        events = await drain(listener)
+        assert [(e.type, e.is_sync) for e in events] == [
+            (EventType.ADDED, False),
+            (EventType.UPDATED, True),
+        ]
+
+
+async def test_delete_notifies_every_listener_with_the_last_cached_state(
+    informer: SharedIndexInformer, clock: Clock
+) -> None:
+    """Deleted removes the key; the event carries the final object and the cached one."""
+    cached, final = cm("a", 5), cm("a", 7)
+    informer.handle_deltas([Delta(DeltaType.ADDED, cached)])
+    mark_syncing(informer, clock)
+    for listener in informer.listeners:
+        await drain(listener)
+    informer.handle_deltas([Delta(DeltaType.DELETED, final)])
+    assert informer.indexer.get_by_key("default/a") is None
+    for listener in informer.listeners:
+        assert await drain(listener) == [Event(EventType.DELETED, final, cached)]
+
+
+async def test_a_tombstone_delete_is_delivered_as_is(informer: SharedIndexInformer) -> None:
+    """A DeletedFinalStateUnknown removes the key and reaches listeners unchanged."""
+    cached = cm("a", 5)
+    informer.handle_deltas([Delta(DeltaType.REPLACED, cached)], is_in_initial_list=True)
+    tombstone = DeletedFinalStateUnknown("default/a", cached)
+    informer.handle_deltas([Delta(DeltaType.DELETED, tombstone)])
+    assert len(informer.indexer) == 0
+    events = await drain(informer.listeners[0])
+    assert events[-1] == Event(EventType.DELETED, tombstone, cached)
+
+
+async def test_deltas_of_one_key_are_applied_oldest_first(
+    informer: SharedIndexInformer,
+) -> None:
+    """Several deltas of one key give one notification each, in order."""
+    a1, a2, a3 = cm("a", 1), cm("a", 2), cm("a", 3)
+    informer.handle_deltas(
+        [
+            Delta(DeltaType.ADDED, a1),
+            Delta(DeltaType.UPDATED, a2),
+            Delta(DeltaType.DELETED, a2),
+            Delta(DeltaType.ADDED, a3),
+        ]
+    )
+    events = await drain(informer.listeners[0])
+    assert events == [
+        Event(EventType.ADDED, a1),
+        Event(EventType.UPDATED, a2, a1),
+        Event(EventType.DELETED, a2, a2),
+        Event(EventType.ADDED, a3),
+    ]
+    assert informer.indexer.get_by_key("default/a") is a3
+
+
+async def test_an_object_the_cache_refuses_is_skipped_and_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A failing index function skips that delta (counted, logged); the others go through."""
+
+    def by_owner(obj: KubeObject) -> list[str]:
+        return [obj["data"]["owner"]]  # KeyError when there is no owner
+
+    informer = SharedIndexInformer(UnusedListerWatcher(), indexers={"owner": by_owner})
+    stream = informer.events()
+    good = cm("good", 1, owner="me")
+    with caplog.at_level(logging.WARNING, logger="aioinformer.informer"):
+        informer.handle_deltas([Delta(DeltaType.ADDED, cm("bad", 2))])
+        informer.handle_deltas([Delta(DeltaType.ADDED, good)])
+    assert informer.store_errors == 1
+    assert informer.indexer.list_keys() == ["default/good"]
+    assert informer.indexer.by_index("owner", "me") == [good]
+    assert await drain(informer.listeners[0]) == [Event(EventType.ADDED, good)]
+    assert "cache refused" in caplog.text
+    await stream.aclose()
+
+
+# -- against the fake API server ---------------------------------------------------------------
+
+
+async def test_initial_list_then_watch_events(fake_apiserver: FakeApiServer) -> None:
+    """The initial list arrives as initial adds; later changes as added, updated, deleted."""
+    server = fake_apiserver
+    for name in ("a", "b"):
+        await server.create("configmaps", configmap(name, v="0"))
+    async with server.api_client() as api_client, anyio.create_task_group() as tg:
+        informer = new_informer(api_client)
+        recorder = Recorder()
+        tg.start_soon(recorder.consume, informer.events())
+        async with informer:
+            assert not informer.has_synced()
+            assert await informer.wait_for_cache_sync(timeout=10)
+            assert informer.has_synced()
+            assert informer.last_sync_resource_version == server.resource_version
+            await recorder.wait_for_count(2)
+            assert [(e.type, e.is_in_initial_list) for e in recorder.events] == [
+                (EventType.ADDED, True),
+                (EventType.ADDED, True),
+            ]
+            assert recorder.summary() == [("ADDED", "default/a"), ("ADDED", "default/b")]
+
+            created = await server.create("configmaps", configmap("c", v="0"))
+            updated = await server.patch("configmaps", "a", {"data": {"v": "1"}})
+            final = await server.delete("configmaps", "b")
+            await recorder.wait_for_count(5)
+            added, update, deleted = recorder.events[2:]
+            assert added == Event(EventType.ADDED, created)
+            assert update.type is EventType.UPDATED and not update.is_sync
+            assert update.object == updated
+            assert update.old_object is not None and update.old_object["data"] == {"v": "0"}
+            assert deleted.type is EventType.DELETED and deleted.object == final
+            assert deleted.old_object is not None
+            assert deleted.old_object["metadata"]["name"] == "b"
+            assert sorted(informer.indexer.list_keys()) == ["default/a", "default/c"]
+            assert informer.lister().get("a", "default") == updated
+            assert informer.last_sync_resource_version == server.resource_version
+    assert informer.is_stopped
+
+
+async def test_indexers_given_at_construction_and_added_later(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """Index functions from the constructor and from add_indexers (after start) both work."""
+
+    def by_color(obj: KubeObject) -> list[str]:
+        return [obj["data"].get("color", "")]
+
+    def by_size(obj: KubeObject) -> list[str]:
+        return [obj["data"].get("size", "")]
+
+    await fake_apiserver.create("configmaps", configmap("a", color="red", size="s"))
+    await fake_apiserver.create("configmaps", configmap("b", color="blue", size="s"))
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client, indexers={"color": by_color})
+        async with informer:
+            assert await informer.wait_for_cache_sync(timeout=10)
+            assert [o["metadata"]["name"] for o in informer.indexer.by_index("color", "red")] == [
+                "a"
+            ]
+            informer.add_indexers({"size": by_size})
+            assert sorted(informer.indexer.index_keys("size", "s")) == ["default/a", "default/b"]
+            assert informer.indexer.index_keys("namespace", "default") == [
+                "default/a",
+                "default/b",
+            ]
+        with pytest.raises(LifecycleError):
+            informer.add_indexers({"other": by_size})
+
+
+async def test_transform_runs_before_the_cache(fake_apiserver: FakeApiServer) -> None:
+    """set_transform (before start) reshapes objects for the cache and every consumer."""
+
+    def drop_managed_fields(obj: KubeObject) -> KubeObject:
+        obj["metadata"].pop("managedFields", None)
+        obj["metadata"]["annotations"] = {"transformed": "yes"}
+        return obj
+
+    body = configmap("a", v="0")
+    body["metadata"]["managedFields"] = [{"manager": "kubectl"}]
+    await fake_apiserver.create("configmaps", body)
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        informer.set_transform(drop_managed_fields)
+        recorder = Recorder()
+        informer.add_event_handler(recorder)
+        async with informer:
+            await recorder.wait_for_count(1)
+            cached = informer.indexer.get_by_key("default/a")
+            assert cached is not None and "managedFields" not in cached["metadata"]
+            assert recorder.events[0].object["metadata"]["annotations"] == {"transformed": "yes"}
+            with pytest.raises(LifecycleError):
+                informer.set_transform(None)
+
+
+async def test_watch_error_handler_sees_list_errors(fake_apiserver: FakeApiServer) -> None:
+    """set_watch_error_handler's handler gets every list/watch error; later calls fail."""
+    seen: list[tuple[Reflector, BaseException]] = []
+    fake_apiserver.fail_next(2, 500, verb="list", resource="configmaps")
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        informer.set_watch_error_handler(lambda reflector, exc: seen.append((reflector, exc)))
+        async with informer:
+            assert await informer.wait_for_cache_sync(timeout=10)
+            assert len(seen) == 2
+            assert all(isinstance(exc, ApiError) and exc.code == 500 for _, exc in seen)
+            assert isinstance(seen[0][0], Reflector)
+            with pytest.raises(LifecycleError):
+                informer.set_watch_error_handler(None)
+
+
+async def test_wait_for_cache_sync_times_out_and_ends_at_stop(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """Without a successful list, wait_for_cache_sync gives False on timeout and after stop."""
+    fake_apiserver.fail_next(10_000, 500, verb="list", resource="configmaps")
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(informer.run)
+            assert await informer.wait_for_cache_sync(timeout=0.2) is False
+            assert not informer.has_synced()
+            waiting: list[bool] = []
+
+            async def wait() -> None:
+                waiting.append(await informer.wait_for_cache_sync())
+
+            tg.start_soon(wait)
+            await informer.stop()
+        assert waiting == [False]
+
+
+async def test_run_and_stop(fake_apiserver: FakeApiServer) -> None:
+    """`await run()` lists, watches and returns after stop(); an informer runs only once."""
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        assert not informer.has_started and not informer.is_stopped
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(informer.run)
+            assert await informer.wait_for_cache_sync(timeout=10)
+            assert informer.has_started
+            await fake_apiserver.wait_for_watches(1, resource="configmaps")
+            await informer.stop()
+            await informer.stop()  # idempotent
+        assert informer.is_stopped
+        await fake_apiserver.wait_for_watches(0, resource="configmaps", exactly=True)
+        with pytest.raises(LifecycleError):
+            await informer.run()
+        with pytest.raises(LifecycleError):
+            async with informer:
+                pass
+        with pytest.raises(LifecycleError):
+            informer.events()
+        with pytest.raises(LifecycleError):
+            informer.add_event_handler(Recorder())
+
+
+async def test_leaving_async_with_at_once_stops_cleanly(fake_apiserver: FakeApiServer) -> None:
+    """`async with informer:` with an empty body stops without error (and never lists)."""
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        async with informer:
+            pass
+        assert informer.is_stopped and not informer.has_synced()
+        assert await informer.wait_for_cache_sync() is False
+    assert not [r for r in fake_apiserver.requests if r.resource == "configmaps"]
+
+
+async def test_stop_before_run_makes_run_return(fake_apiserver: FakeApiServer) -> None:
+    """stop() on an informer that never ran makes a later run() return at once."""
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        await informer.stop()
+        assert informer.is_stopped
+        with anyio.fail_after(5):
+            await informer.run()
+        with pytest.raises(LifecycleError):
+            informer.events()

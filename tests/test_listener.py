@@ -1,0 +1,492 @@
+"""Listeners: event streams, handlers, late joins, per-consumer sync and slow consumers."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+
+from aioinformer.informer import SharedIndexInformer
+from aioinformer.listener import Event, EventStream, EventType, ResourceEventHandlerFuncs
+from aioinformer.objects import KubeObject, meta_namespace_key
+from aioinformer.testing import FakeApiServer
+from tests.support import Recorder, configmap, new_informer, wait_until
+
+
+async def create(server: FakeApiServer, *names: str) -> None:
+    for name in names:
+        await server.create("configmaps", configmap(name, v="0"))
+
+
+def keys(events: list[Event]) -> list[str]:
+    return [meta_namespace_key(e.object) for e in events]
+
+
+# -- leaving `async for` unregisters at once ---------------------------------------------------
+
+
+@asynccontextmanager
+async def synced_informer(server: FakeApiServer) -> AsyncIterator[SharedIndexInformer]:
+    """A running, synced informer over three ConfigMaps."""
+    await create(server, "a", "b", "c")
+    async with server.api_client() as api_client:
+        informer = new_informer(api_client)
+        async with informer:
+            assert await informer.wait_for_cache_sync(timeout=10)
+            yield informer
+
+
+async def test_break_unregisters_at_once(fake_apiserver: FakeApiServer) -> None:
+    """`break` out of `async for ev in informer.events()` removes the listener immediately."""
+    async with synced_informer(fake_apiserver) as synced:
+        async for event in synced.events():
+            assert len(synced.listeners) == 1
+            assert event.type is EventType.ADDED and event.is_in_initial_list
+            break
+        assert synced.listeners == []
+
+
+async def test_an_exception_in_the_loop_unregisters_at_once(fake_apiserver: FakeApiServer) -> None:
+    """An exception leaving the loop has removed the listener when the except block runs."""
+    async with synced_informer(fake_apiserver) as synced:
+        counts = []
+        try:
+            async for _ in synced.events():
+                raise ValueError("consumer failed")
+        except ValueError:
+            counts.append(len(synced.listeners))
+        assert counts == [0]
+
+
+async def test_cancellation_while_waiting_unregisters_at_once(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """Cancelling a consumer blocked in `async for` removes its listener right away."""
+    async with synced_informer(fake_apiserver) as synced:
+        drained = asyncio.Event()
+        counts: list[int] = []
+
+        async def consume() -> None:
+            try:
+                async for event in synced.events():
+                    if event.object["metadata"]["name"] == "c":
+                        drained.set()  # the cache is read: the next __anext__ blocks
+            except asyncio.CancelledError:
+                counts.append(len(synced.listeners))
+                raise
+
+        task = asyncio.create_task(consume())
+        await drained.wait()
+        assert len(synced.listeners) == 1
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert counts == [0]
+        assert synced.listeners == []
+
+
+async def test_cancelling_a_scope_around_the_loop_unregisters(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """A cancel scope around the loop (as timeouts use) cancelling it also unregisters at once."""
+    async with synced_informer(fake_apiserver) as synced:
+        with anyio.CancelScope() as scope:
+            async for event in synced.events():
+                if event.object["metadata"]["name"] == "c":
+                    scope.cancel()  # lands in the next, blocking, __anext__
+        assert scope.cancelled_caught
+        assert synced.listeners == []
+
+
+async def test_aclose_and_async_with_unregister(fake_apiserver: FakeApiServer) -> None:
+    """aclose() and the end of `async with informer.events()` unregister (idempotently)."""
+    async with synced_informer(fake_apiserver) as synced:
+        stream = synced.events()
+        assert len(synced.listeners) == 1 and not stream.closed
+        await stream.aclose()
+        await stream.aclose()
+        assert synced.listeners == [] and stream.closed
+        with pytest.raises(StopAsyncIteration):
+            await anext(stream)
+        async with synced.events() as other:
+            assert (await anext(other)).type is EventType.ADDED
+            assert len(synced.listeners) == 1
+        assert synced.listeners == []
+
+
+async def test_a_held_stream_survives_a_timed_out_read(fake_apiserver: FakeApiServer) -> None:
+    """A timeout on one `anext()` does not close a stream the caller still holds."""
+    async with synced_informer(fake_apiserver) as synced:
+        stream = synced.events()
+        for _ in range(3):
+            await anext(stream)
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(anext(stream), 0.05)  # nothing to read: times out
+        assert not stream.closed and len(synced.listeners) == 1
+        await stream.aclose()
+
+
+async def test_a_stream_ends_when_the_informer_stops(fake_apiserver: FakeApiServer) -> None:
+    """A consumer's `async for` ends by itself when the informer stops."""
+    await create(fake_apiserver, "a")
+    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+        informer = new_informer(api_client)
+        recorder = Recorder()
+        tg.start_soon(recorder.consume, informer.events())
+        async with informer:
+            await recorder.wait_for_count(1)
+        assert informer.listeners == []
+    assert recorder.summary() == [("ADDED", "default/a")]
+
+
+# -- joining late --------------------------------------------------------------------------------
+
+
+async def test_a_late_subscriber_sees_each_existing_object_once(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """Subscribers joining mid-stream get the cache as adds, then every later change, once."""
+    server = fake_apiserver
+    rng = random.Random(7)
+    names = [f"cm-{i}" for i in range(12)]
+    await create(server, *names[:4])
+    async with server.api_client() as api_client, anyio.create_task_group() as tg:
+        informer = new_informer(api_client)
+        joined: list[tuple[Recorder, set[str]]] = []
+        async with informer:
+            assert await informer.wait_for_cache_sync(timeout=10)
+            for step in range(60):
+                if step % 10 == 5:
+                    # Join while the informer is busy delivering the writer's changes.
+                    recorder = Recorder()
+                    stream = informer.events()
+                    joined.append((recorder, set(informer.indexer.list_keys())))
+                    tg.start_soon(recorder.consume, stream)
+                    del stream
+                name = rng.choice(names)
+                if name in {o["metadata"]["name"] for o in await server.list_objects("configmaps")}:
+                    await server.patch("configmaps", name, {"data": {"v": str(step)}})
+                else:
+                    await server.create("configmaps", configmap(name, v=str(step)))
+                await asyncio.sleep(0)  # let the informer deliver between writes
+            expected = {
+                meta_namespace_key(o): o["metadata"]["resourceVersion"]
+                for o in await server.list_objects("configmaps")
+            }
+
+            def view(events: list[Event]) -> dict[str, str]:
+                return {
+                    meta_namespace_key(e.object): e.object["metadata"]["resourceVersion"]
+                    for e in events
+                }
+
+            for recorder, _ in joined:
+                await recorder.wait_for(lambda events: view(events) == expected)
+    assert len(joined) == 6
+    for recorder, snapshot in joined:
+        events = recorder.events
+        initial = events[: len(snapshot)]
+        assert all(e.type is EventType.ADDED and e.is_in_initial_list for e in initial)
+        assert sorted(keys(initial)) == sorted(snapshot)
+        later = events[len(snapshot) :]
+        assert not any(e.is_in_initial_list for e in later)
+        # No object was deleted: each key is added exactly once, and never updated before that.
+        added = [k for k, e in zip(keys(events), events, strict=True) if e.type is EventType.ADDED]
+        assert sorted(added) == sorted(set(added))
+        seen: dict[str, int] = {}
+        for event in events:
+            key, rv = (
+                meta_namespace_key(event.object),
+                int(event.object["metadata"]["resourceVersion"]),
+            )
+            if event.type is EventType.UPDATED:
+                assert event.old_object is not None
+                assert int(event.old_object["metadata"]["resourceVersion"]) == seen[key] < rv
+            seen[key] = rv
+
+
+async def test_a_handler_added_after_start_gets_the_cache(fake_apiserver: FakeApiServer) -> None:
+    """add_event_handler after sync replays the cache as initial adds; then it is synced."""
+    await create(fake_apiserver, "a", "b")
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        async with informer:
+            assert await informer.wait_for_cache_sync(timeout=10)
+            recorder = Recorder()
+            registration = informer.add_event_handler(recorder)
+            with anyio.fail_after(10):
+                await registration.wait_synced()
+            assert registration.has_synced()
+            assert recorder.summary() == [("ADDED", "default/a"), ("ADDED", "default/b")]
+            assert all(e.is_in_initial_list for e in recorder.events)
+            await create(fake_apiserver, "c")
+            await recorder.wait_for_count(3)
+            assert not recorder.events[2].is_in_initial_list
+
+
+# -- handlers ------------------------------------------------------------------------------------
+
+
+async def test_handlers_of_every_shape(fake_apiserver: FakeApiServer) -> None:
+    """Handler objects and ResourceEventHandlerFuncs, sync or async, with any subset of methods."""
+    calls: dict[str, list[Any]] = {"funcs": [], "async": [], "deletes": []}
+    changed = asyncio.Event()
+
+    def note(kind: str, *args: Any) -> None:
+        calls[kind].append(args)
+        changed.set()
+
+    async def async_add(obj: KubeObject) -> None:  # one-argument form: no initial-list flag
+        await asyncio.sleep(0)
+        note("async", "add", obj["metadata"]["name"])
+
+    async def async_update(old: KubeObject, new: KubeObject) -> None:
+        await asyncio.sleep(0)
+        note("async", "update", new["data"]["v"])
+
+    class OnlyDeletes:
+        def on_delete(self, obj: KubeObject) -> None:
+            note("deletes", obj["metadata"]["name"])
+
+    await create(fake_apiserver, "a")
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        informer.add_event_handler(
+            ResourceEventHandlerFuncs(
+                on_add=lambda obj, initial: note("funcs", "add", obj["metadata"]["name"], initial),
+                on_update=lambda old, new: note("funcs", "update", old["data"], new["data"]),
+                on_delete=lambda obj: note("funcs", "delete", obj["metadata"]["name"]),
+            )
+        )
+        informer.add_event_handler(
+            ResourceEventHandlerFuncs(on_add=async_add, on_update=async_update)
+        )
+        informer.add_event_handler(OnlyDeletes())
+        async with informer:
+            assert await informer.wait_for_cache_sync(timeout=10)
+            await fake_apiserver.patch("configmaps", "a", {"data": {"v": "1"}})
+            await fake_apiserver.delete("configmaps", "a")
+            await wait_until(
+                changed, lambda: len(calls["funcs"]) == 3 and len(calls["deletes"]) == 1
+            )
+            await wait_until(changed, lambda: len(calls["async"]) == 2)
+    assert calls["funcs"] == [
+        ("add", "a", True),
+        ("update", {"v": "0"}, {"v": "1"}),
+        ("delete", "a"),
+    ]
+    assert calls["async"] == [("add", "a"), ("update", "1")]
+    assert calls["deletes"] == [("a",)]
+
+
+async def test_each_handler_runs_in_its_own_task(fake_apiserver: FakeApiServer) -> None:
+    """Every handler has one task of its own, used for all of its calls."""
+    tasks: dict[str, set[asyncio.Task[Any] | None]] = {"x": set(), "y": set()}
+    recorder = Recorder()
+
+    def handler(name: str) -> ResourceEventHandlerFuncs:
+        def on_add(obj: KubeObject) -> None:
+            tasks[name].add(asyncio.current_task())
+            if name == "y":
+                recorder.record(Event(EventType.ADDED, obj))
+
+        return ResourceEventHandlerFuncs(on_add=on_add)
+
+    await create(fake_apiserver, "a", "b", "c")
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        x = informer.add_event_handler(handler("x"))
+        informer.add_event_handler(handler("y"))
+        async with informer:
+            await x.wait_synced()
+            await recorder.wait_for_count(3)
+    assert len(tasks["x"]) == len(tasks["y"]) == 1
+    assert tasks["x"] != tasks["y"]
+
+
+async def test_a_failing_handler_is_logged_counted_and_fed_on(
+    fake_apiserver: FakeApiServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A handler's exception is logged and counted; its later events are still delivered."""
+    recorder = Recorder()
+
+    class Flaky:
+        def on_add(self, obj: KubeObject, is_in_initial_list: bool) -> None:
+            if obj["metadata"]["name"] in ("a", "c"):
+                raise RuntimeError("boom")
+            recorder.on_add(obj, is_in_initial_list)
+
+        async def on_update(self, old: KubeObject, new: KubeObject) -> None:
+            raise KeyError("async boom")
+
+        def on_delete(self, obj: KubeObject) -> None:
+            recorder.on_delete(obj)
+
+    await create(fake_apiserver, "a", "b")
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        registration = informer.add_event_handler(Flaky())
+        with caplog.at_level(logging.ERROR, logger="aioinformer.listener"):
+            async with informer:
+                await registration.wait_synced()  # a failed initial add still counts as done
+                await create(fake_apiserver, "c")
+                await fake_apiserver.patch("configmaps", "b", {"data": {"v": "1"}})
+                await fake_apiserver.delete("configmaps", "b")
+                await recorder.wait_for_count(2)
+    assert recorder.summary() == [("ADDED", "default/b"), ("DELETED", "default/b")]
+    assert registration.handler_errors == 3
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 3
+    assert "RuntimeError" in errors[0].getMessage() and "KeyError" in errors[2].getMessage()
+
+
+async def test_remove_event_handler_stops_delivery(fake_apiserver: FakeApiServer) -> None:
+    """After remove_event_handler a handler receives nothing more; removing twice is fine."""
+    await create(fake_apiserver, "a")
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        removed, kept = Recorder(), Recorder()
+        registration = informer.add_event_handler(removed)
+        informer.add_event_handler(kept)
+        async with informer:
+            await removed.wait_for_count(1)
+            informer.remove_event_handler(registration)
+            informer.remove_event_handler(registration)
+            assert registration.listener.closed
+            assert len(informer.listeners) == 1
+            await create(fake_apiserver, "b")
+            await kept.wait_for_count(2)
+    assert removed.summary() == [("ADDED", "default/a")]
+    assert kept.summary() == [("ADDED", "default/a"), ("ADDED", "default/b")]
+
+
+async def test_a_handler_removed_before_start_never_runs(fake_apiserver: FakeApiServer) -> None:
+    """remove_event_handler before start: the handler gets nothing and no task is started."""
+    await create(fake_apiserver, "a")
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        removed, kept = Recorder(), Recorder()
+        registration = informer.add_event_handler(removed)
+        kept_registration = informer.add_event_handler(kept)
+        informer.remove_event_handler(registration)
+        assert len(informer.listeners) == 1
+        async with informer:
+            await kept_registration.wait_synced()
+    assert removed.events == [] and kept.summary() == [("ADDED", "default/a")]
+
+
+async def test_registration_syncs_when_its_handler_processed_the_initial_list(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """reg.has_synced() waits for that handler; informer.has_synced() does not."""
+    release = asyncio.Event()
+
+    class Blocked:
+        async def on_add(self, obj: KubeObject, is_in_initial_list: bool) -> None:
+            await release.wait()
+
+    await create(fake_apiserver, "a", "b")
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        blocked = informer.add_event_handler(Blocked())
+        fast = informer.add_event_handler(Recorder())
+        async with informer:
+            assert not blocked.has_synced() and not fast.has_synced()
+            assert await informer.wait_for_cache_sync(timeout=10)
+            await fast.wait_synced()
+            assert fast.has_synced()
+            assert not blocked.has_synced()
+            assert blocked.backlog == 1  # one add in progress, one waiting
+            release.set()
+            with anyio.fail_after(10):
+                await blocked.wait_synced()
+            assert blocked.has_synced() and blocked.backlog == 0
+            assert blocked.peak_backlog >= 1
+
+
+async def test_a_stream_syncs_when_it_read_past_the_initial_list(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """A stream's has_synced() turns true once the consumer asked for the event after the list."""
+    await create(fake_apiserver, "a")
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        stream = informer.events()
+        async with informer:
+            first = await anext(stream)
+            assert first.is_in_initial_list
+            assert await informer.wait_for_cache_sync(timeout=10)
+            assert not stream.has_synced()  # still processing the initial add
+            reading = asyncio.create_task(anext(stream))
+            with anyio.fail_after(10):
+                await stream.wait_synced()
+            assert stream.has_synced()
+            reading.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await reading
+        await stream.aclose()
+
+
+# -- slow consumers ------------------------------------------------------------------------------
+
+
+async def test_a_slow_handler_does_not_delay_a_fast_consumer(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """A handler sleeping 1 s per event leaves another consumer's delivery undelayed."""
+    slow_done = asyncio.Event()
+    slow_seen: list[float] = []
+
+    class Slow:
+        async def on_add(self, obj: KubeObject, is_in_initial_list: bool) -> None:
+            await asyncio.sleep(1.0)  # the behaviour under test
+            slow_seen.append(time.monotonic())
+            if len(slow_seen) == 2:
+                slow_done.set()
+
+    await create(fake_apiserver, "a")
+    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+        informer = new_informer(api_client)
+        slow = informer.add_event_handler(Slow())
+        fast = Recorder()
+        tg.start_soon(fast.consume, informer.events())
+        async with informer:
+            assert await informer.wait_for_cache_sync(timeout=10)
+            await create(fake_apiserver, "b")
+            await fast.wait_for_count(2)
+            fast_done = time.monotonic()
+            assert slow_seen == []  # still on its first event
+            assert slow.backlog >= 1
+            with anyio.fail_after(10):
+                await slow_done.wait()
+    assert fast.summary() == [("ADDED", "default/a"), ("ADDED", "default/b")]
+    assert fast_done < slow_seen[0]
+    assert slow_seen[-1] - fast_done > 1.0  # the slow one needed two more seconds
+
+
+async def test_an_unread_stream_only_grows_its_backlog(fake_apiserver: FakeApiServer) -> None:
+    """Nobody reading a stream blocks nothing: its backlog (and peak) just grows."""
+    await create(fake_apiserver, "a")
+    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+        informer = new_informer(api_client)
+        idle: EventStream = informer.events()
+        reader = Recorder()
+        tg.start_soon(reader.consume, informer.events())
+        async with informer:
+            for name in ("b", "c", "d", "e"):
+                await create(fake_apiserver, name)
+            await reader.wait_for_count(5)
+            assert idle.backlog == 5 and idle.peak_backlog == 5
+            for _ in range(2):
+                await anext(idle)
+            assert idle.backlog == 3 and idle.peak_backlog == 5
+            listener = next(item for item in informer.listeners if item.backlog == 3)
+            assert listener.peak_backlog == 5
+        assert idle.closed

@@ -1,0 +1,118 @@
+"""Lister: reads of the cache by name, namespace and label selector."""
+
+from __future__ import annotations
+
+import pytest
+
+from aioinformer.errors import SelectorSyntaxError
+from aioinformer.lister import Lister
+from aioinformer.objects import KubeObject
+from aioinformer.selectors import parse_label_selector
+from aioinformer.store import Indexer
+from aioinformer.testing import FakeApiServer
+from tests.support import configmap, new_informer
+
+
+def obj(name: str, namespace: str = "", **labels: str) -> KubeObject:
+    metadata: dict[str, object] = {"name": name, "labels": labels}
+    if namespace:
+        metadata["namespace"] = namespace
+    return {"metadata": metadata}
+
+
+@pytest.fixture
+def lister() -> Lister:
+    indexer = Indexer()
+    for item in (
+        obj("web", "prod", app="web", tier="front"),
+        obj("db", "prod", app="db", tier="back"),
+        obj("web", "dev", app="web"),
+        obj("cache", "dev"),
+    ):
+        indexer.add(item)
+    return Lister(indexer)
+
+
+def names(objects: list[KubeObject]) -> list[str]:
+    return sorted(
+        f"{o['metadata'].get('namespace', '')}/{o['metadata']['name']}".lstrip("/") for o in objects
+    )
+
+
+def test_list_everything_or_by_label_selector(lister: Lister) -> None:
+    """list() returns all objects; a selector string or a parsed selector filters them."""
+    assert names(lister.list()) == ["dev/cache", "dev/web", "prod/db", "prod/web"]
+    assert names(lister.list("")) == names(lister.list())
+    assert names(lister.list("app=web")) == ["dev/web", "prod/web"]
+    assert names(lister.list("app in (web,db),tier")) == ["prod/db", "prod/web"]
+    assert names(lister.list("!app")) == ["dev/cache"]
+    assert names(lister.list(parse_label_selector("tier!=front"))) == [
+        "dev/cache",
+        "dev/web",
+        "prod/db",
+    ]
+
+
+def test_get_by_name_and_namespace(lister: Lister) -> None:
+    """get(name, namespace) finds one object; a wrong namespace or name finds nothing."""
+    found = lister.get("web", "prod")
+    assert found is not None and found["metadata"]["labels"]["tier"] == "front"
+    assert lister.get("web", "staging") is None
+    assert lister.get("nope", "prod") is None
+    assert lister.get("web") is None  # namespaced objects need their namespace
+
+
+def test_cluster_scoped_objects_are_got_by_name() -> None:
+    """Objects without a namespace are found by name alone."""
+    indexer = Indexer()
+    indexer.add(obj("node-1", role="worker"))
+    lister = Lister(indexer)
+    assert lister.get("node-1") is not None
+    assert names(lister.list("role=worker")) == ["node-1"]
+
+
+def test_namespace_view(lister: Lister) -> None:
+    """namespace(ns) lists and gets inside one namespace only."""
+    prod = lister.namespace("prod")
+    assert prod.namespace == "prod"
+    assert names(prod.list()) == ["prod/db", "prod/web"]
+    assert names(prod.list("tier=back")) == ["prod/db"]
+    assert prod.get("db") is not None
+    assert prod.get("cache") is None
+    assert lister.namespace("empty").list() == []
+
+
+def test_a_bad_selector_raises(lister: Lister) -> None:
+    """A selector that does not parse raises SelectorSyntaxError instead of matching nothing."""
+    with pytest.raises(SelectorSyntaxError):
+        lister.list("app in web")
+    with pytest.raises(SelectorSyntaxError):
+        lister.namespace("prod").list("=web")
+
+
+def test_the_lister_reads_the_live_cache() -> None:
+    """A lister sees later writes to its indexer (it is a view, not a copy)."""
+    indexer = Indexer()
+    lister = Lister(indexer)
+    assert lister.list() == []
+    indexer.add(obj("a", "ns"))
+    assert lister.namespace("ns").get("a") is not None
+    indexer.delete(obj("a", "ns"))
+    assert lister.get("a", "ns") is None
+
+
+async def test_informer_lister(fake_apiserver: FakeApiServer) -> None:
+    """informer.lister() reads the informer's cache."""
+    labelled = configmap("web", v="1")
+    labelled["metadata"]["labels"] = {"app": "web"}
+    await fake_apiserver.create("configmaps", labelled)
+    await fake_apiserver.create("configmaps", configmap("plain"))
+    async with fake_apiserver.api_client() as api_client:
+        informer = new_informer(api_client)
+        async with informer:
+            assert await informer.wait_for_cache_sync(timeout=10)
+            lister = informer.lister()
+            assert names(lister.list("app=web")) == ["default/web"]
+            assert names(lister.namespace("default").list()) == ["default/plain", "default/web"]
+            web = lister.get("web", "default")
+            assert web is not None and web is informer.indexer.get_by_key("default/web")

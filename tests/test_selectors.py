@@ -1,0 +1,255 @@
+"""Label and field selectors: Kubernetes syntax, matching and errors."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from aioinformer.errors import SelectorSyntaxError
+from aioinformer.selectors import (
+    FieldSelector,
+    LabelSelector,
+    Operator,
+    Requirement,
+    label_selector_from_spec,
+    parse_field_selector,
+    parse_label_selector,
+)
+
+
+def req(key: str, op: Operator, *values: str) -> Requirement:
+    return Requirement(key, op, frozenset(values))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a=b", [req("a", Operator.EQUALS, "b")]),
+        ("a==b", [req("a", Operator.DOUBLE_EQUALS, "b")]),
+        ("a!=b", [req("a", Operator.NOT_EQUALS, "b")]),
+        ("a in (x,y)", [req("a", Operator.IN, "x", "y")]),
+        ("a notin (x)", [req("a", Operator.NOT_IN, "x")]),
+        ("a", [req("a", Operator.EXISTS)]),
+        ("!a", [req("a", Operator.DOES_NOT_EXIST)]),
+        ("a>3,b<-1", [req("a", Operator.GREATER_THAN, "3"), req("b", Operator.LESS_THAN, "-1")]),
+        ("a=", [req("a", Operator.EQUALS, "")]),
+        ("a in (x,,y)", [req("a", Operator.IN, "x", "", "y")]),
+        ("a in ()", [req("a", Operator.IN, "")]),  # Kubernetes: () is the empty value
+        ("a notin (x,)", [req("a", Operator.NOT_IN, "x", "")]),
+        (
+            "  example.com/app = web , tier notin( db , cache ) ,!canary ",
+            [
+                req("example.com/app", Operator.EQUALS, "web"),
+                req("tier", Operator.NOT_IN, "db", "cache"),
+                req("canary", Operator.DOES_NOT_EXIST),
+            ],
+        ),
+    ],
+)
+def test_parse(text: str, expected: list[Requirement]) -> None:
+    """Every operator of the Kubernetes grammar parses into its requirement."""
+    assert parse_label_selector(text).requirements == tuple(expected)
+
+
+@pytest.mark.parametrize("text", [None, "", "   "])
+def test_the_empty_selector_matches_everything(text: str | None) -> None:
+    """None, "" and blanks give the empty selector, which matches any labels."""
+    selector = parse_label_selector(text)
+    assert selector.empty and selector == LabelSelector()
+    assert selector.matches({}) and selector.matches(None) and selector.matches({"a": "b"})
+
+
+LABELS = {"app": "web", "tier": "front", "replicas": "3", "empty": ""}
+
+
+@pytest.mark.parametrize(
+    ("text", "matches"),
+    [
+        ("app=web", True),
+        ("app==web", True),
+        ("app=db", False),
+        ("app!=db", True),
+        ("app!=web", False),
+        ("missing!=x", True),  # != holds when the label is absent
+        ("app in (db,web)", True),
+        ("app in (db)", False),
+        ("missing in (x)", False),
+        ("app notin (db)", True),
+        ("app notin (web)", False),
+        ("missing notin (x)", True),  # notin holds when the label is absent
+        ("app", True),
+        ("missing", False),
+        ("!missing", True),
+        ("!app", False),
+        ("empty=", True),
+        ("empty", True),
+        ("replicas>2", True),
+        ("replicas>3", False),
+        ("replicas<4", True),
+        ("app>1", False),  # not an integer: no match
+        ("missing<9", False),
+        ("app=web,tier=front", True),
+        ("app=web,tier=back", False),
+    ],
+)
+def test_matching(text: str, matches: bool) -> None:
+    """Matching follows Kubernetes, including absent labels for != and notin."""
+    assert parse_label_selector(text).matches(LABELS) is matches
+    assert parse_label_selector(text).matches_object({"metadata": {"labels": LABELS}}) is matches
+
+
+def test_objects_without_labels() -> None:
+    """An object without metadata.labels has no labels."""
+    assert parse_label_selector("!a").matches_object({"metadata": {"name": "x"}})
+    assert not parse_label_selector("a").matches_object({})
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("a in web", "'in' must be followed by '('"),
+        ("a notin", "'notin' must be followed by '('"),
+        ("a in (b", "expected ',' or ')'"),
+        ("a in (b c)", "expected ',' or ')' but found 'c'"),
+        ("=b", "expected a label key but found '='"),
+        ("a=b=c", "expected ',' but found '='"),
+        ("a,", "expected a label key"),
+        (",a", "expected a label key but found ','"),
+        ("a=b,,c", "position 4"),
+        ("a b", "unknown operator 'b'"),
+        ("!", "expected a label key after '!'"),
+        ("!a=b", "expected ','"),
+        ("a>b", "'>' needs an integer value"),
+        ("-bad=1", "invalid label key '-bad'"),
+        ("x" * 64 + "=1", "invalid label key"),
+        ("Foo.com/a", "invalid label key"),
+        ("a/b/c=1", "invalid label key"),
+        ("a=-bad", "invalid label value '-bad'"),
+        ("a=" + "v" * 64, "invalid label value"),
+        ("a=(b)", "expected a value but found '('"),
+        ("a!b", "unknown operator '!'"),
+    ],
+)
+def test_bad_syntax_says_what_and_where(text: str, fragment: str) -> None:
+    """Malformed selectors raise SelectorSyntaxError naming the problem and quoting the input."""
+    with pytest.raises(SelectorSyntaxError) as caught:
+        parse_label_selector(text)
+    message = str(caught.value)
+    assert fragment in message
+    assert "position" in message and repr(text) in message
+
+
+def test_str_is_parseable() -> None:
+    """str() of a selector is canonical Kubernetes syntax that parses back to it."""
+    selector = parse_label_selector("b notin (y,x), a , !c,d==1,e>2")
+    assert str(selector) == "b notin (x,y),a,!c,d==1,e>2"
+    assert parse_label_selector(str(selector)) == selector
+
+
+KEYS = st.sampled_from(["a", "b", "app.kubernetes.io/name", "x-y_z.1"])
+VALUES = st.sampled_from(["", "v", "web", "a.b-c_d", "0"])
+
+
+@st.composite
+def requirements(draw: st.DrawFn) -> Requirement:
+    key = draw(KEYS)
+    op = draw(st.sampled_from(list(Operator)))
+    if op in (Operator.EXISTS, Operator.DOES_NOT_EXIST):
+        return Requirement(key, op)
+    if op in (Operator.GREATER_THAN, Operator.LESS_THAN):
+        return Requirement(key, op, frozenset({str(draw(st.integers(-5, 5)))}))
+    if op in (Operator.IN, Operator.NOT_IN):
+        return Requirement(key, op, frozenset(draw(st.sets(VALUES, min_size=1, max_size=3))))
+    return Requirement(key, op, frozenset({draw(VALUES)}))
+
+
+def model_matches(requirement: Requirement, labels: dict[str, str]) -> bool:
+    """The Kubernetes rules, written out plainly."""
+    key, op, values = requirement.key, requirement.operator, requirement.values
+    present = key in labels
+    if op is Operator.EXISTS:
+        return present
+    if op is Operator.DOES_NOT_EXIST:
+        return not present
+    if op in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN):
+        return present and labels[key] in values
+    if op in (Operator.NOT_EQUALS, Operator.NOT_IN):
+        return not present or labels[key] not in values
+    if not present or not labels[key].lstrip("-").isdigit():
+        return False
+    (limit,) = values
+    if op is Operator.GREATER_THAN:
+        return int(labels[key]) > int(limit)
+    return int(labels[key]) < int(limit)
+
+
+@given(
+    st.lists(requirements(), min_size=1, max_size=4),
+    st.dictionaries(KEYS, st.one_of(VALUES, st.integers(-5, 5).map(str)), max_size=4),
+)
+def test_round_trip_and_matching_agree_with_a_model(
+    reqs: list[Requirement], labels: dict[str, str]
+) -> None:
+    """Any selector prints, parses back equal, and matches exactly like the plain rules."""
+    selector = LabelSelector(tuple(reqs))
+    assert parse_label_selector(str(selector)) == selector
+    assert selector.matches(labels) == all(model_matches(r, labels) for r in reqs)
+
+
+def test_selector_from_a_label_selector_spec() -> None:
+    """matchLabels and matchExpressions become requirements (all must hold)."""
+    selector = label_selector_from_spec(
+        {
+            "matchLabels": {"app": "web"},
+            "matchExpressions": [
+                {"key": "tier", "operator": "In", "values": ["front", "edge"]},
+                {"key": "canary", "operator": "DoesNotExist"},
+                {"key": "track", "operator": "NotIn", "values": ["beta"]},
+                {"key": "owner", "operator": "Exists"},
+            ],
+        }
+    )
+    assert selector.matches({"app": "web", "tier": "edge", "owner": "me"})
+    assert not selector.matches({"app": "web", "tier": "edge", "owner": "me", "canary": "1"})
+    assert not selector.matches({"app": "web", "tier": "back", "owner": "me"})
+    assert label_selector_from_spec(None).empty and label_selector_from_spec({}).empty
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]},
+        {"matchExpressions": [{"key": "a", "operator": "In", "values": []}]},
+        {"matchExpressions": [{"key": "-a", "operator": "Exists"}]},
+        {"matchLabels": {"a": "-bad"}},
+    ],
+)
+def test_bad_label_selector_specs(spec: dict[str, object]) -> None:
+    """Unknown operators, empty value sets and invalid keys or values raise."""
+    with pytest.raises(SelectorSyntaxError):
+        label_selector_from_spec(spec)
+
+
+def test_field_selectors() -> None:
+    """Field selectors: = / == / != terms, all must hold; a missing field is ""."""
+    selector = parse_field_selector("spec.nodeName=node-1, status.phase!=Running,metadata.name==x")
+    assert selector.terms == (
+        ("spec.nodeName", "=", "node-1"),
+        ("status.phase", "!=", "Running"),
+        ("metadata.name", "=", "x"),
+    )
+    fields = {"spec.nodeName": "node-1", "status.phase": "Pending", "metadata.name": "x"}
+    assert selector.matches(fields)
+    assert not selector.matches({**fields, "status.phase": "Running"})
+    assert not selector.matches({})
+    assert parse_field_selector("a=").matches({})
+    assert str(selector) == "spec.nodeName=node-1,status.phase!=Running,metadata.name=x"
+    assert parse_field_selector(None) == FieldSelector() and FieldSelector().empty
+
+
+@pytest.mark.parametrize("text", ["a", "=b", "a=b,", "a<b"])
+def test_bad_field_selectors(text: str) -> None:
+    """A field selector term without a field name or operator raises."""
+    with pytest.raises(SelectorSyntaxError, match="invalid field selector term"):
+        parse_field_selector(text)
