@@ -72,6 +72,18 @@ class Backoff:
             f"cap={self._cap}, reset_after={self._reset_after})"
         )
 
+    def copy(self) -> Backoff:
+        """A backoff with the same parameters and a fresh sequence (state is never shared)."""
+        return Backoff(
+            initial=self._initial,
+            factor=self._factor,
+            jitter=self._jitter,
+            cap=self._cap,
+            reset_after=self._reset_after,
+            clock=self._clock,
+            rand=self._rand,
+        )
+
     def next_delay(self) -> float:
         """The next delay in seconds (advances the sequence)."""
         now = self._clock()

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from ._version import __version__
-from .commands import watch
+from .commands import demo, watch
 from .testing import cli as fake_apiserver
 
 __all__ = ["build_parser", "main"]
@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"aioinformer {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     watch.add_parser(subparsers)
+    demo.add_parser(subparsers)
     fake_apiserver.add_parser(subparsers)
     return parser
 
@@ -37,6 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fake_apiserver.run(args)
     if args.command == "watch":
         return watch.run(args)
+    if args.command == "demo":
+        return demo.run(args)
     return 0  # pragma: no cover - every sub-command returns above
 
 

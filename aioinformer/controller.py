@@ -41,9 +41,9 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterable
 from dataclasses import dataclass
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
+from ._background import BackgroundRunner
 from .errors import LifecycleError, QueueShutDown
 from .objects import DeletedFinalStateUnknown, KubeObject, deletion_handling_meta_namespace_key
 from .workqueue.limiters import RateLimiter
@@ -251,7 +251,7 @@ async def _first(*awaitables: Coroutine[Any, Any, object]) -> tuple[int, object]
     return winner, tasks[winner].result()
 
 
-class Controller(Generic[K]):
+class Controller(BackgroundRunner, Generic[K]):
     """Runs ``workers`` tasks that reconcile keys from :attr:`queue`.
 
     :param name: the controller's name, used in logs and as the default queue's metrics name.
@@ -305,7 +305,6 @@ class Controller(Generic[K]):
         self._stop_requested = asyncio.Event()
         self._stopped = asyncio.Event()
         self._live_workers = 0
-        self._context_group: asyncio.TaskGroup | None = None
         self._reconciles = 0
         self._errors = 0
         self._requeues = 0
@@ -410,32 +409,14 @@ class Controller(Generic[K]):
         self._stop_requested.set()
         self.queue.shutdown()
 
-    async def __aenter__(self) -> Self:
-        """Run the controller in the background of the ``async with`` block."""
+    def _background_main(self) -> Coroutine[Any, Any, None]:
+        """``async with controller:`` runs it in the background of the block; leaving the
+        block stops it gracefully (at once when the block is cancelled)."""
         self._claim_start()
-        group = asyncio.TaskGroup()
-        await group.__aenter__()
-        self._context_group = group
-        group.create_task(self._run(), name=f"controller {self.name}")
-        return self
+        return self._run()
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Stop gracefully (at once if the block is being cancelled) and wait for the end."""
-        group = self._context_group
-        assert group is not None
-        self._context_group = None
-        if exc_type is not None and issubclass(exc_type, asyncio.CancelledError):
-            # The task group cancels the run task and re-raises the cancellation.
-            await group.__aexit__(exc_type, exc, tb)
-            return
+    def _request_stop(self) -> None:
         self.stop()
-        # The block's own exception (if any) propagates unchanged after this returns.
-        await group.__aexit__(None, None, None)
 
     # -- internals -------------------------------------------------------------------------
 

@@ -195,9 +195,7 @@ class ApiError(InformerError):
     @property
     def causes(self) -> list[dict[str, Any]]:
         """The ``details.causes`` of the Status (may be empty)."""
-        details = self.status.get("details") or {}
-        causes = details.get("causes") or []
-        return [c for c in causes if isinstance(c, dict)]
+        return _causes(self.status)
 
 
 class BadRequestError(ApiError):
@@ -266,10 +264,18 @@ _BY_CODE: dict[int, type[ApiError]] = {
 }
 
 
+def _causes(status: Mapping[str, Any]) -> list[dict[str, Any]]:
+    details = status.get("details")
+    causes = details.get("causes") if isinstance(details, Mapping) else None
+    return [c for c in causes if isinstance(c, dict)] if isinstance(causes, list) else []
+
+
 def _is_too_large_rv(status: Mapping[str, Any], code: int, reason: str, message: str) -> bool:
-    details = status.get("details") or {}
-    for cause in details.get("causes") or []:
-        if isinstance(cause, dict) and cause.get("reason") == "ResourceVersionTooLarge":
+    for cause in _causes(status):
+        if cause.get("reason") == "ResourceVersionTooLarge":
+            return True
+        # API servers 1.17.0-1.18.5 sent a cause with only this message.
+        if cause.get("message") == "Too large resource version":
             return True
     # Older servers say it only in the message of a Timeout.
     return (code == 504 or reason == "Timeout") and "Too large resource version" in message
@@ -294,8 +300,8 @@ def api_error_from_status(
     reason = str(status.get("reason") or "")
     message = str(status.get("message") or "")
     if retry_after is None:
-        details = status.get("details") or {}
-        seconds = details.get("retryAfterSeconds") if isinstance(details, dict) else None
+        details = status.get("details")
+        seconds = details.get("retryAfterSeconds") if isinstance(details, Mapping) else None
         if isinstance(seconds, int | float) and seconds > 0:
             retry_after = float(seconds)
     cls: type[ApiError]

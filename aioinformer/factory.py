@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from anyio import AsyncContextManagerMixin
 
+from ._background import BackgroundRunner
+from .backoff import Backoff
 from .errors import LifecycleError
 from .informer import SharedIndexInformer
 from .listwatch import ListOptions, Resource
@@ -17,8 +17,6 @@ from .store import Indexers
 from .transport import KubeListerWatcher
 
 if TYPE_CHECKING:
-    from typing import Self
-
     from kubernetes_asyncio.client import ApiClient
 
 __all__ = ["SharedInformerFactory"]
@@ -30,7 +28,7 @@ def _as_resource(resource: Resource | str) -> Resource:
     return resource if isinstance(resource, Resource) else Resource.parse(resource)
 
 
-class SharedInformerFactory(AsyncContextManagerMixin):
+class SharedInformerFactory(BackgroundRunner):
     """Creates and runs one :class:`~aioinformer.informer.SharedIndexInformer` per resource.
 
     Use it as ``async with SharedInformerFactory(api_client) as factory:``; inside the block,
@@ -44,7 +42,8 @@ class SharedInformerFactory(AsyncContextManagerMixin):
         (for example to add a label selector).
     :param custom_resync: resync periods per resource, overriding ``default_resync``.
     :param informer_options: extra keyword arguments for every informer (``idle_timeout``,
-        ``min_watch_timeout``, ``backoff``, ...).
+        ``min_watch_timeout``, ``backoff``, ...). A ``backoff`` is copied for each informer,
+        so one informer's failures never lengthen another's delays.
     """
 
     def __init__(
@@ -65,8 +64,12 @@ class SharedInformerFactory(AsyncContextManagerMixin):
         self._informer_options = dict(informer_options or {})
         self._informers: dict[Resource, SharedIndexInformer] = {}
         self._started: set[Resource] = set()
+        self._pending: list[Resource] = []  # started, waiting for run() to host them
         self._task_group: anyio.abc.TaskGroup | None = None
+        self._ran = False
+        self._hosting = False  # inside `async with` or run(): start() is allowed
         self._shutting_down = False
+        self._shutdown_requested = anyio.Event()
 
     def __repr__(self) -> str:
         informers, started = len(self._informers), len(self._started)
@@ -104,27 +107,39 @@ class SharedInformerFactory(AsyncContextManagerMixin):
             namespace=self.namespace if key.namespaced else None,
             tweak_list_options=self._tweak,
         )
+        options = dict(self._informer_options)
+        if isinstance(options.get("backoff"), Backoff):
+            options["backoff"] = options["backoff"].copy()  # one sequence per informer
         informer = SharedIndexInformer(
             lister_watcher,
             resync_period=self._custom_resync.get(key, self._default_resync),
             indexers=indexers,
             name=str(key),
-            **self._informer_options,
+            **options,
         )
         self._informers[key] = informer
         return informer
 
     def start(self) -> None:
-        """Start every informer not started yet (non-blocking).
+        """Start every informer not started yet (non-blocking; call it again for new ones).
 
-        :raises LifecycleError: outside ``async with factory:``.
+        :raises LifecycleError: outside ``async with factory:`` (or :meth:`run`), or after
+            shutdown.
         """
-        if self._task_group is None:
+        if not self._hosting or self._shutting_down:
             raise LifecycleError("start() needs a running factory: use `async with factory:`")
-        for resource, informer in self._informers.items():
+        for resource in self._informers:
             if resource not in self._started:
                 self._started.add(resource)
-                self._task_group.start_soon(informer.run)
+                self._pending.append(resource)
+        self._start_pending()
+
+    def _start_pending(self) -> None:
+        group = self._task_group
+        if group is None:
+            return  # run() starts them as soon as it began
+        while self._pending:
+            group.start_soon(self._informers[self._pending.pop(0)].run)
 
     async def wait_for_cache_sync(self, timeout: float | None = None) -> dict[Resource, bool]:
         """Wait for every started informer's initial list.
@@ -138,20 +153,42 @@ class SharedInformerFactory(AsyncContextManagerMixin):
                 await informer.wait_for_cache_sync()
         return {resource: informer.has_synced() for resource, informer in started}
 
+    async def run(self) -> None:
+        """Host the started informers until :meth:`shutdown` (``async with`` runs this).
+
+        :raises LifecycleError: if the factory ran before.
+        """
+        self._claim()
+        try:
+            async with anyio.create_task_group() as tg:
+                self._task_group = tg
+                self._start_pending()
+                await self._shutdown_requested.wait()
+                for informer in self._informers.values():
+                    await informer.stop()
+        finally:
+            self._task_group = None
+            self._shutting_down = True
+
     async def shutdown(self) -> None:
         """Stop every informer and wait for them (idempotent)."""
-        self._shutting_down = True
+        self._request_stop()
         for informer in self._informers.values():
             await informer.stop()
 
-    @asynccontextmanager
-    async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
-        if self._task_group is not None or self._shutting_down:
+    def _claim(self) -> None:
+        if self._ran:
             raise LifecycleError("a factory runs once")
-        async with anyio.create_task_group() as tg:
-            self._task_group = tg
-            try:
-                yield self
-            finally:
-                await self.shutdown()
-                self._task_group = None
+        self._ran = self._hosting = True
+
+    def _background_main(self) -> Coroutine[Any, Any, None]:
+        """``async with factory:`` hosts it in the background of the block; leaving the block
+        shuts every informer down and waits for them."""
+        if self._ran:
+            raise LifecycleError("a factory runs once")
+        self._hosting = True  # start() works at once; run() claims the factory when it begins
+        return self.run()
+
+    def _request_stop(self) -> None:
+        self._shutting_down = True
+        self._shutdown_requested.set()

@@ -46,12 +46,12 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import Enum
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import orjson
 
+from ._background import BackgroundRunner
 from .errors import (
     ApiError,
     ConflictError,
@@ -222,7 +222,7 @@ async def _guarded(what: str, awaitable: Awaitable[object]) -> None:
         logger.error("leader election: %s raised %s: %s", what, type(exc).__name__, exc)
 
 
-class LeaderElector:
+class LeaderElector(BackgroundRunner):
     """Campaigns for a Lease and tells who leads (client-go's ``LeaderElector``).
 
     Run it with ``async with elector:`` (in the background of the block), ``await
@@ -294,7 +294,6 @@ class LeaderElector:
         self._stopped = asyncio.Event()
         self._changed = asyncio.Event()  # replaced by a fresh one at every state change
         self._group: asyncio.TaskGroup | None = None
-        self._context_group: asyncio.TaskGroup | None = None
         self._term: LeadershipTerm | None = None
         self._terms = 0
         self._started_task: asyncio.Task[None] | None = None
@@ -381,30 +380,13 @@ class LeaderElector:
         lease. Idempotent; returns at once (see :meth:`wait_stopped`)."""
         self._stop.set()
 
-    async def __aenter__(self) -> Self:
-        """Run the elector in the background of the ``async with`` block."""
-        coroutine = self.run()
-        group = asyncio.TaskGroup()
-        await group.__aenter__()
-        self._context_group = group
-        group.create_task(coroutine, name=f"leader elector {self.identity}")
-        return self
+    def _background_main(self) -> Coroutine[Any, Any, None]:
+        """``async with elector:`` runs it in the background of the block; leaving the block
+        stops it (releasing the lease if configured)."""
+        return self.run()
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Stop (releasing the lease if configured) and wait for the end."""
-        group = self._context_group
-        assert group is not None
-        self._context_group = None
-        if exc_type is not None and issubclass(exc_type, asyncio.CancelledError):
-            await group.__aexit__(exc_type, exc, tb)
-            return
+    def _request_stop(self) -> None:
         self.stop()
-        await group.__aexit__(None, None, None)
 
     # -- the campaign ----------------------------------------------------------------------
 

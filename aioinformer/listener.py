@@ -186,12 +186,14 @@ class Listener:
         """True once the informer synced and this consumer processed every initial-list add."""
         return self._upstream_synced and self._initial_pending == 0
 
-    async def wait_synced(self) -> None:
-        """Wait until :meth:`has_synced` is true."""
+    async def wait_synced(self) -> bool:
+        """Wait until :meth:`has_synced` is true, or the listener closed (the informer stopped
+        or the consumer left) first; returns :meth:`has_synced`."""
         await self._synced.wait()
+        return self.has_synced()
 
     def _check_synced(self) -> None:
-        if self.has_synced() and not self._synced.is_set():
+        if (self._closed or self.has_synced()) and not self._synced.is_set():
             self._synced.set()
 
 
@@ -270,9 +272,9 @@ class EventStream:
         """True once the informer synced and this consumer read past every initial-list add."""
         return self._subscription.listener.has_synced()
 
-    async def wait_synced(self) -> None:
-        """Wait until :meth:`has_synced` is true."""
-        await self._subscription.listener.wait_synced()
+    async def wait_synced(self) -> bool:
+        """Wait until :meth:`has_synced` is true (or the stream closed); returns it."""
+        return await self._subscription.listener.wait_synced()
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self
@@ -387,9 +389,10 @@ class Registration:
         """True once the informer synced and this handler processed every initial-list add."""
         return self.listener.has_synced()
 
-    async def wait_synced(self) -> None:
-        """Wait until :meth:`has_synced` is true."""
-        await self.listener.wait_synced()
+    async def wait_synced(self) -> bool:
+        """Wait until :meth:`has_synced` is true, or the handler was removed or the informer
+        stopped first; returns :meth:`has_synced`."""
+        return await self.listener.wait_synced()
 
     async def run(self) -> None:
         """Deliver notifications to the handler until the listener closes."""

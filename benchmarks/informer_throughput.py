@@ -119,13 +119,11 @@ async def run_informer(url: str, synced_rv: str, events: int, gc_mode: str) -> d
     configuration = client.Configuration(host=url)
     async with client.ApiClient(configuration) as api_client:
         lw = FromSyncedRV(KubeListerWatcher(api_client, Resource.parse("v1/pods")))
-        informer = SharedIndexInformer(lw, name="bench")
+        informer = SharedIndexInformer(lw, name="bench", freeze_gc_after_sync=(gc_mode == "freeze"))
         stream = informer.events()
         async with informer:
             start = time.perf_counter()
             await informer.wait_for_cache_sync()
-            if gc_mode == "freeze":
-                gc.freeze()
             sync = time.perf_counter() - start
             start = time.perf_counter()
             seen = 0

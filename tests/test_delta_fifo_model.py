@@ -12,6 +12,7 @@ import asyncio
 import itertools
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -65,10 +66,20 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         self.runner.close()
 
-    @initialize(emit_replaced=st.booleans(), use_transformer=st.booleans())
-    def setup(self, emit_replaced: bool, use_transformer: bool) -> None:
+    @initialize(
+        emit_replaced=st.booleans(),
+        use_transformer=st.booleans(),
+        cached=st.lists(st.tuples(NAMES, NAMESPACES), max_size=3),
+    )
+    def setup(
+        self, emit_replaced: bool, use_transformer: bool, cached: list[tuple[str, str]]
+    ) -> None:
         self.emit_replaced = emit_replaced
         self.use_transformer = use_transformer
+        # The cache may hold objects before the first replace (so that it queues deletions).
+        for name, namespace in cached:
+            obj = self.entering(self.make(name, namespace))
+            self.known.items[meta_namespace_key(obj)] = obj
         self.fifo = DeltaFIFO(
             known_objects=self.known,
             emit_delta_type_replaced=emit_replaced,
@@ -186,12 +197,18 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
     # -- consumer ------------------------------------------------------------------------
 
     @precondition(lambda self: bool(self.queue))
-    @rule()
-    def pop(self) -> None:
+    @rule(fail=st.sampled_from([False, False, False, True]))
+    def pop(self, fail: bool) -> None:
         seen: list[list[Delta]] = []
+        synced_during: list[bool] = []
+        synced_before = self.model_synced()
 
         def process(deltas: list[Delta]) -> None:
             seen.append(deltas)
+            synced_during.append(self.fifo.has_synced())
+            if fail:
+                # A failing handler: the deltas are dropped, the pop still counts.
+                raise RuntimeError("process failed")
             # The informer would apply the deltas to its cache here.
             for delta in deltas:
                 key = self.fifo.key_of(delta.object)
@@ -201,13 +218,22 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
                     self.known.items[key] = delta.object
 
         before = dict(self.known.items)
-        returned = self.runner.run(asyncio.wait_for(self.fifo.pop(process), 5))
-        after = self.known.items
-        self.known.items = before
-        (expected,) = self.model_pop(1)
-        assert seen == [returned]
-        assert [(d.type, d.object) for d in returned] == expected
-        assert self.known.items == after
+        if fail:
+            with pytest.raises(RuntimeError, match="process failed"):
+                self.runner.run(asyncio.wait_for(self.fifo.pop(process), 5))
+            (expected,) = self.model_pop(1)
+            self.known.items = before  # the handler did not apply anything
+            assert [[(d.type, d.object) for d in deltas] for deltas in seen] == [expected]
+        else:
+            returned = self.runner.run(asyncio.wait_for(self.fifo.pop(process), 5))
+            after = self.known.items
+            self.known.items = before
+            (expected,) = self.model_pop(1)
+            assert seen == [returned]
+            assert [(d.type, d.object) for d in returned] == expected
+            assert self.known.items == after
+        # The pop is counted only after process ran.
+        assert synced_during == [synced_before]
 
     @precondition(lambda self: bool(self.queue))
     @rule(max_keys=st.integers(min_value=1, max_value=4))
@@ -217,6 +243,7 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
 
         def process(batch: list[list[Delta]], initial: bool) -> None:
             calls.append((len(batch), initial))
+            assert self.fifo.has_synced() == synced_before
 
         returned = self.runner.run(
             asyncio.wait_for(self.fifo.pop_batch(process, max_keys=max_keys), 5)
@@ -242,6 +269,9 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
     @invariant()
     def synced_matches_model(self) -> None:
         assert self.fifo.has_synced() == self.model_synced()
+        if self.model_synced():
+            # wait_synced returns at once (the hang guard turns a missed wake-up into a failure).
+            self.runner.run(asyncio.wait_for(self.fifo.wait_synced(), 1))
 
     @invariant()
     def only_two_consecutive_deletes_never_remain(self) -> None:

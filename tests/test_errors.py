@@ -132,3 +132,27 @@ def test_api_error_message_names_code_and_reason() -> None:
     err = api_error_from_status(status(404, "NotFound", 'pods "x" not found'))
     assert str(err) == '404 NotFound: pods "x" not found'
     assert err.causes == []
+
+
+def test_malformed_status_details_do_not_break_the_mapping() -> None:
+    """A Status whose details or causes have the wrong shape still maps to an ApiError."""
+    from aioinformer.errors import ApiError, api_error_from_status
+
+    for details in ("text", ["list"], {"causes": "not-a-list"}, {"causes": [1, "x"]}):
+        error = api_error_from_status({"kind": "Status", "code": 500, "details": details})
+        assert isinstance(error, ApiError)
+        assert error.causes == []
+
+
+def test_message_only_too_large_cause_is_recognised() -> None:
+    """The 1.17-1.18 form (a cause with only the message) is a too-large resource version."""
+    from aioinformer.errors import TooLargeResourceVersionError, api_error_from_status
+
+    status = {
+        "kind": "Status",
+        "code": 504,
+        "reason": "Timeout",
+        "message": "Timeout: Too large resource version: 10, current: 5",
+        "details": {"causes": [{"message": "Too large resource version"}]},
+    }
+    assert isinstance(api_error_from_status(status), TooLargeResourceVersionError)

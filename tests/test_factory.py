@@ -196,3 +196,19 @@ async def test_factory_consumers_end_with_shutdown(fake_apiserver: FakeApiServer
             await first.wait()
         assert informer.listeners == []
     assert seen == ["a"]
+
+
+def test_each_informer_gets_its_own_backoff_sequence() -> None:
+    """A backoff given in informer_options is copied per informer (its state is not shared)."""
+    from aioinformer.backoff import Backoff
+    from aioinformer.factory import SharedInformerFactory
+
+    backoff = Backoff(rand=lambda: 0.0, clock=lambda: 0.0)
+    factory = SharedInformerFactory(object(), informer_options={"backoff": backoff})  # type: ignore[arg-type]
+    pods = factory.for_resource("v1/pods")
+    configmaps = factory.for_resource("v1/configmaps")
+    first, second = pods._backoff, configmaps._backoff
+    assert first is not second and first is not backoff
+    assert first is not None and second is not None
+    assert [first.next_delay(), first.next_delay()] == [0.8, 1.6]
+    assert second.next_delay() == 0.8

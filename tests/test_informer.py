@@ -401,3 +401,40 @@ async def test_stop_before_run_makes_run_return(fake_apiserver: FakeApiServer) -
             await informer.run()
         with pytest.raises(LifecycleError):
             informer.events()
+
+
+async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """A consumer waiting for sync is released (with False) when the informer stops first."""
+    fake_apiserver.fail_next(1000, 500, verb="list")  # never syncs
+    async with fake_apiserver.api_client() as client:
+        informer = new_informer(client)
+        registration = informer.add_event_handler(object())
+        stream = informer.events()
+        async with informer:
+            await fake_apiserver.wait_for_request(lambda r: r.verb == "list")
+        with anyio.fail_after(5):
+            assert await registration.wait_synced() is False
+            assert await stream.wait_synced() is False
+    assert not registration.has_synced()
+
+
+async def test_freeze_gc_after_sync_freezes_once_the_cache_is_synced(
+    fake_apiserver: FakeApiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With freeze_gc_after_sync the informer calls gc.freeze() once, after the initial list."""
+    import gc
+
+    calls: list[int] = []
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append(1))
+    await fake_apiserver.create("configmaps", configmap("a"))
+    async with fake_apiserver.api_client() as client:
+        informer = new_informer(client, freeze_gc_after_sync=True)
+        plain = new_informer(client)
+        async with informer, plain:
+            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await plain.wait_for_cache_sync(timeout=10)
+            # The freeze happens in the same step that marks the cache synced.
+            assert calls == [1]
+    assert calls == [1]

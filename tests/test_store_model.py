@@ -43,15 +43,22 @@ def by_first_label(obj: Any) -> list[str]:
     return sorted(obj["metadata"]["labels"])[:1]
 
 
+def by_app(obj: Any) -> list[str]:
+    app = obj["metadata"]["labels"].get("app")
+    return [app] if app else []
+
+
 def by_namespace(obj: Any) -> list[str]:
     return [namespace_of(obj)]
 
 
-#: Candidate index sets for add_indexers (some conflict, some raise on stored objects).
+#: Candidate index sets for add_indexers. Some conflict with registered names; the two with
+#: ``picky`` fail when a ``boom`` object is stored, after building a good index first (so a
+#: half-applied add_indexers would show).
 EXTRA_INDEXERS: list[dict[str, IndexFn]] = [
     {"color": by_color},
-    {"picky": picky},
     {"first": by_first_label, "picky": picky},
+    {"app": by_app, "picky": picky},
     {"labels": by_labels},
     {NAMESPACE_INDEX: by_color},
 ]
@@ -70,7 +77,7 @@ class IndexerMachine(RuleBasedStateMachine):
         self.rv = ""
         self.indexer = Indexer()
 
-    @initialize(with_picky=st.booleans())
+    @initialize(with_picky=st.sampled_from([False, False, True]))
     def setup(self, with_picky: bool) -> None:
         self.funcs = {NAMESPACE_INDEX: by_namespace, "labels": by_labels}
         if with_picky:
@@ -97,7 +104,7 @@ class IndexerMachine(RuleBasedStateMachine):
         NAMESPACES,
         LABELS,
         COLORS,
-        st.sampled_from([False, False, False, True]),
+        st.sampled_from([False, False, True]),
     )
 
     @rule(obj=objects, update=st.booleans())
@@ -183,7 +190,7 @@ class IndexerMachine(RuleBasedStateMachine):
 
 
 IndexerMachine.TestCase.settings = settings(
-    max_examples=150,
+    max_examples=300,
     stateful_step_count=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],

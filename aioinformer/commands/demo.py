@@ -1,0 +1,716 @@
+"""``aioinformer demo``: informers and a controller against a churning, faulty fake API server.
+
+::
+
+    aioinformer demo                          # 20 s with a live view; Ctrl-C stops early
+    aioinformer demo --plain --duration 10    # one status line a second (logs, CI)
+    aioinformer demo --no-faults --rate 200 --objects 2000
+
+Everything runs in one process and one event loop, over real HTTP:
+
+* the embedded fake API server (:class:`~aioinformer.testing.FakeApiServer`);
+* a churn generator creating, updating, moving (between nodes) and deleting pods at ``--rate``
+  operations a second, around ``--objects`` pods;
+* a :class:`~aioinformer.factory.SharedInformerFactory` with a pods informer (with a
+  ``by_node`` index) and a ConfigMaps informer;
+* a :class:`~aioinformer.controller.Controller` whose keys are node names: it keeps a
+  ConfigMap ``node-summary-<node>`` in the ``demo`` namespace with the pod counts of the node
+  (by phase), read from the ``by_node`` index; a few reconciles fail on purpose, to show retries;
+* a fault schedule: a dropped watch, a stalled watch (recovered through the idle timeout), a
+  compaction (410 on resume, recovered by a relist) and throttled watches (429).
+
+At the end the churn stops, the demo waits until everything settled, shuts down and prints a
+summary whose last line checks that the informer's cache equals the server (same keys, same
+resource versions). The exit status is 0 when that check and the node summaries check pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import logging
+import random
+import signal
+import sys
+from collections.abc import Callable, Coroutine, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TextIO
+
+from kubernetes_asyncio.client import CoreV1Api
+from kubernetes_asyncio.client.exceptions import ApiException
+
+from ..backoff import Backoff
+from ..controller import Controller
+from ..factory import SharedInformerFactory
+from ..informer import SharedIndexInformer
+from ..objects import KubeObject, meta_namespace_key, name_of, namespace_of
+from ..testing import FakeApiServer
+from ._demo_churn import DEMO_NAMESPACE, Churn, node_names
+from ._demo_faults import FaultSchedule, Progress
+from ._demo_view import LogCounter, RateMeter, Snapshot, live_panel, plain_line
+
+if TYPE_CHECKING:
+    from kubernetes_asyncio.client import ApiClient
+    from rich.console import Console
+
+__all__ = [
+    "BY_NODE",
+    "SUMMARY_PREFIX",
+    "NodeSummaries",
+    "add_parser",
+    "run",
+    "summary_of",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The pods index by node name.
+BY_NODE = "by_node"
+#: Node summaries are the ConfigMaps ``node-summary-<node>`` in the ``demo`` namespace.
+SUMMARY_PREFIX = "node-summary-"
+#: The share of reconciles that fail on purpose (unless ``--no-faults``).
+RECONCILE_FAILURE_RATE = 0.05
+#: The longest wait, after the churn stopped, for the cache and the controller to settle.
+SETTLE_TIMEOUT = 30.0
+#: The informers' settings: short enough for recovery to show within a run.
+INFORMER_OPTIONS: Mapping[str, Any] = {
+    "idle_timeout": 2.5,
+    "min_watch_timeout": 5.0,
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``demo`` sub-command to the ``aioinformer`` parser."""
+    parser = subparsers.add_parser(
+        "demo",
+        help="run informers and a controller against a churning, faulty fake API server",
+        description=(
+            "Run a pods informer and a node-summary controller against the embedded fake API "
+            "server while pods churn and faults are injected; end with a check that the cache "
+            "equals the server."
+        ),
+    )
+    parser.add_argument(
+        "--duration", type=_non_negative, default=20.0, help="seconds of churn (default 20)"
+    )
+    parser.add_argument(
+        "--objects", type=_positive_int, default=200, help="pods to keep alive (default 200)"
+    )
+    parser.add_argument(
+        "--rate", type=_non_negative, default=50.0, help="operations per second (default 50)"
+    )
+    parser.add_argument(
+        "--no-faults",
+        action="store_true",
+        help="inject no faults (no server faults, no failing reconciles)",
+    )
+    parser.add_argument("--plain", action="store_true", help="status lines instead of a live view")
+    parser.add_argument("--seed", type=int, help="random seed (default: a random one)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show the log")
+
+
+def _non_negative(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, not {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text!r}")
+    return value
+
+
+# -- the controller ------------------------------------------------------------------------
+
+
+def node_of(pod: Mapping[str, Any]) -> str:
+    """The node a pod is scheduled on (``""`` when none)."""
+    spec = pod.get("spec")
+    return str((spec or {}).get("nodeName") or "") if isinstance(spec, dict) else ""
+
+
+def pods_by_node(pod: KubeObject) -> list[str]:
+    """Index function (and the controller's ``map_func``): a pod's node, if it has one."""
+    node = node_of(pod)
+    return [node] if node else []
+
+
+def summary_of(pods: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """A node summary: how many pods, and how many in each phase (always every key)."""
+    counts = {"pods": 0, "pending": 0, "running": 0, "succeeded": 0, "failed": 0}
+    for pod in pods:
+        counts["pods"] += 1
+        phase = str((pod.get("status") or {}).get("phase") or "").lower()
+        if phase in counts and phase != "pods":
+            counts[phase] += 1
+    return {key: str(value) for key, value in counts.items()}
+
+
+def _is_summary(configmap: KubeObject) -> bool:
+    return namespace_of(configmap) == DEMO_NAMESPACE and name_of(configmap).startswith(
+        SUMMARY_PREFIX
+    )
+
+
+def _summary_node(configmap: KubeObject) -> list[str]:
+    return [name_of(configmap).removeprefix(SUMMARY_PREFIX)]
+
+
+class InjectedFailure(Exception):
+    """A reconcile failure made on purpose (the controller retries the key)."""
+
+
+class NodeSummaries:
+    """The reconciler: makes ``node-summary-<node>`` match the pods the cache has on the node.
+
+    It reads only the informers' caches and writes through the API (a merge patch, or a
+    create when the ConfigMap does not exist yet).
+
+    :param api_client: writes go through it.
+    :param pods: the pods informer (with the :data:`BY_NODE` index).
+    :param configmaps: the ConfigMaps informer.
+    :param failure_rate: the share of reconciles that raise :class:`InjectedFailure`.
+    :param rng: the random source of those failures.
+    :param on_done: called after every reconcile, whatever its outcome.
+    """
+
+    def __init__(
+        self,
+        api_client: ApiClient,
+        *,
+        pods: SharedIndexInformer,
+        configmaps: SharedIndexInformer,
+        failure_rate: float = 0.0,
+        rng: random.Random | None = None,
+        on_done: Callable[[], None] | None = None,
+    ) -> None:
+        self._core = CoreV1Api(api_client)
+        self._pods = pods
+        self._configmaps = configmaps
+        self._failure_rate = failure_rate
+        self._rng = rng or random.Random()
+        self._on_done = on_done
+        #: ConfigMaps created or patched.
+        self.writes = 0
+        #: Reconciles failed on purpose.
+        self.injected_failures = 0
+
+    async def reconcile(self, node: str) -> None:
+        """Bring one node's summary up to date; raising means "retry later"."""
+        try:
+            if self._failure_rate and self._rng.random() < self._failure_rate:
+                self.injected_failures += 1
+                raise InjectedFailure("injected failure (the key is retried)")
+            desired = summary_of(self._pods.indexer.by_index(BY_NODE, node))
+            name = SUMMARY_PREFIX + node
+            current = self._configmaps.indexer.get_by_key(f"{DEMO_NAMESPACE}/{name}")
+            if current is not None and current.get("data") == desired:
+                return
+            if current is None:
+                body: Any = {"metadata": {"name": name, "labels": {"app": "demo"}}, "data": desired}
+                try:
+                    await self._core.create_namespaced_config_map(DEMO_NAMESPACE, body)
+                except ApiException as exc:
+                    if exc.status != 409:  # 409: it exists, the cache is behind: patch it
+                        raise
+                    await self._patch(name, desired)
+            else:
+                await self._patch(name, desired)
+            self.writes += 1
+        finally:
+            if self._on_done is not None:
+                self._on_done()
+
+    async def _patch(self, name: str, data: dict[str, str]) -> None:
+        await self._core.patch_namespaced_config_map(name, DEMO_NAMESPACE, {"data": data})
+
+
+# -- the checks ----------------------------------------------------------------------------
+
+
+def _versions(objects: Iterable[KubeObject]) -> dict[str, str]:
+    return {
+        meta_namespace_key(obj): str((obj.get("metadata") or {}).get("resourceVersion") or "")
+        for obj in objects
+    }
+
+
+async def _cache_matches(
+    server: FakeApiServer, informer: SharedIndexInformer, resource: str
+) -> bool:
+    return _versions(informer.indexer.list()) == _versions(await server.list_objects(resource))
+
+
+async def _compare_cache(server: FakeApiServer, informer: SharedIndexInformer) -> tuple[bool, str]:
+    """Whether the pods cache equals the server's pods (keys and resource versions)."""
+    on_server = _versions(await server.list_objects("pods"))
+    cached = _versions(informer.indexer.list())
+    if cached == on_server:
+        return True, f"{len(on_server)} objects, same resource versions"
+    missing = len(on_server.keys() - cached.keys())
+    extra = len(cached.keys() - on_server.keys())
+    stale = sum(1 for key in on_server.keys() & cached.keys() if on_server[key] != cached[key])
+    return False, (
+        f"server {len(on_server)}, cache {len(cached)}: {missing} missing, {extra} extra,"
+        f" {stale} at another resource version"
+    )
+
+
+async def _compare_summaries(server: FakeApiServer, nodes: list[str]) -> tuple[bool, str]:
+    """Whether every node summary on the server matches the server's pods."""
+    pods = await server.list_objects("pods", DEMO_NAMESPACE)
+    expected = {node: summary_of(p for p in pods if node_of(p) == node) for node in nodes}
+    actual = {
+        _summary_node(cm)[0]: dict(cm.get("data") or {})
+        for cm in await server.list_objects("configmaps", DEMO_NAMESPACE)
+        if _is_summary(cm)
+    }
+    wrong = sorted(node for node in nodes if actual.get(node) != expected[node])
+    if not wrong:
+        return True, f"{len(nodes)} nodes"
+    return False, f"{len(wrong)} of {len(nodes)} nodes wrong: {', '.join(wrong)}"
+
+
+# -- the run -------------------------------------------------------------------------------
+
+
+async def _wait(event: asyncio.Event, timeout: float) -> None:
+    """Until ``event`` is set or ``timeout`` seconds have passed."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout):
+            await event.wait()
+
+
+async def _race(stop: asyncio.Event, work: Coroutine[Any, Any, Any]) -> bool:
+    """Run ``work`` unless ``stop`` is set first (then cancel it); True if it finished."""
+    async with asyncio.TaskGroup() as group:
+        task = group.create_task(work)
+        stopper = group.create_task(stop.wait())
+        await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        task.cancel()
+        stopper.cancel()
+    return not task.cancelled()
+
+
+class _Demo:
+    """One run of the demo: its parts, its view and its summary."""
+
+    def __init__(self, args: argparse.Namespace, out: TextIO, console: Console | None) -> None:
+        self.args = args
+        self.out = out
+        self.console = console
+        self.seed = args.seed if args.seed is not None else random.randrange(2**31)
+        self.faults_enabled = not args.no_faults
+        self.log = LogCounter()
+        self.pulse = asyncio.Event()  # set on every notification and reconcile: "re-check"
+        self.phase = "starting"
+        self.loop = asyncio.get_running_loop()
+        self.started = 0.0
+        self.churn_seconds = 0.0
+        self.settle_seconds: float | None = None
+        self.interrupted = False
+        self.aborted = False
+        self.checks: list[tuple[str, bool, str]] = []
+        #: (name, peak backlog, handler errors) of every listener, taken before shutdown.
+        self.listener_stats: list[tuple[str, int, int]] = []
+        self._ops_meter = RateMeter()
+        self._events_meter = RateMeter()
+        # Set by run():
+        self.churn: Churn | None = None
+        self.pods: SharedIndexInformer | None = None
+        self.configmaps: SharedIndexInformer | None = None
+        self.controller: Controller[str] | None = None
+        self.reconciler: NodeSummaries | None = None
+        self.progress: Progress | None = None
+        self.faults: FaultSchedule | None = None
+
+    # -- running ---------------------------------------------------------------------------
+
+    async def run(self, stop: asyncio.Event, abort: asyncio.Event) -> int:
+        args = self.args
+        rng = random.Random(self.seed)
+        nodes = node_names(args.objects)
+        async with FakeApiServer(bookmark_interval=1.0) as server:
+            churn = Churn(
+                server,
+                objects=args.objects,
+                rate=args.rate,
+                nodes=nodes,
+                rng=random.Random(rng.random()),
+            )
+            self.churn = churn
+            await churn.populate()
+            options = {**INFORMER_OPTIONS, "backoff": Backoff(initial=0.2, cap=2.0)}
+            async with (
+                server.api_client() as api_client,
+                SharedInformerFactory(api_client, informer_options=options) as factory,
+            ):
+                pods = factory.for_resource("v1/pods", indexers={BY_NODE: pods_by_node})
+                configmaps = factory.for_resource("v1/configmaps")
+                self.pods, self.configmaps = pods, configmaps
+                self.progress = progress = Progress(pods, on_event=self.pulse.set)
+                if self.faults_enabled:
+                    self.faults = FaultSchedule(server, pods, progress, duration=args.duration)
+                    await self.faults.setup()
+                self.reconciler = NodeSummaries(
+                    api_client,
+                    pods=pods,
+                    configmaps=configmaps,
+                    failure_rate=RECONCILE_FAILURE_RATE if self.faults_enabled else 0.0,
+                    rng=random.Random(rng.random()),
+                    on_done=self.pulse.set,
+                )
+                controller: Controller[str] = Controller(
+                    name="node-summary",
+                    reconcile=self.reconciler.reconcile,
+                    workers=4,
+                    shutdown_timeout=5.0,
+                )
+                self.controller = controller
+                controller.watch(pods, map_func=pods_by_node)
+                controller.watch(configmaps, filter=_is_summary, map_func=_summary_node)
+                for node in nodes:  # every node gets a summary, even one without pods
+                    controller.enqueue(node)
+                factory.start()
+                async with controller, asyncio.TaskGroup() as group:
+                    group.create_task(progress.run(), name="demo progress")
+                    view_done = asyncio.Event()
+                    view = group.create_task(self._view(view_done), name="demo view")
+                    try:
+                        code = await self._drive(server, nodes, group, stop, abort)
+                    finally:
+                        self.phase = "stopping"
+                        view_done.set()
+                        await view
+                        progress.close()
+            self.phase = "done"
+        return code
+
+    async def _drive(
+        self,
+        server: FakeApiServer,
+        nodes: list[str],
+        group: asyncio.TaskGroup,
+        stop: asyncio.Event,
+        abort: asyncio.Event,
+    ) -> int:
+        assert self.churn is not None and self.pods is not None and self.configmaps is not None
+        self.phase = "syncing"
+        if not await _race(stop, self.pods.wait_for_cache_sync(timeout=30.0)):
+            self.interrupted = True
+            return 1
+        if not self.pods.has_synced():
+            self.out.write("error: the pods informer did not sync within 30 s\n")
+            return 1
+        self.phase = "churning"
+        self.started = start = self.loop.time()
+        churn_stop = asyncio.Event()
+        churn = group.create_task(self.churn.run(churn_stop), name="demo churn")
+        faults = None
+        if self.faults is not None:
+            faults = group.create_task(self.faults.run(churn_stop, start=start), name="demo faults")
+            faults.add_done_callback(lambda _: self.pulse.set())
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout_at(start + self.args.duration):
+                await stop.wait()
+        self.interrupted = stop.is_set()
+        churn_stop.set()
+        await churn
+        self.churn_seconds = self.loop.time() - start
+        self.phase = "settling"
+        settled = await self._settle(server, faults, abort)
+        if faults is not None and not faults.done():
+            faults.cancel()
+        if settled:
+            self.settle_seconds = self.loop.time() - start - self.churn_seconds
+        self.listener_stats = [
+            (listener.name, listener.peak_backlog, listener.handler_errors)
+            for informer in (self.pods, self.configmaps)
+            for listener in informer.listeners
+        ]
+        ok_summaries, detail = await _compare_summaries(server, nodes)
+        self.checks.append(("node summaries == server", ok_summaries, detail))
+        ok_cache, detail = await _compare_cache(server, self.pods)
+        self.checks.append(("cache == server", ok_cache, detail))
+        return 0 if ok_summaries and ok_cache else 1
+
+    def _quiet(self, faults: asyncio.Task[None] | None) -> bool:
+        assert self.controller is not None and self.pods and self.configmaps
+        if faults is not None and not faults.done():
+            return False
+        queue = self.controller.queue
+        if len(queue) or queue.waiting_count or self.controller.statistics().in_flight:
+            return False
+        return not any(
+            listener.backlog
+            for informer in (self.pods, self.configmaps)
+            for listener in informer.listeners
+        )
+
+    async def _settle(
+        self, server: FakeApiServer, faults: asyncio.Task[None] | None, abort: asyncio.Event
+    ) -> bool:
+        """Until the caches equal the server and the controller has nothing left to do.
+
+        Re-checks on every notification and every reconcile (and at least once a second).
+        Returns False after :data:`SETTLE_TIMEOUT` seconds or on a second Ctrl-C.
+        """
+        assert self.pods is not None and self.configmaps is not None
+        deadline = self.loop.time() + SETTLE_TIMEOUT
+        while not abort.is_set():
+            self.pulse.clear()  # before checking: a change during the check re-wakes us
+            if (
+                self._quiet(faults)
+                and await _cache_matches(server, self.pods, "pods")
+                and await _cache_matches(server, self.configmaps, "configmaps")
+            ):
+                return True
+            remaining = deadline - self.loop.time()
+            if remaining <= 0:
+                logger.warning("not settled after %.0f s", SETTLE_TIMEOUT)
+                return False
+            await _wait(self.pulse, min(1.0, remaining))
+        self.aborted = True
+        return False
+
+    # -- the view --------------------------------------------------------------------------
+
+    async def _view(self, done: asyncio.Event) -> None:
+        if self.console is not None:
+            from rich.live import Live
+
+            with Live(
+                live_panel(self.snapshot()),
+                console=self.console,
+                auto_refresh=False,
+                transient=False,
+            ) as live:
+                while True:
+                    live.update(live_panel(self.snapshot()), refresh=True)
+                    if done.is_set():
+                        return
+                    await _wait(done, 0.25)
+        else:
+            while not done.is_set():
+                await _wait(done, 1.0)
+                if self.phase in ("churning", "settling", "stopping"):
+                    self.out.write(plain_line(self.snapshot()) + "\n")
+                    self.out.flush()
+
+    def snapshot(self) -> Snapshot:
+        """The current figures, for the views."""
+        now = self.loop.time()
+        churn, pods, controller = self.churn, self.pods, self.controller
+        stats = pods.reflector_stats if pods is not None else None
+        events = bookmarks = 0
+        if stats is not None:
+            for kind, n in stats.events.items():
+                if kind == "BOOKMARK":
+                    bookmarks += n
+                else:
+                    events += n
+        operations = churn.total if churn is not None else 0
+        listeners = [
+            (listener.name, listener.backlog, listener.peak_backlog)
+            for informer in (self.pods, self.configmaps)
+            if informer is not None
+            for listener in informer.listeners
+        ]
+        statistics = controller.statistics() if controller is not None else None
+        records = self.faults.records if self.faults is not None else []
+        last = ""
+        if records:
+            record = records[-1]
+            last = f"t={record.at:.1f}s {record.description}: {record.outcome()}"
+        elapsed = now - self.started if self.started else 0.0
+        return Snapshot(
+            phase=self.phase,
+            elapsed=elapsed,
+            duration=self.args.duration,
+            operations=operations,
+            ops_rate=self._ops_meter.rate(now, operations),
+            events=events,
+            events_rate=self._events_meter.rate(now, events),
+            bookmarks=bookmarks,
+            cache_size=len(pods.indexer) if pods is not None else 0,
+            server_size=self._server_size(),
+            lists=stats.lists if stats else 0,
+            relists=stats.relists if stats else 0,
+            watches=stats.watches if stats else 0,
+            restarts=dict(stats.watch_restarts) if stats else {},
+            list_watch_errors=stats.errors if stats else 0,
+            listeners=listeners,
+            queue_depth=len(controller.queue) if controller is not None else 0,
+            delayed=controller.queue.waiting_count if controller is not None else 0,
+            in_flight=statistics.in_flight if statistics else 0,
+            reconciles=statistics.reconciles if statistics else 0,
+            reconcile_errors=statistics.errors if statistics else 0,
+            writes=self.reconciler.writes if self.reconciler is not None else 0,
+            faults_planned=self.faults.planned if self.faults is not None else 0,
+            faults_injected=len(records),
+            faults_recovered=sum(r.recovered for r in records),
+            last_fault=last,
+            log_warnings=self.log.warnings,
+            log_errors=self.log.errors,
+        )
+
+    def _server_size(self) -> int:
+        """Pods on the server: the churn is the only pod writer (plus the fault marker)."""
+        live = self.churn.live if self.churn is not None else 0
+        return live + (1 if self.faults is not None else 0)
+
+    # -- the summary -----------------------------------------------------------------------
+
+    def summary(self, code: int) -> list[str]:
+        """The final report; its last line is the cache check."""
+        args = self.args
+        lines = ["", "== aioinformer demo summary =="]
+        how = "stopped early by a signal" if self.interrupted else "as planned"
+        lines.append(
+            f"run:        {self.churn_seconds:.1f} s of churn ({how}); seed {self.seed};"
+            f" {'faults on' if self.faults_enabled else 'no faults'}"
+        )
+        churn = self.churn
+        if churn is not None:
+            kinds = ", ".join(f"{n} {kind}s" for kind, n in sorted(churn.operations.items()))
+            rate = churn.total / self.churn_seconds if self.churn_seconds > 0 else 0.0
+            lines.append(
+                f"churn:      {args.objects} pods on {len(churn.nodes)} nodes; {churn.total}"
+                f" operations ({rate:.1f}/s){': ' + kinds if kinds else ''}"
+            )
+        stats = self.pods.reflector_stats if self.pods is not None else None
+        if stats is not None:
+            restarts = ", ".join(f"{c} {n}" for c, n in sorted(stats.watch_restarts.items()))
+            events = ", ".join(f"{t} {n}" for t, n in sorted(stats.events.items()))
+            lines.append(
+                f"informer:   {_plural(stats.lists, 'list')} ({_plural(stats.relists, 'relist')}),"
+                f" {_plural(stats.watches, 'watch')},"
+                f" {_plural(sum(stats.watch_restarts.values()), 'watch restart')}"
+                f"{' (' + restarts + ')' if restarts else ''}"
+            )
+            lines.append(
+                f"            watch events: {events or 'none'}; list/watch errors {stats.errors},"
+                f" malformed {stats.malformed_events}"
+            )
+        for name, peak, errors in self.listener_stats:
+            lines.append(f"listener:   {name}: peak backlog {peak}, handler errors {errors}")
+        if self.controller is not None and self.reconciler is not None:
+            st = self.controller.statistics()
+            lines.append(
+                f"controller: {st.reconciles} reconciles, {self.reconciler.writes} writes,"
+                f" {st.errors} failed and retried"
+            )
+        faults = self.faults
+        if faults is None:
+            lines.append("faults:     0 injected (--no-faults)")
+        else:
+            lines.append(
+                f"faults:     {len(faults.records)} injected, {faults.recovered} recovered"
+                f" (of {faults.planned} planned)"
+            )
+            for record in faults.records:
+                lines.append(
+                    f"  t={record.at:5.1f}s {record.description} [{record.affected} watch"
+                    f"{'es' if record.affected != 1 else ''}]: {record.outcome()}"
+                )
+        if self.settle_seconds is not None:
+            lines.append(
+                f"settle:     caught up {self.settle_seconds:.2f} s after the churn stopped"
+            )
+        elif self.aborted:
+            lines.append("settle:     skipped (interrupted twice)")
+        elif self.started:
+            lines.append(f"settle:     not settled within {SETTLE_TIMEOUT:.0f} s")
+        injected = self.reconciler.injected_failures if self.reconciler is not None else 0
+        note = f", {injected} of them injected reconcile failures" if injected else ""
+        lines.append(
+            f"log:        {self.log.warnings} warnings, {self.log.errors} errors"
+            f" (-v shows them{note})"
+        )
+        for name, ok, detail in self.checks:
+            lines.append(f"check: {name} ({detail}): {'OK' if ok else 'MISMATCH'}")
+        if not self.checks:
+            lines.append("check: not run (stopped before the informer synced): MISMATCH")
+        return lines
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 'es' if word.endswith('ch') else 's'}"
+
+
+def _have_rich() -> bool:
+    try:
+        import rich  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
+    """Run ``aioinformer demo``; returns the exit status (0: the final checks passed).
+
+    The first SIGINT/SIGTERM ends the churn early (the demo still settles, checks and prints
+    its summary); a second one skips the wait for settling.
+    """
+    out = out or sys.stdout
+    console: Console | None = None
+    if not args.plain and out.isatty() and _have_rich():
+        from rich.console import Console
+
+        console = Console(file=out)
+
+    async def main() -> int:
+        stop, abort = asyncio.Event(), asyncio.Event()
+        demo = _Demo(args, out, console)
+
+        def on_signal() -> None:
+            if stop.is_set():
+                abort.set()
+                demo.pulse.set()
+            stop.set()
+
+        loop = asyncio.get_running_loop()
+        remove: list[Callable[[], object]] = []
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(signum, on_signal)
+                remove.append(functools.partial(loop.remove_signal_handler, signum))
+        root = logging.getLogger()
+        handlers: list[logging.Handler] = [demo.log]
+        if args.verbose:
+            shown: logging.Handler
+            if console is not None:
+                from rich.logging import RichHandler
+
+                shown = RichHandler(console=console, show_path=False)
+            else:
+                shown = logging.StreamHandler(sys.stderr)
+                shown.setFormatter(
+                    logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+                )
+            handlers.append(shown)
+        level = root.level
+        root.setLevel(logging.INFO if args.verbose else logging.WARNING)
+        for handler in handlers:
+            root.addHandler(handler)
+        try:
+            code = await demo.run(stop, abort)
+        finally:
+            for handler in handlers:
+                root.removeHandler(handler)
+            root.setLevel(level)
+            for undo in remove:
+                undo()
+        for line in demo.summary(code):
+            out.write(line + "\n")
+        out.flush()
+        return code
+
+    return asyncio.run(main())
