@@ -31,7 +31,7 @@ from .errors import FIFOClosedError, LifecycleError
 from .listener import Event, EventStream, EventType, Listener, Registration
 from .lister import Lister
 from .listwatch import ListerWatcher
-from .objects import resource_version_of
+from .objects import try_resource_version
 from .reflector import Reflector, ReflectorStatistics, WatchErrorHandler
 from .store import Indexer, Indexers
 
@@ -61,13 +61,6 @@ def _effective_resync(desired: float, check: float) -> float:
         logger.debug("resync period %s ignored: the informer does not resync", desired)
         return 0.0
     return max(desired, check)
-
-
-def _rv(obj: Any) -> str:
-    try:
-        return resource_version_of(obj)
-    except Exception:
-        return ""
 
 
 class SharedIndexInformer(BackgroundRunner):
@@ -438,7 +431,8 @@ class SharedIndexInformer(BackgroundRunner):
                 )
             else:
                 is_sync = delta_type is DeltaType.SYNC or (
-                    delta_type is DeltaType.REPLACED and _rv(old) == _rv(obj)
+                    delta_type is DeltaType.REPLACED
+                    and try_resource_version(old) == try_resource_version(obj)
                 )
                 self._distribute(Event(EventType.UPDATED, obj, old, is_sync=is_sync), is_sync)
 

@@ -43,13 +43,9 @@ import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import Enum
 from typing import TYPE_CHECKING, Any
-
-import aiohttp
-import orjson
 
 from ._background import BackgroundRunner
 from .errors import (
@@ -58,8 +54,8 @@ from .errors import (
     LifecycleError,
     NotFoundError,
     TransportError,
-    api_error_from_status,
 )
+from .lease import LeaseClient, LeaseRecord, int_or_none, micro_time
 from .objects import KubeObject
 
 if TYPE_CHECKING:
@@ -77,57 +73,6 @@ _EXPIRY_MARGIN = 0.001
 #: A callback: sync, or returning an awaitable.
 Callback = Callable[[], Awaitable[None] | None]
 NewLeaderCallback = Callable[[str], Awaitable[None] | None]
-
-
-def _micro_time(moment: datetime) -> str:
-    """RFC 3339 in UTC with microseconds, as Kubernetes writes ``MicroTime``."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _parse_time(value: object) -> datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
-
-
-def _int_or_none(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-@dataclass(frozen=True, slots=True)
-class LeaseRecord:
-    """The leader-election fields of a Lease's ``spec``.
-
-    :ivar holder_identity: who holds the lease (None or ``""``: nobody; ``""`` after a release).
-    :ivar lease_duration_seconds: how long the holder's lease lasts after each renewal.
-    :ivar acquire_time: when the current holder acquired it.
-    :ivar renew_time: when the current holder last renewed it.
-    :ivar lease_transitions: how many times the lease changed holders.
-    """
-
-    holder_identity: str | None
-    lease_duration_seconds: int | None
-    acquire_time: datetime | None
-    renew_time: datetime | None
-    lease_transitions: int
-
-    @classmethod
-    def from_lease(cls, lease: Mapping[str, Any]) -> LeaseRecord:
-        """Read the record from a Lease object (a dict as decoded from JSON)."""
-        spec = lease.get("spec")
-        if not isinstance(spec, Mapping):
-            spec = {}
-        holder = spec.get("holderIdentity")
-        return cls(
-            holder_identity=holder if isinstance(holder, str) else None,
-            lease_duration_seconds=_int_or_none(spec.get("leaseDurationSeconds")),
-            acquire_time=_parse_time(spec.get("acquireTime")),
-            renew_time=_parse_time(spec.get("renewTime")),
-            lease_transitions=_int_or_none(spec.get("leaseTransitions")) or 0,
-        )
 
 
 class LeadershipTerm:
@@ -162,57 +107,6 @@ class _Outcome(Enum):
     ACQUIRED = "acquired"  # we hold the lease (created, taken over or renewed)
     HELD = "held"  # another candidate holds a lease that has not expired
     FAILED = "failed"  # conflict, error or timeout: try again later
-
-
-class _LeaseApi:
-    """GET/POST/PUT of one Lease through kubernetes_asyncio, as raw dicts decoded by orjson."""
-
-    def __init__(self, api_client: ApiClient, namespace: str, name: str) -> None:
-        from kubernetes_asyncio.client import CoordinationV1Api
-
-        self._api = CoordinationV1Api(api_client)
-        self.namespace = namespace
-        self.name = name
-
-    async def get(self) -> KubeObject:
-        return await self._call(
-            self._api.read_namespaced_lease(self.name, self.namespace, _preload_content=False)
-        )
-
-    async def create(self, body: KubeObject) -> KubeObject:
-        raw: Any = body  # a dict is serialised as is
-        return await self._call(
-            self._api.create_namespaced_lease(self.namespace, raw, _preload_content=False)
-        )
-
-    async def replace(self, body: KubeObject) -> KubeObject:
-        raw: Any = body
-        return await self._call(
-            self._api.replace_namespaced_lease(
-                self.name, self.namespace, raw, _preload_content=False
-            )
-        )
-
-    async def _call(self, request: Awaitable[Any]) -> KubeObject:
-        try:
-            response = await request
-            try:
-                status: int = response.status
-                body: bytes = await response.read()
-            finally:
-                response.release()
-        except (aiohttp.ClientError, OSError) as exc:
-            raise TransportError(f"lease request failed: {type(exc).__name__}: {exc}") from exc
-        try:
-            decoded = orjson.loads(body) if body else None
-        except orjson.JSONDecodeError:
-            decoded = None
-        if status >= 400:
-            is_status = isinstance(decoded, dict) and decoded.get("kind") == "Status"
-            raise api_error_from_status(decoded if is_status else None, http_status=status)
-        if not isinstance(decoded, dict):
-            raise TransportError(f"lease request: undecodable response (HTTP {status})")
-        return decoded
 
 
 async def _guarded(what: str, awaitable: Awaitable[object]) -> None:
@@ -286,7 +180,7 @@ class LeaderElector(BackgroundRunner):
         self._on_started_leading = on_started_leading
         self._on_stopped_leading = on_stopped_leading
         self._on_new_leader = on_new_leader
-        self._api = _LeaseApi(api_client, namespace, lease_name)
+        self._api = LeaseClient(api_client, namespace, lease_name)
         self._clock = time.monotonic
         self._started = False
         self._finished = False
@@ -558,7 +452,7 @@ class LeaderElector(BackgroundRunner):
     # -- lease bodies ----------------------------------------------------------------------
 
     def _new_lease(self) -> KubeObject:
-        now = _micro_time(datetime.now(UTC))
+        now = micro_time(datetime.now(UTC))
         return {
             "apiVersion": "coordination.k8s.io/v1",
             "kind": "Lease",
@@ -574,7 +468,7 @@ class LeaderElector(BackgroundRunner):
 
     def _updated(self, lease: KubeObject, *, renew: bool) -> KubeObject:
         """``lease`` (keeping its resourceVersion) held by us: renewed, or taken over."""
-        now = _micro_time(datetime.now(UTC))
+        now = micro_time(datetime.now(UTC))
         old_spec = lease.get("spec")
         spec: dict[str, Any] = dict(old_spec) if isinstance(old_spec, Mapping) else {}
         spec["holderIdentity"] = self.identity
@@ -583,7 +477,7 @@ class LeaderElector(BackgroundRunner):
         if not renew or "acquireTime" not in spec:
             spec["acquireTime"] = now
         if not renew:
-            transitions = _int_or_none(spec.get("leaseTransitions")) or 0
+            transitions = int_or_none(spec.get("leaseTransitions")) or 0
             spec["leaseTransitions"] = transitions + 1
         return {**lease, "spec": spec}
 
@@ -649,7 +543,7 @@ class LeaderElector(BackgroundRunner):
         lease = self._lease
         if lease is None:
             return
-        now = _micro_time(datetime.now(UTC))
+        now = micro_time(datetime.now(UTC))
         old_spec = lease.get("spec")
         spec: dict[str, Any] = dict(old_spec) if isinstance(old_spec, Mapping) else {}
         spec.update(holderIdentity="", leaseDurationSeconds=1, acquireTime=now, renewTime=now)

@@ -26,6 +26,7 @@ __all__ = [
     "namespace_of",
     "resource_version_of",
     "split_meta_namespace_key",
+    "try_resource_version",
     "uid_of",
 ]
 
@@ -75,6 +76,15 @@ def uid_of(obj: Mapping[str, Any]) -> str:
 def resource_version_of(obj: Mapping[str, Any]) -> str:
     """``metadata.resourceVersion``, or ``""`` when unset."""
     return str(_metadata(obj).get("resourceVersion") or "")
+
+
+def try_resource_version(obj: Any) -> str:
+    """``metadata.resourceVersion`` of anything (``""`` for objects without metadata)."""
+    if isinstance(obj, Mapping):
+        metadata = obj.get("metadata")
+        if isinstance(metadata, Mapping):
+            return str(metadata.get("resourceVersion") or "")
+    return ""
 
 
 def labels_of(obj: Mapping[str, Any]) -> Mapping[str, str]:

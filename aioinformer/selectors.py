@@ -23,6 +23,7 @@ __all__ = [
     "Operator",
     "Requirement",
     "label_selector_from_spec",
+    "field_value",
     "parse_field_selector",
     "parse_label_selector",
 ]
@@ -281,9 +282,30 @@ def label_selector_from_spec(spec: Mapping[str, Any] | None) -> LabelSelector:
     return LabelSelector(tuple(requirements))
 
 
+#: Field labels whose object path is not the label split on dots.
+_FIELD_PATHS: dict[str, tuple[str, ...]] = {"source": ("source", "component")}
+
+
+def field_value(obj: Mapping[str, Any], field: str) -> str:
+    """The value of a field (``spec.nodeName``, ``metadata.name``, ...) as the API server
+    compares it in field selectors: a string, ``"true"``/``"false"`` for booleans, ``""`` when
+    absent."""
+    node: Any = obj
+    for part in _FIELD_PATHS.get(field) or field.split("."):
+        if not isinstance(node, Mapping):
+            return ""
+        node = node.get(part)
+    if node is None:
+        return ""
+    if isinstance(node, bool):
+        return "true" if node else "false"
+    return str(node)
+
+
 @dataclass(frozen=True, slots=True)
 class FieldSelector:
-    """A parsed field selector: ``(field, operator, value)`` terms that must all hold."""
+    """A parsed field selector: ``(field, operator, value)`` terms that must all hold
+    (``operator`` is ``"="`` or ``"!="``)."""
 
     terms: tuple[tuple[str, str, str], ...] = ()
 
@@ -292,32 +314,93 @@ class FieldSelector:
         """True when the selector has no term."""
         return not self.terms
 
+    @property
+    def fields(self) -> frozenset[str]:
+        """The field names the selector uses."""
+        return frozenset(name for name, _, _ in self.terms)
+
     def matches(self, fields: Mapping[str, str]) -> bool:
         """Whether field values satisfy every term (a missing field has the value ``""``)."""
-        for name, op, value in self.terms:
-            have = fields.get(name, "")
-            if (have == value) != (op == "="):
-                return False
-        return True
+        return all((fields.get(name, "") == value) == (op == "=") for name, op, value in self.terms)
+
+    def matches_object(self, obj: Mapping[str, Any]) -> bool:
+        """Whether an object's fields (see :func:`field_value`) satisfy every term."""
+        return all(
+            (field_value(obj, name) == value) == (op == "=") for name, op, value in self.terms
+        )
 
     def __str__(self) -> str:
-        return ",".join(f"{name}{op}{value}" for name, op, value in self.terms)
+        def escape(value: str) -> str:
+            return value.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=")
+
+        return ",".join(f"{name}{op}{escape(value)}" for name, op, value in self.terms)
+
+
+def _split_unescaped(text: str) -> list[str]:
+    """Split on commas that are not escaped with a backslash (escapes are kept)."""
+    parts: list[str] = []
+    current: list[str] = []
+    escaped = False
+    for char in text:
+        if escaped:
+            current.append("\\" + char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == ",":
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    if escaped:
+        raise SelectorSyntaxError(f"field selector {text!r} ends with a lone backslash")
+    parts.append("".join(current))
+    return parts
+
+
+def _unescape(text: str) -> str:
+    out: list[str] = []
+    chars = iter(text)
+    for char in chars:
+        if char == "\\":
+            escaped = next(chars)
+            if escaped not in "\\,=":
+                raise SelectorSyntaxError(f"invalid escape sequence '\\{escaped}' in {text!r}")
+            out.append(escaped)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _find_operator(term: str) -> tuple[int, str]:
+    """The position and text of the first operator not preceded by a backslash."""
+    for index, char in enumerate(term):
+        if char in "!=" and (index == 0 or term[index - 1] != "\\"):
+            if term.startswith("!=", index):
+                return index, "!="
+            if term.startswith("==", index):
+                return index, "=="
+            if char == "=":
+                return index, "="
+    raise SelectorSyntaxError(f"invalid field selector term {term!r}: no operator")
 
 
 def parse_field_selector(text: str | None) -> FieldSelector:
     """Parse a field selector such as ``spec.nodeName=node-1,status.phase!=Running``.
 
-    ``==`` is the same as ``=``.
+    ``==`` is the same as ``=``. In values, ``\\,``, ``\\=`` and ``\\\\`` stand for a
+    comma, an equals sign and a backslash.
 
-    :raises SelectorSyntaxError: when a term has no operator or no field name.
+    :raises SelectorSyntaxError: when a term has no operator or no field name, or a value has
+        a bad escape.
     """
     if not text or not text.strip():
         return FieldSelector()
     terms: list[tuple[str, str, str]] = []
-    for term in text.split(","):
-        match = re.fullmatch(r"\s*([^=!\s]+)\s*(==|!=|=)\s*(.*?)\s*", term)
-        if match is None:
-            raise SelectorSyntaxError(f"invalid field selector term {term!r} in {text!r}")
-        name, op, value = match.groups()
-        terms.append((name, "!=" if op == "!=" else "=", value))
+    for term in _split_unescaped(text):
+        index, op = _find_operator(term)
+        name = term[:index].strip()
+        if not name:
+            raise SelectorSyntaxError(f"invalid field selector term {term!r}: no field name")
+        terms.append((name, "!=" if op == "!=" else "=", _unescape(term[index + len(op) :])))
     return FieldSelector(tuple(terms))

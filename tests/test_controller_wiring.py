@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from aioinformer.controller import Controller, EnqueueHandler, enqueue_keys
+from aioinformer.controller import Controller
+from aioinformer.enqueue import EnqueueHandler, enqueue_keys
 from aioinformer.errors import LifecycleError
 from aioinformer.factory import SharedInformerFactory
 from aioinformer.informer import SharedIndexInformer

@@ -253,3 +253,32 @@ def test_bad_field_selectors(text: str) -> None:
     """A field selector term without a field name or operator raises."""
     with pytest.raises(SelectorSyntaxError, match="invalid field selector term"):
         parse_field_selector(text)
+
+
+def test_field_selector_values_may_escape_commas_equals_and_backslashes() -> None:
+    """`\\,`, `\\=` and `\\\\` in a value stand for the character; str() escapes them back."""
+    from aioinformer.selectors import parse_field_selector
+
+    selector = parse_field_selector(r"metadata.name=a\,b\=c\\d,spec.nodeName!=n1")
+    assert selector.terms == (("metadata.name", "=", "a,b=c\\d"), ("spec.nodeName", "!=", "n1"))
+    assert parse_field_selector(str(selector)) == selector
+
+
+def test_field_selector_matches_object_fields_like_the_api_server() -> None:
+    """Objects are matched on dotted field paths; booleans compare as true/false."""
+    from aioinformer.selectors import field_value, parse_field_selector
+
+    pod = {"metadata": {"name": "web"}, "spec": {"nodeName": "n1", "hostNetwork": True}}
+    assert field_value(pod, "spec.hostNetwork") == "true"
+    assert field_value(pod, "status.phase") == ""
+    assert parse_field_selector("spec.nodeName=n1,status.phase!=Running").matches_object(pod)
+    assert not parse_field_selector("metadata.name=db").matches_object(pod)
+
+
+@pytest.mark.parametrize("text", [r"a=b\x", "a=b\\", "=b", "nooperator"])
+def test_bad_field_selectors_are_refused(text: str) -> None:
+    """Bad escapes, a trailing backslash, a missing field name or operator raise."""
+    from aioinformer.selectors import parse_field_selector
+
+    with pytest.raises(SelectorSyntaxError):
+        parse_field_selector(text)
