@@ -407,12 +407,11 @@ class SharedIndexInformer(BackgroundRunner):
         """Apply one key's deltas to the cache and notify listeners (oldest first)."""
         indexer = self._indexer
         for delta_type, obj in deltas:
-            old = indexer.get(obj)
             try:
                 if delta_type is DeltaType.DELETED:
-                    indexer.delete(obj)
+                    old = indexer.delete(obj)
                 else:
-                    indexer.update(obj)
+                    old = indexer.update(obj)
             except Exception as exc:
                 self.store_errors += 1
                 logger.warning(

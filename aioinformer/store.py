@@ -71,19 +71,25 @@ class Store:
     def __contains__(self, key: object) -> bool:
         return key in self._items
 
-    def add(self, obj: KubeObject) -> None:
-        """Insert or replace the object under its key."""
-        self._put(self._key_func(obj), obj)
-
-    def update(self, obj: KubeObject) -> None:
-        """Same as :meth:`add`: insert or replace the object under its key."""
-        self._put(self._key_func(obj), obj)
-
-    def delete(self, obj: Any) -> None:
-        """Remove the object with the same key (a tombstone deletes by its key); absent is fine."""
+    def add(self, obj: KubeObject) -> KubeObject | None:
+        """Insert or replace the object under its key; returns the object it replaced."""
         key = self._key_func(obj)
-        if key in self._items:
+        old = self._items.get(key)
+        self._put(key, obj)
+        return old
+
+    def update(self, obj: KubeObject) -> KubeObject | None:
+        """Same as :meth:`add`: insert or replace; returns the object it replaced."""
+        return self.add(obj)
+
+    def delete(self, obj: Any) -> KubeObject | None:
+        """Remove the object with the same key (a tombstone deletes by its key); absent is
+        fine. Returns the object removed, or None."""
+        key = self._key_func(obj)
+        old = self._items.get(key)
+        if old is not None:
             self._remove(key)
+        return old
 
     def get(self, obj: Any) -> KubeObject | None:
         """The stored object with the same key as ``obj``, or None."""
