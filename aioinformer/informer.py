@@ -79,6 +79,10 @@ class SharedIndexInformer(BackgroundRunner):
     :param idle_timeout: see :class:`~aioinformer.reflector.Reflector`. Default 120.
     :param backoff: see :class:`~aioinformer.reflector.Reflector`. Default client-go's.
     :param batch_size: the most keys processed per FIFO pop. Default 1000.
+    :param streaming_list: sync with streaming lists (``sendInitialEvents``) instead of LISTs,
+        falling back to a LIST on error or when the initial-events bookmark is late; see
+        :class:`~aioinformer.reflector.Reflector`. Default False.
+    :param streaming_list_deadline: seconds to wait for that bookmark. Default 60.
     :param freeze_gc_after_sync: call :func:`gc.freeze` once the initial list is cached, so
         CPython's cyclic garbage collector stops rescanning it (and everything else alive at
         that moment) on every full collection — the cache is millions of containers for a large
@@ -99,11 +103,15 @@ class SharedIndexInformer(BackgroundRunner):
         idle_timeout: float | None = 120.0,
         backoff: Backoff | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        streaming_list: bool = False,
+        streaming_list_deadline: float = 60.0,
         freeze_gc_after_sync: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name or f"informer-{next(_names)}"
         self._freeze_gc = freeze_gc_after_sync
+        self._streaming_list = streaming_list
+        self._streaming_list_deadline = streaming_list_deadline
         self._lw = lister_watcher
         self._default_resync = max(0.0, resync_period)
         self._check_period = self._default_resync
@@ -347,6 +355,8 @@ class SharedIndexInformer(BackgroundRunner):
             idle_timeout=self._idle_timeout,
             backoff=self._backoff,
             watch_error_handler=self._watch_error_handler,
+            streaming_list=self._streaming_list,
+            streaming_list_deadline=self._streaming_list_deadline,
         )
         self._fifo, self._reflector = fifo, reflector
         try:

@@ -21,6 +21,13 @@ connection backs off and re-watches; 401 reloads credentials and retries; a watc
 watch that ends within a second without any event counts as an error; every other error, and
 every ``ERROR`` event, backs off and relists. Malformed lines and unknown event types are
 logged, counted and skipped.
+
+Optionally (``streaming_list=True``) the list is a streaming list — a watch with
+``sendInitialEvents=true`` whose initial ADDED events end with a bookmark annotated
+``k8s.io/initial-events-end`` — collected into a temporary dict and handed to the store in one
+``replace`` at the bookmark's RV, after which the same stream goes on as the watch. Unlike
+client-go, a bookmark that does not arrive within ``streaming_list_deadline`` makes that attempt
+fall back to a LIST instead of waiting forever.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ import random
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import anyio
 from anyio import CancelScope
@@ -40,6 +47,8 @@ from .errors import (
     ApiError,
     ConnectionRefused,
     ExpiredError,
+    InformerError,
+    KeyFuncError,
     LifecycleError,
     MalformedWatchEventError,
     TooLargeResourceVersionError,
@@ -50,10 +59,11 @@ from .errors import (
     WatchIdleTimeoutError,
 )
 from .listwatch import ListerWatcher, ListOptions, WatchEventType, WatchStream
-from .objects import KubeObject
+from .objects import KubeObject, meta_namespace_key
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
+    "INITIAL_EVENTS_END",
     "Reflector",
     "ReflectorStatistics",
     "ReflectorStore",
@@ -64,7 +74,17 @@ logger = logging.getLogger(__name__)
 
 #: Page size of paginated lists (client-go's pager default).
 DEFAULT_PAGE_SIZE = 500
+#: The annotation of the bookmark that ends a streaming list's initial events.
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 _VERY_SHORT_WATCH = 1.0
+
+
+class _OpenWatch(NamedTuple):
+    """A watch already open (a streaming list's), to go on with."""
+
+    stream: WatchStream
+    start: float
+    seen: int
 
 
 class ReflectorStore(Protocol):
@@ -97,6 +117,9 @@ class ReflectorStatistics:
     lists: int = 0
     #: Successful lists after the first.
     relists: int = 0
+    #: Streaming lists that failed (error, or no initial-events-end bookmark in time) and fell
+    #: back to a LIST.
+    streaming_list_fallbacks: int = 0
     #: Objects received in lists.
     items_listed: int = 0
     #: Watch requests the server accepted.
@@ -139,6 +162,14 @@ class Reflector:
     :param watch_error_handler: called with ``(reflector, error)`` for every error. Its own
         exceptions are logged and ignored. Default None (errors are logged).
     :param page_size: page size of paginated lists. Default 500.
+    :param streaming_list: sync with a streaming list (a watch with ``sendInitialEvents=true``:
+        the current state as ADDED events, then a bookmark annotated
+        ``k8s.io/initial-events-end``; the same stream then goes on as the watch) instead of a
+        LIST; it spares the API server the memory of large lists (Kubernetes 1.32+). On any
+        error — or when the bookmark has not arrived within ``streaming_list_deadline``, where
+        client-go would wait forever — that attempt falls back to a LIST. Default False.
+    :param streaming_list_deadline: seconds to wait for the initial-events-end bookmark.
+        Default 60.
     :param clock: monotonic seconds. Default :func:`time.monotonic`.
     :param rand: uniform ``[0, 1)`` for watch timeouts. Default :func:`random.random`.
     """
@@ -156,6 +187,8 @@ class Reflector:
         backoff: Backoff | None = None,
         watch_error_handler: WatchErrorHandler | None = None,
         page_size: int = DEFAULT_PAGE_SIZE,
+        streaming_list: bool = False,
+        streaming_list_deadline: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
         rand: Callable[[], float] = random.random,
     ) -> None:
@@ -171,6 +204,8 @@ class Reflector:
         self._backoff = backoff if backoff is not None else Backoff()
         self._watch_error_handler = watch_error_handler
         self._page_size = page_size
+        self._streaming_list = streaming_list
+        self._streaming_list_deadline = streaming_list_deadline
         self._clock = clock
         self._rand = rand
         self._last_sync_rv = ""
@@ -256,11 +291,14 @@ class Reflector:
         self._rv_unavailable = False
         await self._store.replace(items, list_rv)
         self._last_sync_rv = list_rv
+        self._count_list(len(items))
+        logger.debug("%s: listed %d objects at RV %s", self.name, len(items), list_rv)
+
+    def _count_list(self, items: int) -> None:
         self.stats.lists += 1
         if self.stats.lists > 1:
             self.stats.relists += 1
-        self.stats.items_listed += len(items)
-        logger.debug("%s: listed %d objects at RV %s", self.name, len(items), list_rv)
+        self.stats.items_listed += items
 
     async def _list_pages(self, resource_version: str) -> tuple[list[KubeObject], str, bool]:
         """A whole list, page by page (client-go's pager); returns items, RV, paginated."""
@@ -286,10 +324,12 @@ class Reflector:
     # -- watch -----------------------------------------------------------------------------
 
     async def _list_and_watch(self) -> None:
-        await self._list()
+        initial = await self._streaming_sync() if self._streaming_list else None
+        if initial is None:
+            await self._list()
         failure: list[Exception] = []
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._watch_task, tg.cancel_scope, failure)
+            tg.start_soon(self._watch_task, tg.cancel_scope, failure, initial)
             if self._resync_period > 0:
                 tg.start_soon(self._resync_task, tg.cancel_scope, failure)
         if failure:
@@ -307,12 +347,95 @@ class Reflector:
                 scope.cancel()
                 return
 
-    async def _watch_task(self, scope: CancelScope, failure: list[Exception]) -> None:
+    async def _watch_task(
+        self, scope: CancelScope, failure: list[Exception], initial: _OpenWatch | None
+    ) -> None:
         try:
-            await self._watch_loop()
+            await self._watch_loop(initial)
         except Exception as exc:
             failure.append(exc)
         scope.cancel()
+
+    # -- streaming list --------------------------------------------------------------------
+
+    async def _streaming_sync(self) -> _OpenWatch | None:
+        """Sync the store from a streaming list; returns the open stream to go on watching
+        with, or None when the caller must fall back to a LIST."""
+        options = ListOptions(
+            resource_version="" if self._rv_unavailable else self._last_sync_rv,
+            resource_version_match="NotOlderThan",
+            send_initial_events=True,
+            allow_watch_bookmarks=True,
+            timeout_seconds=self._watch_options().timeout_seconds,
+        )
+        start = self._clock()
+        try:
+            stream = await self._lw.watch(options, idle_timeout=self._idle_timeout)
+        except Exception as exc:
+            self._streaming_failed(exc)
+            return None
+        try:
+            objects, resource_version = await self._initial_events(stream)
+            await self._store.replace(objects, resource_version)
+        except Exception as exc:
+            with anyio.CancelScope(shield=True):
+                await stream.aclose()
+            self._streaming_failed(exc)
+            return None
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await stream.aclose()
+            raise
+        self._last_sync_rv = resource_version
+        self._rv_unavailable = False
+        self._count_list(len(objects))
+        self.stats.watches += 1
+        logger.debug("%s: streamed %d objects at RV %s", self.name, len(objects), resource_version)
+        return _OpenWatch(stream, start, len(objects) + 1)
+
+    async def _initial_events(self, stream: WatchStream) -> tuple[list[KubeObject], str]:
+        """Collect a streaming list's objects until the initial-events-end bookmark."""
+        objects: dict[str, KubeObject] = {}
+        with anyio.fail_after(self._streaming_list_deadline):
+            while True:
+                try:
+                    event_type, obj = await stream.__anext__()
+                except StopAsyncIteration:
+                    raise TransportError(
+                        "the streaming list ended before its initial-events-end bookmark"
+                    ) from None
+                except MalformedWatchEventError as exc:
+                    self.stats.malformed_events += 1
+                    logger.warning("%s: skipping malformed watch event: %s", self.name, exc.reason)
+                    continue
+                if event_type == WatchEventType.BOOKMARK:
+                    metadata = obj.get("metadata") or {}
+                    annotations = metadata.get("annotations") or {}
+                    if annotations.get(INITIAL_EVENTS_END) == "true":
+                        return list(objects.values()), str(metadata.get("resourceVersion") or "")
+                    continue
+                try:
+                    key = meta_namespace_key(obj)
+                except KeyFuncError:
+                    self.stats.store_errors += 1
+                    continue
+                if event_type == WatchEventType.DELETED:
+                    objects.pop(key, None)
+                elif event_type in (WatchEventType.ADDED, WatchEventType.MODIFIED):
+                    objects[key] = obj
+                else:
+                    self.stats.unknown_events += 1
+
+    def _streaming_failed(self, exc: Exception) -> None:
+        if isinstance(exc, TimeoutError) and not isinstance(exc, InformerError):
+            exc = TimeoutError(
+                f"no {INITIAL_EVENTS_END} bookmark within {self._streaming_list_deadline} s"
+            )
+        if isinstance(exc, ExpiredError | TooLargeResourceVersionError):
+            self._rv_unavailable = True
+        self.stats.streaming_list_fallbacks += 1
+        self._report(exc)
+        logger.info("%s: streaming list failed; falling back to a LIST", self.name)
 
     def _watch_options(self) -> ListOptions:
         timeout = int(self._min_watch_timeout * (self._rand() + 1.0))
@@ -322,19 +445,25 @@ class Reflector:
             allow_watch_bookmarks=True,
         )
 
-    async def _watch_loop(self) -> None:
+    async def _watch_loop(self, initial: _OpenWatch | None = None) -> None:
         """Watch and re-watch; returns never, raises when a relist is needed."""
         while True:
-            start = self._clock()
-            options = self._watch_options()
+            if initial is not None:
+                # Go on with the streaming list's stream.
+                stream, start, seen = initial
+                started_at, initial = self._last_sync_rv, None
+            else:
+                start, seen = self._clock(), 0
+                options = self._watch_options()
+                started_at = options.resource_version or ""
+                try:
+                    stream = await self._lw.watch(options, idle_timeout=self._idle_timeout)
+                except (ConnectionRefused, TooManyRequestsError, UnauthorizedError) as exc:
+                    await self._retry_watch(exc)
+                    continue
+                self.stats.watches += 1
             try:
-                stream = await self._lw.watch(options, idle_timeout=self._idle_timeout)
-            except (ConnectionRefused, TooManyRequestsError, UnauthorizedError) as exc:
-                await self._retry_watch(exc)
-                continue
-            self.stats.watches += 1
-            try:
-                await self._consume(stream, start, options.resource_version or "")
+                await self._consume(stream, start, started_at, seen)
             except WatchIdleTimeoutError as exc:
                 self._restart("idle")
                 self._report(exc)
@@ -386,13 +515,18 @@ class Reflector:
         except Exception as exc:
             logger.warning("%s: reloading credentials failed: %s", self.name, type(exc).__name__)
 
-    async def _consume(self, stream: WatchStream, start: float, started_at: str) -> None:
-        """Apply a watch's events to the store until it ends; raises VeryShortWatchError."""
+    async def _consume(
+        self, stream: WatchStream, start: float, started_at: str, seen: int = 0
+    ) -> None:
+        """Apply a watch's events to the store until it ends; raises VeryShortWatchError.
+
+        ``seen`` counts the events the stream already delivered (a streaming list's).
+        """
         store = self._store
         stats = self.stats
         # A watch from "" or "0" starts with synthetic ADDED events in no RV order.
         propagate = started_at not in ("", "0")
-        count = 0
+        count = seen
         try:
             while True:
                 try:

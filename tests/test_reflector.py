@@ -534,14 +534,19 @@ async def test_large_objects_and_ten_thousand_item_pages_pass_through(
     assert len(pipeline.cache()) == 10_001
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize(
+    ("seed", "streaming"), [(0, False), (1, False), (2, False), (3, True), (4, True)]
+)
 async def test_store_converges_to_the_server_after_any_fault_sequence(
-    server: FakeApiServer, seed: int
+    server: FakeApiServer, seed: int, streaming: bool
 ) -> None:
     """After drops, stalls, compaction, error events, 5xx, 429s, restarts and refusals in a
-    seeded random order, the store equals the server (same keys, same resource versions)."""
+    seeded random order, the store equals the server (same keys, same resource versions),
+    with LISTs and with streaming lists."""
     rng = random.Random(seed)
-    async with running_pipeline(server, idle_timeout=0.5, min_watch_timeout=2) as pipeline:
+    async with running_pipeline(
+        server, idle_timeout=0.5, min_watch_timeout=2, streaming_list=streaming
+    ) as pipeline:
         await next_watch(server, 0)
 
         async def churn() -> None:
