@@ -337,12 +337,26 @@ class Controller(BackgroundRunner, Generic[K]):
             if term is not None:
                 waits.append(term.wait_ended())
             await _first(*waits)
-        return not self._stop_requested.is_set() and (term is None or not term.ended)
+        if self._stop_requested.is_set() or (term is not None and term.ended):
+            return False
+        unsynced = [w.informer.name for w in self._watches if not w.registration.has_synced()]
+        if unsynced:
+            # An informer stopped before it synced: reconciling against that cache would act
+            # on a partial view (client-go's WaitForCacheSync returns false here too).
+            logger.error(
+                "controller %s: caches never synced (%s); not reconciling",
+                self.name,
+                ", ".join(unsynced),
+            )
+            self.stop()
+            return False
+        return True
 
     @staticmethod
     async def _all_synced(registrations: list[Registration]) -> None:
         for registration in registrations:
-            await registration.wait_synced()
+            if not await registration.wait_synced():
+                return  # it closed unsynced; the caller finds out
 
     async def _run_elected(self, elector: LeaderElector) -> None:
         async with asyncio.TaskGroup() as group:
@@ -482,23 +496,33 @@ class Controller(BackgroundRunner, Generic[K]):
             if self._live_workers == 0:
                 self._workers_gone.set()
 
+    def _reconcile_failed(self, key: K, exc: BaseException) -> None:
+        self._reconciles += 1
+        self._errors += 1
+        logger.error(
+            "controller %s: reconcile of %r failed: %s: %s",
+            self.name,
+            key,
+            type(exc).__name__,
+            exc,
+        )
+        logger.debug("controller %s: reconcile of %r traceback", self.name, key, exc_info=exc)
+        self.queue.add_rate_limited(key)
+
     async def _process(self, key: K) -> None:
         queue = self.queue
         self._in_flight += 1
         try:
             result: object = await self._reconcile(key)
+        except asyncio.CancelledError as exc:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this worker is being cancelled (stop, or the term ended)
+            # reconcile awaited something cancelled elsewhere: a failure of that key, not ours.
+            self._reconcile_failed(key, exc)
+            return
         except Exception as exc:
-            self._reconciles += 1
-            self._errors += 1
-            logger.error(
-                "controller %s: reconcile of %r failed: %s: %s",
-                self.name,
-                key,
-                type(exc).__name__,
-                exc,
-            )
-            logger.debug("controller %s: reconcile of %r traceback", self.name, key, exc_info=exc)
-            queue.add_rate_limited(key)
+            self._reconcile_failed(key, exc)
             return
         finally:
             self._in_flight -= 1

@@ -38,6 +38,8 @@ logger = logging.getLogger(__name__)
 
 #: The most keys one :meth:`DeltaFIFO.pop_batch` hands to its ``process`` callable.
 DEFAULT_BATCH_SIZE = 1000
+# replace() computes keys and transforms this many objects between yields to the event loop.
+_PREPARE_CHUNK = 2000
 
 #: Transforms an object before it is queued (for example to drop ``managedFields``).
 #: It must be idempotent; it may mutate and return its argument.
@@ -216,7 +218,11 @@ class DeltaFIFO:
         ``resource_version`` is not used by the FIFO (it is part of the store contract).
         """
         action = DeltaType.REPLACED if self._emit_replaced else DeltaType.SYNC
-        prepared = [self._prepare(obj, transform=True) for obj in objs]
+        prepared: list[tuple[str, Any]] = []
+        for obj in objs:
+            prepared.append(self._prepare(obj, transform=True))
+            if len(prepared) % _PREPARE_CHUNK == 0:
+                await asyncio.sleep(0)  # a large list: let other tasks run between chunks
         async with self._cond:
             listed: set[str] = set()
             for key, obj in prepared:

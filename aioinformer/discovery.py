@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .errors import ApiError, NotFoundError
+from .errors import InformerError, NotFoundError
 from .listwatch import Resource
 from .transport import get_json
 
@@ -50,7 +50,7 @@ async def discover_resources(api_client: ApiClient) -> list[tuple[Resource, set[
             continue
         try:
             document = await get_json(api_client, f"/apis/{name}/{preferred}")
-        except ApiError as exc:  # an aggregated API that is down must not break the rest
+        except InformerError as exc:  # an aggregated API that is down must not break the rest
             logger.debug("discovery of %s/%s failed: %s", name, preferred, exc)
             continue
         found.extend(_resources_of(name, preferred, document))
@@ -68,7 +68,12 @@ async def resolve_resource(api_client: ApiClient, name: str) -> Resource:
     wanted = name.strip()
     if wanted.count("/") in (1, 2):
         parsed = Resource.parse(wanted)
-        for resource, _ in await discover_resources(api_client):
+        try:
+            discovered = await discover_resources(api_client)
+        except InformerError as exc:  # an explicit group/version/plural needs no discovery
+            logger.debug("discovery failed (%s); using %s as given", exc, parsed)
+            return parsed
+        for resource, _ in discovered:
             if resource == parsed:
                 return resource
         return parsed

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -44,6 +44,12 @@ class SharedInformerFactory(BackgroundRunner):
     :param informer_options: extra keyword arguments for every informer (``idle_timeout``,
         ``min_watch_timeout``, ``backoff``, ...). A ``backoff`` is copied for each informer,
         so one informer's failures never lengthen another's delays.
+    :param credential_refresher: awaited after a 401 to reload credentials (for example
+        :attr:`~aioinformer.kubeconfig.ClusterConnection.credential_refresher`, for exec-plugin
+        and OIDC tokens that expire). Default None: only the configuration's own refresh hook.
+
+    Each running informer holds one connection of the ``ApiClient``'s pool for its watch
+    (kubernetes_asyncio's ``configuration.connection_pool_maxsize``, 100 by default).
     """
 
     def __init__(
@@ -55,6 +61,7 @@ class SharedInformerFactory(BackgroundRunner):
         tweak_list_options: Callable[[ListOptions], ListOptions] | None = None,
         custom_resync: Mapping[Resource | str, float] | None = None,
         informer_options: Mapping[str, Any] | None = None,
+        credential_refresher: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._api_client = api_client
         self.namespace = namespace or None
@@ -62,6 +69,7 @@ class SharedInformerFactory(BackgroundRunner):
         self._tweak = tweak_list_options
         self._custom_resync = {_as_resource(r): p for r, p in (custom_resync or {}).items()}
         self._informer_options = dict(informer_options or {})
+        self._credential_refresher = credential_refresher
         self._informers: dict[Resource, SharedIndexInformer] = {}
         self._started: set[Resource] = set()
         self._pending: list[Resource] = []  # started, waiting for run() to host them
@@ -106,6 +114,7 @@ class SharedInformerFactory(BackgroundRunner):
             key,
             namespace=self.namespace if key.namespaced else None,
             tweak_list_options=self._tweak,
+            credential_refresher=self._credential_refresher,
         )
         options = dict(self._informer_options)
         if isinstance(options.get("backoff"), Backoff):

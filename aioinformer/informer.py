@@ -23,6 +23,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.lowlevel
 
 from ._background import BackgroundRunner
 from .backoff import Backoff
@@ -301,8 +302,7 @@ class SharedIndexInformer(BackgroundRunner):
             upstream_synced=False,
         )
         if self._state is _State.RUNNING:
-            for obj in self._indexer.list():
-                listener.add(Event(EventType.ADDED, obj, is_in_initial_list=True))
+            listener.replay(self._indexer.list())
         if self._synced:
             # Only now: the consumer is synced once it processed the replayed cache.
             listener.set_upstream_synced()
@@ -408,6 +408,9 @@ class SharedIndexInformer(BackgroundRunner):
                 return
             except Exception:
                 logger.exception("%s: processing a batch of deltas failed", self.name)
+            # Popping never waits while keys are queued: let consumers and the watch run
+            # between batches (a large relist is many batches).
+            await anyio.lowlevel.checkpoint()
 
     def _process_batch(self, batch: list[list[Delta]], is_in_initial_list: bool) -> None:
         for deltas in batch:

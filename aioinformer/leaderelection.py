@@ -54,6 +54,7 @@ from .errors import (
     LifecycleError,
     NotFoundError,
     TransportError,
+    UnauthorizedError,
 )
 from .lease import LeaseClient, LeaseRecord, int_or_none, micro_time
 from .objects import KubeObject
@@ -130,7 +131,10 @@ class LeaderElector(BackgroundRunner):
     :param lease_duration: seconds a follower waits, after it last saw the lease change,
         before taking it over. Written to the Lease rounded up to whole seconds. Default 15.
     :param renew_deadline: seconds the leader keeps trying to renew before it gives up
-        leadership; must be less than ``lease_duration``. Default 10.
+        leadership; must be less than ``lease_duration``. Default 10. The deadline runs from
+        the start of the last successful renewal, which came ``retry_period`` before the next
+        attempt: the time left for attempts is ``renew_deadline - retry_period`` (client-go
+        allows the whole ``renew_deadline`` after its sleep), a stricter and safer budget.
     :param retry_period: seconds between renewals, and between a follower's polls; must be
         less than ``renew_deadline``. Default 2.
     :param release_on_cancel: release the lease when stopped while leading (so a follower
@@ -141,6 +145,9 @@ class LeaderElector(BackgroundRunner):
     :param on_stopped_leading: called (and awaited, if it returns an awaitable) after a term
         ends, once the ``on_started_leading`` task has finished and, on stop, after the lease
         was released. Default None.
+    :param credential_refresher: awaited after a 401 from the API server (e.g.
+        :attr:`~aioinformer.kubeconfig.ClusterConnection.credential_refresher`), so expiring
+        exec-plugin or OIDC tokens are reloaded. Default None.
     :param on_new_leader: called with the holder's identity whenever a new holder is seen
         (this candidate included); an awaitable result runs as a task. Default None.
 
@@ -161,6 +168,7 @@ class LeaderElector(BackgroundRunner):
         on_started_leading: Callback | None = None,
         on_stopped_leading: Callback | None = None,
         on_new_leader: NewLeaderCallback | None = None,
+        credential_refresher: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         if not lease_name or not namespace or not identity:
             raise ValueError("lease_name, namespace and identity must not be empty")
@@ -180,6 +188,8 @@ class LeaderElector(BackgroundRunner):
         self._on_started_leading = on_started_leading
         self._on_stopped_leading = on_stopped_leading
         self._on_new_leader = on_new_leader
+        self._credential_refresher = credential_refresher
+        self._callback_tasks: set[asyncio.Task[None]] = set()
         self._api = LeaseClient(api_client, namespace, lease_name)
         self._clock = time.monotonic
         self._started = False
@@ -298,6 +308,10 @@ class LeaderElector(BackgroundRunner):
                     await self._campaign()
                 finally:
                     await self._resign()
+                    # Callbacks still running (say, an on_new_leader that never returns) must
+                    # not hold the elector open: stopping is bounded.
+                    for task in self._callback_tasks:
+                        task.cancel()
         finally:
             self._group = None
             self._finished = True
@@ -385,6 +399,12 @@ class LeaderElector(BackgroundRunner):
                 self.lease_name,
                 timeout,
             )
+        except asyncio.CancelledError as exc:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the elector itself is being cancelled
+            # Something the request awaited was cancelled elsewhere: a failed attempt.
+            logger.warning("leader election: %s: lease request cancelled: %s", self.identity, exc)
         except (ApiError, TransportError) as exc:
             logger.warning(
                 "leader election: %s: lease %s/%s: %s: %s",
@@ -394,7 +414,20 @@ class LeaderElector(BackgroundRunner):
                 type(exc).__name__,
                 exc,
             )
+            if isinstance(exc, UnauthorizedError) and self._credential_refresher is not None:
+                await self._refresh_credentials()
         return _Outcome.FAILED
+
+    async def _refresh_credentials(self) -> None:
+        assert self._credential_refresher is not None
+        try:
+            await self._credential_refresher()
+        except Exception as exc:
+            logger.warning(
+                "leader election: %s: reloading credentials failed: %s",
+                self.identity,
+                type(exc).__name__,
+            )
 
     async def _try_acquire_or_renew(self) -> _Outcome:
         api = self._api
@@ -595,7 +628,10 @@ class LeaderElector(BackgroundRunner):
         if result is None or not inspect.isawaitable(result):
             return None
         assert self._group is not None
-        return self._group.create_task(_guarded(what, result), name=f"{self.identity} {what}")
+        task = self._group.create_task(_guarded(what, result), name=f"{self.identity} {what}")
+        self._callback_tasks.add(task)
+        task.add_done_callback(self._callback_tasks.discard)
+        return task
 
     def _notify(self) -> None:
         changed, self._changed = self._changed, asyncio.Event()

@@ -79,6 +79,7 @@ class Listener:
         "_buffer",
         "_closed",
         "_initial_pending",
+        "_replay",
         "_synced",
         "_upstream_synced",
         "_wake",
@@ -102,6 +103,8 @@ class Listener:
     ) -> None:
         self.name = name
         self._buffer: deque[Event] = deque()
+        # Cached objects still to be replayed as ADDED before the buffer (a late join).
+        self._replay: deque[KubeObject] = deque()
         self._wake = asyncio.Event()
         self._closed = False
         #: The resync period the consumer asked for, and the one in effect (0: none).
@@ -126,7 +129,7 @@ class Listener:
     @property
     def backlog(self) -> int:
         """Notifications waiting for the consumer."""
-        return len(self._buffer)
+        return len(self._replay) + len(self._buffer)
 
     @property
     def closed(self) -> bool:
@@ -156,11 +159,27 @@ class Listener:
         self._upstream_synced = True
         self._check_synced()
 
+    def replay(self, objects: list[KubeObject]) -> None:
+        """Deliver ``objects`` first, as initial-list ``ADDED`` notifications (a late join).
+
+        The events are made as the consumer reads them, so joining costs one list copy
+        whatever the size of the cache.
+        """
+        if self._closed or not objects:
+            return
+        self._replay.extend(objects)
+        self._initial_pending += len(objects)
+        self.peak_backlog = max(self.peak_backlog, self.backlog)
+        self._wake.set()
+
     def close(self) -> None:
-        """Stop delivery: drop pending notifications and wake the consumer."""
+        """Stop delivery: drop pending notifications and wake the consumer.
+
+        The initial list stays unprocessed, so :meth:`has_synced` does not turn true by it.
+        """
         self._closed = True
         self._buffer.clear()
-        self._initial_pending = 0
+        self._replay.clear()
         self._wake.set()
         self._check_synced()
 
@@ -168,12 +187,16 @@ class Listener:
 
     async def next(self) -> Event | None:
         """The next notification, waiting for one; None once the listener is closed."""
+        if self._replay:
+            return Event(EventType.ADDED, self._replay.popleft(), is_in_initial_list=True)
         buffer = self._buffer
         while not buffer:
             if self._closed:
                 return None
             self._wake.clear()
             await self._wake.wait()
+            if self._replay:
+                return Event(EventType.ADDED, self._replay.popleft(), is_in_initial_list=True)
         return buffer.popleft()
 
     def processed(self, event: Event) -> None:
@@ -334,15 +357,21 @@ class ResourceEventHandlerFuncs:
     on_delete: Callback | None = None
 
 
-def _positional_arity(func: Callback) -> int:
+def _takes_initial_list_flag(func: Callback) -> bool:
+    """Whether ``on_add`` takes ``(obj, is_in_initial_list)`` rather than ``(obj)``: it has a
+    parameter of that name, two required positional parameters, or ``*args``. (A second
+    parameter with a default, as in ``lambda obj, k=k: ...``, is not the flag.)"""
     try:
-        params = inspect.signature(func).parameters.values()
+        params = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):
-        return 2
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        return True
+    if any(p.name == "is_in_initial_list" for p in params):
+        return True
     if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
-        return 2
-    return sum(1 for p in params if p.kind in kinds)
+        return True
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in params if p.kind in kinds and p.default is inspect.Parameter.empty]
+    return len(required) >= 2
 
 
 class Registration:
@@ -360,7 +389,7 @@ class Registration:
         self._on_add: Callback | None = getattr(handler, "on_add", None)
         self._on_update: Callback | None = getattr(handler, "on_update", None)
         self._on_delete: Callback | None = getattr(handler, "on_delete", None)
-        self._add_takes_flag = self._on_add is not None and _positional_arity(self._on_add) >= 2
+        self._add_takes_flag = self._on_add is not None and _takes_initial_list_flag(self._on_add)
 
     def __repr__(self) -> str:
         return f"<Registration {self.listener.name} backlog={self.listener.backlog}>"
@@ -405,17 +434,29 @@ class Registration:
                 result = self._call(event)
                 if result is not None and inspect.isawaitable(result):
                     await result
+            except asyncio.CancelledError as exc:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # we are being cancelled: the informer stops or the handler is removed
+                # The handler awaited something that was cancelled: its failure, not ours.
+                self._failed(event, exc)
             except Exception as exc:
-                listener.handler_errors += 1
-                logger.error(
-                    "%s: handler raised on %s: %s: %s",
-                    listener.name,
-                    event.type.value,
-                    type(exc).__name__,
-                    exc,
-                    exc_info=logger.isEnabledFor(logging.DEBUG),
-                )
+                self._failed(event, exc)
             listener.processed(event)
+
+    def _failed(self, event: Event, exc: BaseException) -> None:
+        listener = self.listener
+        listener.handler_errors += 1
+        logger.error(
+            "%s: handler raised on %s: %s: %s",
+            listener.name,
+            event.type.value,
+            type(exc).__name__,
+            exc,
+            exc_info=(type(exc), exc, exc.__traceback__)
+            if logger.isEnabledFor(logging.DEBUG)
+            else None,
+        )
 
     def _call(self, event: Event) -> Awaitable[Any] | Any:
         if event.type is EventType.ADDED:

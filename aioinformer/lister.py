@@ -64,7 +64,10 @@ class NamespaceLister:
         self.namespace = namespace
 
     def list(self, label_selector: Selector = None) -> builtins.list[KubeObject]:
-        """The namespace's cached objects matching the label selector."""
+        """The namespace's cached objects matching the label selector (every namespace's for
+        the namespace ``""``, like client-go's ``ListAllByNamespace``)."""
+        if not self.namespace:
+            return _filtered(self._indexer.list(), label_selector)
         try:
             objects = self._indexer.by_index(NAMESPACE_INDEX, self.namespace)
         except IndexNotFoundError:

@@ -274,9 +274,12 @@ def list_result_from_body(body: Any) -> ListResult:
 
     :raises ValueError: if the body is not a list object.
     """
-    if not isinstance(body, dict) or not isinstance(body.get("items", []), list):
+    if not isinstance(body, dict):
         raise ValueError("response is not a list object")
+    # ``"items": null`` is how some servers say "no items" (kubernetes#41294).
     items: list[KubeObject] = body.get("items") or []
+    if not isinstance(items, list):
+        raise ValueError("response is not a list object")
     kind, api_version = _list_item_defaults(body)
     if kind or api_version:
         for item in items:

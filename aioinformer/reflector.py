@@ -15,12 +15,14 @@ backoff delay. Resource versions follow client-go exactly:
   relist; bookmarks only advance the RV; a watch started at ``""``/``"0"`` does not advance the
   RV during its synthetic ADDED replay.
 
-Errors while watching: 429 waits (``Retry-After``, else backoff) and re-watches; a refused
-connection backs off and re-watches; 401 reloads credentials and retries; a watch silent for
-``idle_timeout`` (no bytes, not even bookmarks) is abandoned and resumed from the last RV; a
-watch that ends within a second without any event counts as an error; every other error, and
-every ``ERROR`` event, backs off and relists. Malformed lines and unknown event types are
-logged, counted and skipped.
+Errors while watching: 429 waits (``Retry-After`` within [0.5, 60] s, else backoff) and
+re-watches; a refused connection backs off and re-watches; 401 reloads credentials and
+retries; a watch silent for ``idle_timeout`` (no bytes, not even bookmarks) is abandoned and
+resumed from the last RV; a watch that ends within a second without any event counts as an
+error; every other error, and every ``ERROR`` event, backs off and relists. Malformed lines and
+unknown event types are logged, counted and skipped — the watch goes on; since a malformed line
+may have been a change the store then missed, the next re-watch after one is a relist (at the
+last RV, cheap) instead.
 
 Optionally (``streaming_list=True``) the list is a streaming list — a watch with
 ``sendInitialEvents=true`` whose initial ADDED events end with a bookmark annotated
@@ -44,7 +46,6 @@ from anyio import CancelScope
 
 from .backoff import Backoff
 from .errors import (
-    ApiError,
     ConnectionRefused,
     ExpiredError,
     InformerError,
@@ -77,6 +78,9 @@ DEFAULT_PAGE_SIZE = 500
 #: The annotation of the bookmark that ends a streaming list's initial events.
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 _VERY_SHORT_WATCH = 1.0
+# Bounds on a 429's Retry-After (seconds).
+_MIN_RETRY_AFTER = 0.5
+_MAX_RETRY_AFTER = 60.0
 
 
 class _OpenWatch(NamedTuple):
@@ -211,6 +215,9 @@ class Reflector:
         self._last_sync_rv = ""
         self._rv_unavailable = False
         self._paginated_result = False
+        # Undecodable events skipped during the current ListAndWatch (their objects may be
+        # stale in the store): the watch goes on, and the next re-watch becomes a relist.
+        self._skipped_events = 0
         self._running = False
         self.stats = ReflectorStatistics()
 
@@ -290,6 +297,7 @@ class Reflector:
             self._paginated_result = True
         self._rv_unavailable = False
         await self._store.replace(items, list_rv)
+        self._skipped_events = 0
         self._last_sync_rv = list_rv
         self._count_list(len(items))
         logger.debug("%s: listed %d objects at RV %s", self.name, len(items), list_rv)
@@ -369,6 +377,7 @@ class Reflector:
             timeout_seconds=self._watch_options().timeout_seconds,
         )
         start = self._clock()
+        self._skipped_events = 0
         try:
             stream = await self._lw.watch(options, idle_timeout=self._idle_timeout)
         except Exception as exc:
@@ -406,6 +415,7 @@ class Reflector:
                     ) from None
                 except MalformedWatchEventError as exc:
                     self.stats.malformed_events += 1
+                    self._skipped_events += 1
                     logger.warning("%s: skipping malformed watch event: %s", self.name, exc.reason)
                     continue
                 if event_type == WatchEventType.BOOKMARK:
@@ -464,32 +474,43 @@ class Reflector:
                 self.stats.watches += 1
             try:
                 await self._consume(stream, start, started_at, seen)
-            except WatchIdleTimeoutError as exc:
-                self._restart("idle")
-                self._report(exc)
-                await anyio.sleep(self._backoff.next_delay())
-                continue
-            except (TooManyRequestsError, UnauthorizedError) as exc:
-                await self._retry_watch(exc)
-                continue
-            except TransportError as exc:
-                # The connection broke: like client-go, resume from the last RV at once.
-                self._restart("disconnect")
-                logger.debug("%s: watch connection broke (%s); re-watching", self.name, exc)
-                continue
-            except ExpiredError:
-                self._restart("expired")
-                raise
-            except VeryShortWatchError:
-                self._restart("very_short")
-                raise
-            except ApiError:
-                self._restart("error")
-                raise
+                ended: Exception | None = None
+            except Exception as exc:
+                ended = exc
             finally:
+                # Closed before any wait below: a stalled or throttled stream is not kept open.
                 with anyio.CancelScope(shield=True):
                     await stream.aclose()
+            await self._watch_ended(ended)
+
+    async def _watch_ended(self, ended: Exception | None) -> None:
+        """After a watch: wait and return to re-watch, or raise to relist."""
+        if isinstance(ended, WatchIdleTimeoutError):
+            self._restart("idle")
+            self._report(ended)
+            await anyio.sleep(self._backoff.next_delay())
+        elif isinstance(ended, TooManyRequestsError | UnauthorizedError):
+            await self._retry_watch(ended)
+        elif isinstance(ended, TransportError):
+            # The connection broke: like client-go, resume from the last RV at once.
+            self._restart("disconnect")
+            self._report(ended, level=logging.DEBUG)
+        elif ended is not None:
+            cause = (
+                "expired"
+                if isinstance(ended, ExpiredError)
+                else "very_short"
+                if isinstance(ended, VeryShortWatchError)
+                else "error"
+            )
+            self._restart(cause)
+            raise ended
+        else:
             self._restart("timeout")
+        if self._skipped_events:
+            # Events were lost to malformed lines: a relist at the last RV repairs the cache.
+            skipped, self._skipped_events = self._skipped_events, 0
+            raise MalformedWatchEventError(f"{skipped} undecodable watch events; relisting")
 
     async def _retry_watch(self, exc: Exception) -> None:
         """Wait before re-watching (no relist) after a refused, throttled or unauthorized watch."""
@@ -498,7 +519,8 @@ class Reflector:
         if isinstance(exc, TooManyRequestsError):
             self._restart("too_many_requests")
             if exc.retry_after is not None:
-                delay = exc.retry_after
+                # Honour the server, within sane bounds (0 would be a hot loop).
+                delay = min(max(exc.retry_after, _MIN_RETRY_AFTER), _MAX_RETRY_AFTER)
         elif isinstance(exc, UnauthorizedError):
             self._restart("unauthorized")
             await self._refresh_credentials()
@@ -535,6 +557,7 @@ class Reflector:
                     break
                 except MalformedWatchEventError as exc:
                     stats.malformed_events += 1
+                    self._skipped_events += 1
                     logger.warning("%s: skipping malformed watch event: %s", self.name, exc.reason)
                     continue
                 event_type, obj = event
@@ -586,13 +609,13 @@ class Reflector:
         restarts = self.stats.watch_restarts
         restarts[cause] = restarts.get(cause, 0) + 1
 
-    def _report(self, exc: BaseException) -> None:
+    def _report(self, exc: BaseException, *, level: int | None = None) -> None:
         self.stats.errors += 1
         self.stats.last_error = f"{type(exc).__name__}: {exc}"
-        if isinstance(exc, ExpiredError | WatchIdleTimeoutError):
-            logger.info("%s: %s: %s", self.name, type(exc).__name__, exc)
-        else:
-            logger.warning("%s: list/watch error: %s: %s", self.name, type(exc).__name__, exc)
+        if level is None:
+            quiet = isinstance(exc, ExpiredError | WatchIdleTimeoutError)
+            level = logging.INFO if quiet else logging.WARNING
+        logger.log(level, "%s: list/watch error: %s: %s", self.name, type(exc).__name__, exc)
         handler = self._watch_error_handler
         if handler is not None:
             try:

@@ -257,7 +257,10 @@ class KubeListerWatcher:
         the only refresh.
     :param max_event_size: the largest watch event accepted; bigger ones are skipped with a
         :class:`~aioinformer.errors.MalformedWatchEventError`. Default 64 MiB.
-    :param connect_timeout: seconds to establish a connection. Default 30.
+    :param connect_timeout: seconds to get a connection: to wait for a free one in the
+        client's pool, then to establish it. Default 30. Each informer's watch holds one
+        connection of the ``ApiClient``'s pool (kubernetes_asyncio's
+        ``configuration.connection_pool_maxsize``, 100 by default) for as long as it runs.
     :param request_timeout: seconds without bytes before a list response is abandoned.
         Default 60.
     """
@@ -295,7 +298,10 @@ class KubeListerWatcher:
     async def list(self, options: ListOptions) -> ListResult:
         """Fetch one page (see :meth:`ListerWatcher.list`)."""
         timeout = aiohttp.ClientTimeout(
-            total=None, sock_connect=self._connect_timeout, sock_read=self._request_timeout
+            total=None,
+            connect=self._connect_timeout,
+            sock_connect=self._connect_timeout,
+            sock_read=self._request_timeout,
         )
         response = await self._request(self._options(options), timeout, "list")
         try:
@@ -316,7 +322,10 @@ class KubeListerWatcher:
     ) -> KubeWatchStream:
         """Open a watch (see :meth:`ListerWatcher.watch`)."""
         timeout = aiohttp.ClientTimeout(
-            total=None, sock_connect=self._connect_timeout, sock_read=idle_timeout
+            total=None,
+            connect=self._connect_timeout,
+            sock_connect=self._connect_timeout,
+            sock_read=idle_timeout,
         )
         query = self._options(options)
         query["watch"] = "1"

@@ -183,3 +183,20 @@ async def test_live_table_lists_objects_most_recent_first(fake_apiserver: FakeAp
     assert "objects=3" in text
     rows = [line.replace("│", " ").split() for line in text.splitlines() if " default " in line]
     assert [row[1] for row in rows] == ["c", "b", "a"]
+
+
+async def test_watch_stops_on_sigint_before_the_first_sync(fake_apiserver: FakeApiServer) -> None:
+    """Ctrl-C works while every list fails (RBAC, say); the exit status says it never synced."""
+    fake_apiserver.fail_next(100_000, 403, verb="list")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "aioinformer", "watch", "pods", "-A",
+        "--server", fake_apiserver.url, "--plain",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    await fake_apiserver.wait_for_request(lambda r: r.verb == "list" and r.status == 403)
+    process.send_signal(signal.SIGINT)
+    async with asyncio.timeout(20):
+        _, err = await process.communicate()
+    assert process.returncode == 1
+    assert b"never synced" in err
+    assert b"Traceback" not in err

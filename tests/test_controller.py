@@ -408,3 +408,28 @@ async def test_stress_sixteen_workers_random_adds_and_failures() -> None:
     stats = controller.statistics()
     assert stats.errors > 0
     assert stats.in_flight == 0
+
+
+async def test_a_reconcile_raising_cancelled_error_is_a_failure_not_a_dead_worker() -> None:
+    """reconcile awaiting something cancelled elsewhere fails that key; the worker goes on."""
+    done: asyncio.Event = asyncio.Event()
+    seen: list[str] = []
+
+    async def reconcile(key: str) -> None:
+        seen.append(key)
+        if key == "bad" and seen.count("bad") == 1:
+            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            future.cancel()
+            await future
+        if key == "good":
+            done.set()
+
+    controller: Controller[str] = Controller(name="c", reconcile=reconcile, workers=1)
+    async with controller:
+        controller.enqueue("bad")
+        controller.enqueue("good")
+        async with asyncio.timeout(10):
+            await done.wait()
+        stats = controller.statistics()
+    assert stats.errors == 1
+    assert "good" in seen

@@ -245,3 +245,28 @@ async def test_enqueue_keys_feeds_any_work_queue(fake_apiserver: FakeApiServer) 
         await fake_apiserver.create("configmaps", configmap("c"))
         keys = [await asyncio.wait_for(queue.get(), GUARD) for _ in range(2)]
         assert keys == ["default/a", "default/c"]
+
+
+async def test_workers_never_start_when_an_informer_stops_unsynced(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """If a watched informer stops before it synced, the controller stops without reconciling."""
+    fake_apiserver.fail_next(1000, 500, verb="list")
+    reconciled: list[str] = []
+
+    async def reconcile(key: str) -> None:
+        reconciled.append(key)
+
+    async with fake_apiserver.api_client() as client:
+        factory = SharedInformerFactory(client, informer_options={"backoff": fast_backoff()})
+        informer = factory.for_resource("v1/configmaps")
+        controller: Controller[str] = Controller(name="c", reconcile=reconcile)
+        controller.watch(informer)
+        async with controller:
+            async with factory:
+                factory.start()
+                await fake_apiserver.wait_for_request(lambda r: r.verb == "list")
+                controller.enqueue("default/x")
+            async with asyncio.timeout(10):
+                await controller.wait_stopped()
+    assert reconciled == []

@@ -96,6 +96,10 @@ async def test_runtime_readiness_can_require_consumers(api_client: ApiClient) ->
             release.set()
             assert await runtime.wait_ready()
             assert runtime.healthy()
+            # A consumer joining later (its replay still unread) does not make it unready.
+            async with informer.events() as late:
+                assert late.backlog == 1
+                assert runtime.ready()
         assert not runtime.running
         assert not runtime.ready()
         assert informer.is_stopped

@@ -445,3 +445,57 @@ async def test_lost_leadership_cancels_reconciles_until_reelected(
                 await asyncio.wait_for(completed.wait(), GUARD)
                 assert attempts == ["default/slow", "default/slow"]
                 assert elector.term is not None and elector.term.number == 2
+
+
+async def test_stop_is_bounded_even_with_a_callback_that_never_returns(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """An on_new_leader coroutine that never ends is cancelled when the elector stops."""
+    hung = asyncio.Event()
+
+    async def on_new_leader(identity: str) -> None:
+        hung.set()
+        await asyncio.Event().wait()
+
+    async with fake_apiserver.api_client() as client:
+        elector = LeaderElector(
+            api_client=client,
+            lease_name=LEASE,
+            namespace="default",
+            identity="a",
+            lease_duration=LEASE_DURATION,
+            renew_deadline=RENEW_DEADLINE,
+            retry_period=RETRY_PERIOD,
+            on_new_leader=on_new_leader,
+        )
+        async with asyncio.timeout(GUARD):
+            async with elector:
+                await hung.wait()
+    assert elector.leader is None or not elector.is_leader
+
+
+async def test_unauthorized_lease_requests_reload_credentials(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """A 401 on the lease calls the credential refresher, and the campaign goes on."""
+    refreshed = asyncio.Event()
+
+    async def refresher() -> None:
+        refreshed.set()
+
+    fake_apiserver.fail_next(1, 401, resource="leases")
+    async with fake_apiserver.api_client() as client:
+        elector = LeaderElector(
+            api_client=client,
+            lease_name=LEASE,
+            namespace="default",
+            identity="a",
+            lease_duration=LEASE_DURATION,
+            renew_deadline=RENEW_DEADLINE,
+            retry_period=RETRY_PERIOD,
+            credential_refresher=refresher,
+        )
+        async with asyncio.timeout(GUARD), elector:
+            await refreshed.wait()
+            term = await elector.wait_for_leadership()
+            assert term is not None

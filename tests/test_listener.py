@@ -490,3 +490,82 @@ async def test_an_unread_stream_only_grows_its_backlog(fake_apiserver: FakeApiSe
             listener = next(item for item in informer.listeners if item.backlog == 3)
             assert listener.peak_backlog == 5
         assert idle.closed
+
+
+# -- review fixes -------------------------------------------------------------------------------
+
+
+async def test_a_handler_raising_cancelled_error_is_a_handler_error_not_a_stop(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """A handler that awaited something cancelled elsewhere fails alone; the informer goes on."""
+    seen = asyncio.Event()
+
+    async def on_add(obj: KubeObject) -> None:
+        if obj["metadata"]["name"] == "boom":
+            never: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            never.cancel()
+            await never  # raises CancelledError, though nobody cancelled the handler's task
+        elif obj["metadata"]["name"] == "after":
+            seen.set()
+
+    async with fake_apiserver.api_client() as client:
+        informer = new_informer(client)
+        registration = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
+        async with informer:
+            await informer.wait_for_cache_sync(timeout=10)
+            await fake_apiserver.create("configmaps", configmap("boom"))
+            await fake_apiserver.create("configmaps", configmap("after"))
+            with anyio.fail_after(10):
+                await seen.wait()
+            assert not informer.is_stopped
+            assert registration.handler_errors == 1
+
+
+async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_list(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """Removing a handler does not count its unprocessed initial list as processed."""
+    for i in range(3):
+        await fake_apiserver.create("configmaps", configmap(f"cm-{i}"))
+    gate = asyncio.Event()
+
+    async def on_add(obj: KubeObject) -> None:
+        await gate.wait()  # never processes anything
+
+    async with fake_apiserver.api_client() as client:
+        informer = new_informer(client)
+        async with informer:
+            await informer.wait_for_cache_sync(timeout=10)
+            registration = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
+            informer.remove_event_handler(registration)
+            with anyio.fail_after(5):
+                assert await registration.wait_synced() is False
+            assert not registration.has_synced()
+
+
+def test_a_defaulted_second_parameter_is_not_the_initial_list_flag() -> None:
+    """on_add=lambda obj, k=k: ... gets only the object; a named flag or two required get both."""
+    from aioinformer.listener import _takes_initial_list_flag
+
+    k = "captured"
+    assert not _takes_initial_list_flag(lambda obj, k=k: None)
+    assert _takes_initial_list_flag(lambda obj, is_in_initial_list=False: None)
+    assert _takes_initial_list_flag(lambda obj, initial: None)
+    assert _takes_initial_list_flag(lambda *args: None)
+    assert not _takes_initial_list_flag(lambda obj: None)
+
+
+async def test_a_late_joiner_replays_a_large_cache_lazily(fake_apiserver: FakeApiServer) -> None:
+    """Joining replays the cache as events made on demand; the backlog counts them."""
+    for i in range(50):
+        await fake_apiserver.create("configmaps", configmap(f"cm-{i:02d}"))
+    async with fake_apiserver.api_client() as client:
+        informer = new_informer(client)
+        async with informer:
+            await informer.wait_for_cache_sync(timeout=10)
+            async with informer.events() as stream:
+                assert stream.backlog == 50
+                names = [(await anext(stream)).object["metadata"]["name"] for _ in range(50)]
+                assert stream.backlog == 0
+    assert sorted(names) == [f"cm-{i:02d}" for i in range(50)]

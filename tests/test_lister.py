@@ -116,3 +116,16 @@ async def test_informer_lister(fake_apiserver: FakeApiServer) -> None:
             assert names(lister.namespace("default").list()) == ["default/plain", "default/web"]
             web = lister.get("web", "default")
             assert web is not None and web is informer.indexer.get_by_key("default/web")
+
+
+def test_the_empty_namespace_view_lists_every_namespace() -> None:
+    """namespace("") lists all namespaces, like client-go's ListAllByNamespace."""
+    from aioinformer.lister import Lister
+    from aioinformer.store import Indexer
+
+    indexer = Indexer()
+    for ns, name in (("a", "x"), ("b", "y")):
+        indexer.add({"metadata": {"namespace": ns, "name": name, "labels": {"k": ns}}})
+    view = Lister(indexer).namespace("")
+    assert sorted(o["metadata"]["name"] for o in view.list()) == ["x", "y"]
+    assert [o["metadata"]["name"] for o in view.list("k=b")] == ["y"]

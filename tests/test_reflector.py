@@ -636,3 +636,84 @@ async def test_reflector_feeds_a_deltafifo_directly(server: FakeApiServer) -> No
     assert [d.type for d in deltas] == [DeltaType.REPLACED]
     assert fifo.has_synced()
     assert reflector.last_sync_resource_version == server.resource_version
+
+
+async def test_a_malformed_line_makes_the_next_rewatch_a_relist(server: FakeApiServer) -> None:
+    """The watch goes on past a malformed line, but the next re-watch relists (at the last RV)
+    to repair whatever change that line carried."""
+    async with running_pipeline(server) as pipeline:
+        await next_watch(server, 0)
+        last = await write(server, "a", v="1")
+        await pipeline.converged()
+        server.inject_malformed_line()
+        await write(server, "b", v="1")  # still delivered by the same watch
+        await pipeline.converged()
+        assert len(watches(server)) == 1
+        start = len(server.requests)
+        server.drop_watches()
+        relist = await next_list(server, start)
+        await next_watch(server, start)
+    assert relist == {"resourceVersion": pipeline.cache()["default/b"]}
+    assert relist["resourceVersion"] != last
+
+
+class _Throttled:
+    """A lister-watcher whose watches always answer 429 with ``Retry-After: 0``."""
+
+    def __init__(self) -> None:
+        self.watch_calls = 0
+
+    async def list(self, options: ListOptions) -> ListResult:
+        return ListResult([], "1")
+
+    async def watch(self, options: ListOptions, *, idle_timeout: float | None = None) -> Any:
+        from aioinformer.errors import TooManyRequestsError
+
+        self.watch_calls += 1
+        raise TooManyRequestsError(code=429, reason="TooManyRequests", retry_after=0.0)
+
+
+async def test_retry_after_zero_does_not_make_a_hot_loop() -> None:
+    """A 429 with Retry-After 0 still waits (at least half a second) before re-watching."""
+    lw = _Throttled()
+    reflector = Reflector(lw, DeltaFIFO(), backoff=Backoff(initial=0.001, cap=0.001, jitter=0))
+    with anyio.move_on_after(0.8):
+        await reflector.run()
+    assert 1 <= lw.watch_calls <= 2
+
+
+async def test_a_list_with_null_items_syncs_an_empty_store(server: FakeApiServer) -> None:
+    """`"items": null` (how some servers say "none") is an empty list, not an error."""
+    from aioinformer.listwatch import list_result_from_body
+
+    result = list_result_from_body(
+        {"kind": "PodList", "metadata": {"resourceVersion": "7"}, "items": None}
+    )
+    assert result.items == [] and result.resource_version == "7"
+
+
+async def test_a_large_initial_list_does_not_monopolise_the_event_loop(
+    server: FakeApiServer,
+) -> None:
+    """While thousands of listed objects are processed, other tasks keep getting turns."""
+    from aioinformer.informer import SharedIndexInformer
+
+    for i in range(5_000):
+        await server.create("configmaps", configmap(f"cm-{i:05d}"))
+    ticks = 0
+    synced = asyncio.Event()
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while not synced.is_set():
+            ticks += 1
+            await asyncio.sleep(0)
+
+    async with server.api_client() as client:
+        informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS), batch_size=500)
+        async with informer, anyio.create_task_group() as tg:
+            await next_list(server, 0)  # the list is on its way
+            tg.start_soon(ticker)
+            await informer.wait_for_cache_sync(timeout=30)
+            synced.set()
+    assert ticks >= 10  # 10 batches of 500: at least one turn between each

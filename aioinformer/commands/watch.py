@@ -198,13 +198,22 @@ async def _watch(args: argparse.Namespace, stop: asyncio.Event, out: TextIO) -> 
                 task = tg.create_task(consumer)
                 synced = tg.create_task(informer.wait_for_cache_sync())
                 if plain:
-                    await synced
-                    out.write(f"# synced {len(informer.indexer)} objects\n")
-                    out.flush()
+                    # Ctrl-C must work while the first list is still failing or slow.
+                    stopping = tg.create_task(stop.wait())
+                    await asyncio.wait([synced, stopping], return_when=asyncio.FIRST_COMPLETED)
+                    stopping.cancel()
+                    if synced.done() and not synced.cancelled() and synced.result():
+                        out.write(f"# synced {len(informer.indexer)} objects\n")
+                        out.flush()
                 await stop.wait()
                 task.cancel()
                 synced.cancel()
             await stream.aclose()
+        if not informer.has_synced():
+            print(
+                f"error: the {resource} cache never synced (see the errors above)", file=sys.stderr
+            )
+            return 1
         return 0
     finally:
         await connection.close()

@@ -47,6 +47,9 @@ class InformerRuntime:
         self.factory = factory
         self.require_consumers_synced = require_consumers_synced
         self._running = True
+        # Informers whose consumers all synced once: a consumer joining later (which replays
+        # the cache) must not turn a ready app unready again.
+        self._consumers_were_synced: set[str] = set()
 
     def __repr__(self) -> str:
         state = "running" if self._running else "stopped"
@@ -63,8 +66,10 @@ class InformerRuntime:
     def _informer_ready(self, informer: SharedIndexInformer) -> bool:
         if not informer.has_synced() or informer.is_stopped:
             return False
-        if self.require_consumers_synced:
-            return all(listener.has_synced() for listener in informer.listeners)
+        if self.require_consumers_synced and informer.name not in self._consumers_were_synced:
+            if not all(listener.has_synced() for listener in informer.listeners):
+                return False
+            self._consumers_were_synced.add(informer.name)
         return True
 
     def ready(self) -> bool:

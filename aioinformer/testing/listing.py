@@ -27,7 +27,7 @@ from ..errors import ApiError, ExpiredError, SelectorSyntaxError
 from ..objects import KubeObject
 from . import status
 from ._selectors import Matcher, compile_selectors
-from .resources import ResourceInfo
+from .resources import BUILTIN_RESOURCES, ResourceInfo
 from .storage import Storage
 from .watch import parse_resource_version
 
@@ -139,6 +139,11 @@ def _invalid_options(why: str) -> ApiError:
     return status.status_error(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {why}')
 
 
+def strip_type(obj: KubeObject) -> KubeObject:
+    """A shallow copy of an object without ``kind`` and ``apiVersion``."""
+    return {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}
+
+
 def list_document(
     storage: Storage,
     info: ResourceInfo,
@@ -180,6 +185,9 @@ def list_document(
     items: list[KubeObject] = []
     remaining = 0
     last_key = ""
+    # Like the real server: items of built-in lists carry no kind/apiVersion (the list has
+    # them); custom resources' items do.
+    built_in = info in BUILTIN_RESOURCES
     for index, key in enumerate(keys):
         obj = objects[key]
         if matcher is not None and not matcher(obj):
@@ -190,7 +198,7 @@ def list_document(
             else:
                 remaining = sum(1 for k in keys[index:] if matcher(objects[k]))
             break
-        items.append(obj)
+        items.append(strip_type(obj) if built_in else obj)
         last_key = key
     metadata: dict[str, Any] = {"resourceVersion": str(rv)}
     if remaining:
