@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import pytest
 
@@ -71,6 +72,20 @@ def new_leader(c: Candidate, who: str) -> None:
     """Record a leader change."""
     c.leaders.append(who)
     c.new_leader.set()
+
+
+def make_elector(client: object, **options: Any) -> LeaderElector:
+    """An elector named "a" on the test lease, with the short test timings."""
+    return LeaderElector(
+        api_client=client,  # type: ignore[arg-type]
+        lease_name=LEASE,
+        namespace="default",
+        identity="a",
+        lease_duration=LEASE_DURATION,
+        renew_deadline=RENEW_DEADLINE,
+        retry_period=RETRY_PERIOD,
+        **options,
+    )
 
 
 async def lease(server: FakeApiServer) -> KubeObject:
@@ -215,14 +230,8 @@ async def test_leader_that_cannot_renew_steps_down_then_leads_again(
             raise
 
     async with fake_apiserver.api_client() as client:
-        elector = LeaderElector(
-            api_client=client,
-            lease_name=LEASE,
-            namespace="default",
-            identity="a",
-            lease_duration=LEASE_DURATION,
-            renew_deadline=RENEW_DEADLINE,
-            retry_period=RETRY_PERIOD,
+        elector = make_elector(
+            client,
             on_started_leading=lead,
             on_stopped_leading=stopped_leading,
         )
@@ -458,14 +467,8 @@ async def test_stop_is_bounded_even_with_a_callback_that_never_returns(
         await asyncio.Event().wait()
 
     async with fake_apiserver.api_client() as client:
-        elector = LeaderElector(
-            api_client=client,
-            lease_name=LEASE,
-            namespace="default",
-            identity="a",
-            lease_duration=LEASE_DURATION,
-            renew_deadline=RENEW_DEADLINE,
-            retry_period=RETRY_PERIOD,
+        elector = make_elector(
+            client,
             on_new_leader=on_new_leader,
         )
         async with asyncio.timeout(GUARD):
@@ -485,14 +488,8 @@ async def test_unauthorized_lease_requests_reload_credentials(
 
     fake_apiserver.fail_next(1, 401, resource="leases")
     async with fake_apiserver.api_client() as client:
-        elector = LeaderElector(
-            api_client=client,
-            lease_name=LEASE,
-            namespace="default",
-            identity="a",
-            lease_duration=LEASE_DURATION,
-            renew_deadline=RENEW_DEADLINE,
-            retry_period=RETRY_PERIOD,
+        elector = make_elector(
+            client,
             credential_refresher=refresher,
         )
         async with asyncio.timeout(GUARD), elector:
