@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import orjson
 
-from .errors import TransportError, api_error_from_status
+from .errors import TransportError
 from .objects import KubeObject
+from .transport import error_from_body, transport_error
 
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient
@@ -108,19 +109,17 @@ class LeaseClient:
         try:
             response = await request
             try:
-                status: int = response.status
                 body: bytes = await response.read()
             finally:
                 response.release()
         except (aiohttp.ClientError, OSError) as exc:
-            raise TransportError(f"lease request failed: {type(exc).__name__}: {exc}") from exc
+            raise transport_error(exc, "lease request") from exc
+        if response.status >= 400:
+            raise error_from_body(response, body)
         try:
-            decoded = orjson.loads(body) if body else None
+            decoded = orjson.loads(body)
         except orjson.JSONDecodeError:
             decoded = None
-        if status >= 400:
-            is_status = isinstance(decoded, dict) and decoded.get("kind") == "Status"
-            raise api_error_from_status(decoded if is_status else None, http_status=status)
         if not isinstance(decoded, dict):
-            raise TransportError(f"lease request: undecodable response (HTTP {status})")
+            raise TransportError(f"lease request: undecodable response (HTTP {response.status})")
         return decoded

@@ -43,8 +43,10 @@ __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",
     "KubeListerWatcher",
     "KubeWatchStream",
+    "error_from_body",
     "get_json",
     "request",
+    "transport_error",
 ]
 
 logger = logging.getLogger(__name__)
@@ -92,9 +94,9 @@ def _retry_after(headers: Any) -> float | None:
     return seconds if seconds >= 0 else None
 
 
-async def _error_from_response(response: aiohttp.ClientResponse) -> ApiError:
-    body = await response.content.read(_ERROR_BODY_LIMIT)
-    status: dict[str, Any] | None
+def error_from_body(response: aiohttp.ClientResponse, body: bytes) -> ApiError:
+    """The typed error of a failed response: its ``Status`` body (or a Status built from the
+    text), the HTTP status and ``Retry-After``."""
     try:
         decoded = orjson.loads(body) if body else None
     except orjson.JSONDecodeError:
@@ -108,7 +110,12 @@ async def _error_from_response(response: aiohttp.ClientResponse) -> ApiError:
     )
 
 
-def _transport_error(exc: BaseException, what: str) -> TransportError:
+async def _error_from_response(response: aiohttp.ClientResponse) -> ApiError:
+    return error_from_body(response, await response.content.read(_ERROR_BODY_LIMIT))
+
+
+def transport_error(exc: BaseException, what: str) -> TransportError:
+    """The transport error for an aiohttp/OS failure (``ConnectionRefused`` when refused)."""
     if isinstance(exc, aiohttp.ClientConnectorError):
         os_error = exc.os_error
         if isinstance(os_error, ConnectionRefusedError) or (
@@ -182,7 +189,7 @@ class KubeWatchStream:
                 f"no bytes received on the watch for {self._idle_timeout} s"
             ) from exc
         except (aiohttp.ClientError, OSError) as exc:
-            raise _transport_error(exc, "watch stream broke") from exc
+            raise transport_error(exc, "watch stream broke") from exc
         if not chunk:
             self._eof = True
             if self._partial and not self._skipping:
@@ -309,7 +316,7 @@ class KubeListerWatcher:
         except TimeoutError as exc:
             raise TransportError(f"list of {self.resource}: read timed out") from exc
         except (aiohttp.ClientError, OSError) as exc:
-            raise _transport_error(exc, f"list of {self.resource}") from exc
+            raise transport_error(exc, f"list of {self.resource}") from exc
         finally:
             response.release()
         try:
@@ -408,7 +415,7 @@ async def request(
     except TimeoutError as exc:
         raise TransportError(f"{what}: connect timed out") from exc
     except (aiohttp.ClientError, OSError) as exc:
-        raise _transport_error(exc, what) from exc
+        raise transport_error(exc, what) from exc
     if response.status >= 400:
         try:
             error = await _error_from_response(response)
@@ -431,7 +438,7 @@ async def get_json(api_client: ApiClient, path: str, *, timeout: float = 30.0) -
     try:
         body = await response.read()
     except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-        raise _transport_error(exc, f"GET {path}") from exc
+        raise transport_error(exc, f"GET {path}") from exc
     finally:
         response.release()
     try:
