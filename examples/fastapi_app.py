@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import logging
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -35,6 +34,7 @@ from fastapi.responses import Response
 from kubernetes_asyncio.client import ApiClient
 from prometheus_client import CollectorRegistry
 
+from aioinformer import WatchConfig
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.integrations.fastapi import health_router, informer_lifespan, metrics_router
 from aioinformer.metrics import register_informer_metrics, workqueue_metrics_provider
@@ -56,14 +56,14 @@ def create_app(
     *,
     namespace: str | None = None,
     registry: CollectorRegistry | None = None,
-    informer_options: Mapping[str, Any] | None = None,
+    watch: WatchConfig = WatchConfig(),
 ) -> FastAPI:
     """The app: a pods informer and a demo controller, run for the app's lifetime.
 
     :param api_client: talks to the API server; the caller owns and closes it.
     :param namespace: watch one namespace only. Default None: all.
     :param registry: where the metrics go. Default None: a new registry for this app.
-    :param informer_options: extra informer options (e.g. ``backoff``). Default None.
+    :param watch: the informers' watch configuration. Default ``WatchConfig()``.
     """
     registry = registry if registry is not None else CollectorRegistry()
     phases: dict[str, str] = {}
@@ -72,7 +72,7 @@ def create_app(
         phases=phases,
         queue_metrics=workqueue_metrics_provider(registry=registry),
         namespace=namespace,
-        informer_options=informer_options,
+        watch=watch,
     )
     app = FastAPI(
         title="aioinformer pods", lifespan=informer_lifespan(builder, require_consumers_synced=True)

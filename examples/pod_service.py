@@ -6,12 +6,13 @@ framework, so the two stay comparable line by line.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from kubernetes_asyncio.client import ApiClient
 
+from aioinformer import WatchConfig
 from aioinformer.controller import Controller
 from aioinformer.errors import SelectorSyntaxError
 from aioinformer.factory import SharedInformerFactory
@@ -48,16 +49,14 @@ def pod_informers(
     phases: dict[str, str],
     queue_metrics: MetricsProvider | None = None,
     namespace: str | None = None,
-    informer_options: Mapping[str, Any] | None = None,
+    watch: WatchConfig = WatchConfig(),
 ) -> Any:
     """A builder for the integrations: a fresh factory with a pods informer, plus a controller
     that records each pod's phase in ``phases`` (so ``/metrics`` has workqueue metrics too)."""
 
     @asynccontextmanager
     async def build(app: object) -> AsyncIterator[SharedInformerFactory]:
-        factory = SharedInformerFactory(
-            api_client, namespace=namespace, informer_options=informer_options
-        )
+        factory = SharedInformerFactory(api_client, namespace=namespace, watch=watch)
         pods = factory.for_resource(PODS)
         lister = pods.lister()
 

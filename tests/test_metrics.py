@@ -37,7 +37,7 @@ from aioinformer.workqueue import (
     WorkQueue,
 )
 
-from .support import configmap, fast_backoff
+from .support import FAST_WATCH, configmap
 from .workqueue._support import FakeClock
 
 GUARD = 10.0
@@ -171,7 +171,7 @@ async def test_collector_reads_live_counters(
     informer = SharedIndexInformer(
         KubeListerWatcher(api_client, Resource.parse("v1/configmaps")),
         name="cms",
-        backoff=fast_backoff(),
+        watch=FAST_WATCH,
     )
     handler = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
     register_informer_metrics(informer, registry=registry)
