@@ -33,7 +33,7 @@ class Clock(Protocol):
         """Wait ``seconds`` on this clock (a checkpoint when ``seconds <= 0``)."""
         ...
 
-    def move_on_after(self, seconds: float | None) -> AbstractContextManager[CancelScope]:
+    def move_on_after(self, seconds: float | None) -> AbstractContextManager[CancelScope, bool]:
         """A cancel scope cancelled once ``seconds`` have passed on this clock."""
         ...
 
@@ -60,7 +60,7 @@ class SystemClock:
         """:func:`anyio.sleep`."""
         await anyio.sleep(max(0.0, seconds))
 
-    def move_on_after(self, seconds: float | None) -> AbstractContextManager[CancelScope]:
+    def move_on_after(self, seconds: float | None) -> AbstractContextManager[CancelScope, bool]:
         """:func:`anyio.move_on_after`."""
         return anyio.move_on_after(seconds)
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from types import TracebackType
 
 import anyio
 import anyio.lowlevel
@@ -28,6 +29,37 @@ class _Timer:
         self.fire = fire
         self.active = True
         self.fired = False
+
+
+class _Timeout:
+    """A cancel scope whose deadline is a timer of a :class:`FakeClock`."""
+
+    __slots__ = ("_clock", "_fail", "_scope", "_seconds", "_timer")
+
+    def __init__(self, clock: FakeClock, seconds: float | None, *, fail: bool) -> None:
+        self._clock = clock
+        self._seconds = seconds
+        self._fail = fail
+        self._scope = CancelScope()
+        self._timer: _Timer | None = None
+
+    def __enter__(self) -> CancelScope:
+        scope = self._scope.__enter__()
+        self._timer = self._clock._arm(self._seconds, scope)
+        return scope
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> bool:
+        timer = self._timer
+        self._clock._disarm(timer)
+        swallowed = self._scope.__exit__(exc_type, exc, traceback)
+        if self._fail and self._scope.cancelled_caught and timer is not None and timer.fired:
+            raise TimeoutError
+        return swallowed
 
 
 class FakeClock:
@@ -72,25 +104,14 @@ class FakeClock:
         with self.move_on_after(seconds):
             await anyio.sleep_forever()
 
-    def move_on_after(self, seconds: float | None) -> AbstractContextManager[CancelScope]:
+    def move_on_after(self, seconds: float | None) -> AbstractContextManager[CancelScope, bool]:
         """A cancel scope cancelled when virtual time reaches ``now() + seconds``."""
-        return self._timeout(seconds, fail=False)
+        return _Timeout(self, seconds, fail=False)
 
     def fail_after(self, seconds: float | None) -> AbstractContextManager[CancelScope]:
         """Like :meth:`move_on_after`; raises :class:`TimeoutError` if the deadline cancelled
         the block."""
-        return self._timeout(seconds, fail=True)
-
-    @contextmanager
-    def _timeout(self, seconds: float | None, *, fail: bool) -> Iterator[CancelScope]:
-        with CancelScope() as scope:
-            timer = self._arm(seconds, scope)
-            try:
-                yield scope
-            finally:
-                self._disarm(timer)
-        if fail and scope.cancelled_caught and timer is not None and timer.fired:
-            raise TimeoutError
+        return _Timeout(self, seconds, fail=True)
 
     # -- driving time --------------------------------------------------------------------------
 
