@@ -48,7 +48,6 @@ from ._steps import (
     OpenWatch,
     Pause,
     Proceed,
-    Received,
     ReplaceStore,
     RequestList,
     StoreFailed,
@@ -338,16 +337,16 @@ class Reflector:
                 except Exception as exc:
                     ended = exc
                     break
-                action = machine.feed(Received(event))
-                if type(action) is Apply:
+                action = machine.event(event)
+                if action.__class__ is Apply:
                     kind = action.type
                     try:
                         if kind is _ADDED:
-                            await store.add(action.object)
+                            await store.add(event.object)
                         elif kind is _MODIFIED:
-                            await store.update(action.object)
+                            await store.update(event.object)
                         elif kind is _DELETED:
-                            await store.delete(action.object)
+                            await store.delete(event.object)
                     except Exception as exc:
                         counters.store_errors += 1
                         logger.warning(

@@ -39,8 +39,7 @@ from ..errors import (
     VeryShortWatchError,
     WatchIdleTimeoutError,
 )
-from ..listwatch import ListOptions, ListResult, WatchEventType
-from ..objects import KubeObject
+from ..listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from ._states import (
     Cursor,
     Listing,
@@ -66,7 +65,6 @@ from ._steps import (
     OpenWatch,
     Pause,
     Proceed,
-    Received,
     ReplaceStore,
     RequestList,
     Skip,
@@ -88,9 +86,10 @@ MIN_RETRY_AFTER: Final = 0.5
 MAX_RETRY_AFTER: Final = 60.0
 
 _ADDED = WatchEventType.ADDED
-# The event types applied to the store (bookmarks only move the RV), by their wire names.
-_APPLIED: Final = {
-    kind.value: kind
+# What to do with each event type applied to the store (bookmarks only move the RV), by its
+# wire name: one action object per type, as events are the hot path.
+_APPLY: Final = {
+    kind.value: Apply(kind)
     for kind in (
         WatchEventType.ADDED,
         WatchEventType.MODIFIED,
@@ -156,13 +155,20 @@ def _retry_watch(error: Exception) -> Pause | None:
     return None
 
 
-def _event_rv(obj: KubeObject) -> str | None:
-    metadata = obj.get("metadata")
-    if isinstance(metadata, dict):
-        rv = metadata.get("resourceVersion")
-        if rv and isinstance(rv, str):
-            return rv
-    return None
+def _on_event(state: Watching, event: WatchEvent) -> tuple[Action, State]:
+    apply = _APPLY.get(event.type)
+    if apply is None:
+        return Skip(event.type), state
+    cursor, replaying = state.cursor, state.replaying
+    if replaying and apply.type is not _ADDED:
+        replaying = False
+    if not replaying:
+        metadata = event.object.get("metadata")
+        if metadata.__class__ is dict:
+            rv = metadata.get("resourceVersion")
+            if rv and rv.__class__ is str and rv != cursor.resource_version:
+                cursor = Cursor(rv, cursor.unavailable, cursor.paginated, cursor.skipped)
+    return apply, Watching(cursor, replaying, True)
 
 
 def _watch_ended(state: Watching, ended: WatchEnded) -> tuple[Action, State]:
@@ -276,16 +282,9 @@ def step(
     :param streaming_list: whether a sync starts with a streaming list.
     :raises RuntimeError: for an input the state does not expect (a bug in the caller).
     """
+    if received.__class__ is WatchEvent and state.__class__ is Watching:  # the hot path
+        return _on_event(state, received)
     match state, received:
-        case Watching(cursor, replaying, _), Received(event):
-            kind = _APPLIED.get(event.type)
-            if kind is None:
-                return Skip(event.type), state
-            if replaying and kind is not _ADDED:
-                replaying = False
-            if not replaying and (rv := _event_rv(event.object)) is not None:
-                cursor = Cursor(rv, cursor.unavailable, cursor.paginated, cursor.skipped)
-            return Apply(kind, event.object), Watching(cursor, replaying, True)
         case Watching(cursor, replaying, delivered), Malformed(error):
             skipped = Cursor(
                 cursor.resource_version, cursor.unavailable, cursor.paginated, cursor.skipped + 1
@@ -363,6 +362,14 @@ class ListWatch:
         """True from the first watch request until a relist is needed (the resync ticker
         runs meanwhile)."""
         return isinstance(self.state, OpeningWatch | Watching | NeedWatch)
+
+    def event(self, event: WatchEvent) -> Action:
+        """Apply one watch event (the hot path of :meth:`feed`, same rules)."""
+        state = self.state
+        if state.__class__ is not Watching:
+            return self.feed(event)
+        action, self.state = _on_event(state, event)
+        return action
 
     def feed(self, received: Input) -> Action:
         """Apply one input; returns the next action."""

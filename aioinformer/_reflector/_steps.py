@@ -24,7 +24,6 @@ __all__ = [
     "OpenWatch",
     "Pause",
     "Proceed",
-    "Received",
     "ReplaceStore",
     "RequestList",
     "Skip",
@@ -94,13 +93,6 @@ class WatchOpenFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class Received:
-    """The stream delivered an event."""
-
-    event: WatchEvent
-
-
-@dataclass(frozen=True, slots=True)
 class Malformed:
     """The stream delivered an undecodable line (the stream goes on)."""
 
@@ -125,7 +117,7 @@ Input = (
     | StreamingListFailed
     | WatchOpened
     | WatchOpenFailed
-    | Received
+    | WatchEvent
     | Malformed
     | WatchEnded
 )
@@ -189,11 +181,10 @@ class NextEvent:
 
 @dataclass(frozen=True, slots=True)
 class Apply:
-    """Apply an event to the store (``add``/``update``/``delete``; nothing for a bookmark),
-    then read the next one."""
+    """Apply the event just received to the store (``add``/``update``/``delete`` with the
+    event's object; nothing for a bookmark), then read the next one."""
 
     type: WatchEventType
-    object: KubeObject
 
 
 @dataclass(frozen=True, slots=True)
