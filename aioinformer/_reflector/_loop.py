@@ -276,9 +276,10 @@ class Reflector:
                 tg.start_soon(self._resync_ticker, self._resync_period)
                 action = await self._watch(action, stream)
                 tg.cancel_scope.cancel()
-        except* Exception as group:  # only the ticker raises: the store refused a resync
-            failure = group.exceptions[0]
-            assert isinstance(failure, Exception)
+        except* _ResyncFailed as group:
+            resync_failed = group.exceptions[0]
+            assert isinstance(resync_failed, _ResyncFailed)
+            failure = resync_failed.error
         if failure is None:
             return action
         if not self._machine.watching:  # the watch had just ended: that relist stands
@@ -290,7 +291,10 @@ class Reflector:
         while True:
             await self._clock.sleep(period)
             if self._should_resync is None or self._should_resync():
-                await self._store.resync()
+                try:
+                    await self._store.resync()
+                except Exception as exc:
+                    raise _ResyncFailed(exc) from exc
 
     async def _watch(self, action: Action, stream: WatchStream | None) -> Action:
         machine = self._machine
@@ -411,6 +415,14 @@ class Reflector:
                 handler(self, exc)
             except Exception:
                 logger.exception("%s: watch error handler failed", self.name)
+
+
+class _ResyncFailed(Exception):
+    """The store refused a resync: it ends the watch phase (and leads to a relist)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 async def _close(stream: WatchStream) -> None:
