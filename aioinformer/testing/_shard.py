@@ -28,7 +28,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["ShardFilter", "ShardSelectorRefused", "parse_shard_filter"]
+__all__ = ["ShardFilter", "ShardSelectorRefused", "ShardingGate", "parse_shard_filter"]
+
+
+@dataclass(slots=True)
+class ShardingGate:
+    """The ``ShardedListAndWatch`` feature gate of one fake server (mutable at run time).
+
+    Off, the server behaves like Kubernetes before 1.36 or with the gate off: the
+    ``shardSelector`` parameter is ignored (not even parsed) and lists carry no ``shardInfo``.
+    """
+
+    enabled: bool = True
 
 
 class ShardSelectorRefused(Exception):
