@@ -11,7 +11,7 @@ Rules followed here, from the Kubernetes sources (apiserver ``pkg/sharding/parse
 apimachinery ``pkg/sharding`` ``selector.go``/``hash.go``/``accessor.go``, v1.36):
 
 * :func:`parse_shard_selector` accepts and rejects exactly what the API server's ``Parse`` does
-  (the parser is in :mod:`._cel`):
+  (the parser is in :mod:`._cel`, :mod:`._cel_scan` and :mod:`._cel_parse`):
   the text is trimmed (Go ``strings.TrimSpace``) and parsed as a CEL expression by the cel-go
   parser without macros (so comments, parentheses, double-quoted, triple-quoted, raw and escaped
   string literals are all accepted); its syntax tree must be ``shardRange(field, 'start', 'end')``
