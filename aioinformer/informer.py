@@ -31,7 +31,7 @@ from .delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, Transfo
 from .errors import FIFOClosedError, LifecycleError
 from .listener import Event, EventStream, EventType, Listener, Registration, validate_handler
 from .lister import Lister
-from .listwatch import ListerWatcher
+from .listwatch import ListerWatcher, Resource
 from .objects import try_resource_version
 from .reflector import Reflector, ReflectorStatistics, WatchErrorHandler
 from .store import Indexer, Indexers
@@ -155,7 +155,8 @@ class SharedIndexInformer(BackgroundRunner):
 
     def lister(self) -> Lister:
         """A :class:`~aioinformer.lister.Lister` over the cache."""
-        return Lister(self._indexer)
+        resource = getattr(self._lw, "resource", None)
+        return Lister(self._indexer, resource=resource if isinstance(resource, Resource) else None)
 
     def add_indexers(self, indexers: Indexers) -> None:
         """Add index functions, before or after start (existing objects are indexed at once).

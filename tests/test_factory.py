@@ -98,7 +98,8 @@ async def test_wait_for_cache_sync_reports_each_resource(fake_apiserver: FakeApi
     ):
         factory.for_resource(CONFIGMAPS)
         factory.for_resource(SECRETS)
-        assert await factory.wait_for_cache_sync(timeout=1) == {}  # nothing started
+        with pytest.raises(LifecycleError, match="before start"):
+            await factory.wait_for_cache_sync(timeout=1)  # nothing started: nothing to wait for
         factory.start()
         result = await factory.wait_for_cache_sync(timeout=0.3)
         assert result == {CONFIGMAPS: True, SECRETS: False}
