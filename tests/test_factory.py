@@ -124,7 +124,7 @@ async def test_tweak_list_options_reach_every_request(fake_apiserver: FakeApiSer
             factory.start()
             assert await factory.wait_for_cache_sync(timeout=10) == {CONFIGMAPS: True}
             watch = await fake_apiserver.wait_for_request(
-                lambda r: r.verb == "watch" and r.resource == "configmaps"
+                lambda r: r.verb == "watch" and r.resource == "configmaps", start=0
             )
             assert watch.query.get("labelSelector") == "app=web"
             lists = [r for r in fake_apiserver.requests if r.verb == "list"]
