@@ -300,6 +300,11 @@ class EventStream:
         return f"<EventStream {listener.name} backlog={listener.backlog}>"
 
     @property
+    def name(self) -> str:
+        """The listener's name (``"<informer>/events-N"``), as logs and metrics show it."""
+        return self._subscription.listener.name
+
+    @property
     def backlog(self) -> int:
         """Notifications waiting to be read."""
         return self._subscription.listener.backlog
@@ -468,6 +473,11 @@ class Registration:
     def handler(self) -> object:
         """The handler object."""
         return self._handler
+
+    @property
+    def name(self) -> str:
+        """The listener's name (``"<informer>/handler-N"``), as logs and metrics show it."""
+        return self.listener.name
 
     @property
     def backlog(self) -> int:
