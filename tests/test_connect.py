@@ -15,22 +15,8 @@ from aioinformer.listwatch import ListOptions
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
 
+from ._kubeconfig import kubeconfig_for
 from .support import CONFIGMAPS, configmap
-
-
-def kubeconfig_for(server: FakeApiServer, path: Path, *, namespace: str = "team-a") -> Path:
-    """A kubeconfig whose current context points at ``server``."""
-    path.write_text(
-        f"""
-apiVersion: v1
-kind: Config
-clusters: [{{name: fake, cluster: {{server: "{server.url}"}}}}]
-users: [{{name: me, user: {{token: t0ken}}}}]
-contexts: [{{name: ctx, context: {{cluster: fake, user: me, namespace: {namespace}}}}}]
-current-context: ctx
-"""
-    )
-    return path
 
 
 def closed(connection: ClusterConnection) -> bool:
