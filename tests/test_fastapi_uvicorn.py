@@ -88,12 +88,12 @@ async def test_the_uvicorn_command_serves_the_example(
     log: list[str] = []
     try:
         with anyio.fail_after(GUARD):
-            while not (
-                match := re.search(r"Uvicorn running on (http://\S+)", log[-1] if log else "")
-            ):
+            match = None
+            while match is None:
                 line = (await process.stderr.readline()).decode()
                 assert line, f"uvicorn ended: {log}"
                 log.append(line)
+                match = re.search(r"Uvicorn running on (http://\S+)", line)
             url = match.group(1)
             await fake_apiserver.wait_for_request(
                 lambda r: r.verb == "watch" and r.resource == "pods", start=0
