@@ -428,12 +428,20 @@ class FakeApiServer:
         self,
         predicate: Callable[[RequestRecord], bool],
         *,
-        start: int = 0,
+        start: int | None = None,
         timeout: float = 10.0,
     ) -> RequestRecord:
-        """The first request (from index ``start`` of :attr:`requests`) matching ``predicate``.
+        """The first request matching ``predicate`` that arrives after this call::
 
-        :raises TimeoutError: when none arrives within ``timeout`` seconds.
+            mark = len(server.requests)       # or: from an index of server.requests
+            ...
+            await server.wait_for_request(lambda r: r.verb == "watch", start=mark)
+
+        :param start: consider :attr:`requests` from this index on instead, so that a
+            request answered before the call counts too (``start=0``: any request so far).
+            Default None: only requests after the call.
+        :raises TimeoutError: when none arrives within ``timeout`` seconds; the message names
+            the predicate and the requests that came meanwhile.
         """
         return await self._log.wait_for(predicate, start=start, timeout=timeout)
 
