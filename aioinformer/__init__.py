@@ -25,6 +25,9 @@ from .delta_fifo import DeltaType as DeltaType
 from .errors import InformerError as InformerError
 from .factory import SharedInformerFactory as SharedInformerFactory
 from .informer import SharedIndexInformer as SharedIndexInformer
+from .kubeconfig import ClusterConnection as ClusterConnection
+from .kubeconfig import connect as connect
+from .leaderelection import LeaderElector as LeaderElector
 from .listener import Event as Event
 from .listener import EventStream as EventStream
 from .listener import EventType as EventType
@@ -54,6 +57,7 @@ __all__ = [
     "Backoff",
     "BackoffPolicy",
     "Clock",
+    "ClusterConnection",
     "Controller",
     "DeletedFinalStateUnknown",
     "Delta",
@@ -67,6 +71,7 @@ __all__ = [
     "KubeListerWatcher",
     "KubeObject",
     "LabelSelector",
+    "LeaderElector",
     "ListOptions",
     "ListResult",
     "ListerWatcher",
@@ -86,6 +91,7 @@ __all__ = [
     "WatchEvent",
     "WatchEventType",
     "__version__",
+    "connect",
     "deletion_handling_meta_namespace_key",
     "meta_namespace_key",
     "parse_label_selector",

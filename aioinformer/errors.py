@@ -8,6 +8,7 @@ The hierarchy::
     ├── IndexNotFoundError (KeyError)    an index name that was never registered
     ├── IndexConflictError (ValueError)  an index name registered twice
     ├── SelectorSyntaxError (ValueError) a label or field selector that does not parse
+    ├── InvalidShardSelectorError (ValueError)  a shard selector the API server would refuse
     ├── LifecycleError (RuntimeError)    an operation not allowed in the current lifecycle state
     ├── ConfigurationError               no usable cluster configuration (kubeconfig, in-cluster)
     ├── FIFOClosedError                  pop() on a DeltaFIFO that is closed and drained
@@ -53,6 +54,7 @@ __all__ = [
     "IndexNotFoundError",
     "InformerError",
     "InternalServerError",
+    "InvalidShardSelectorError",
     "KeyFuncError",
     "LifecycleError",
     "MalformedWatchEventError",
@@ -110,6 +112,22 @@ class IndexConflictError(InformerError, ValueError):
 
 class SelectorSyntaxError(InformerError, ValueError):
     """Raised when a label or field selector cannot be parsed; says where and why."""
+
+
+class InvalidShardSelectorError(InformerError, ValueError):
+    """A shard selector (KEP-5866 ``shardSelector``) that the API server would refuse.
+
+    Raised when parsing or building one. ``str()`` is what the API server says in its HTTP 500
+    for the same selector: ``invalid shard selector: <reason>``.
+
+    :ivar reason: the parser's message alone, without the ``invalid shard selector:`` prefix.
+    :ivar selector: the selector text that was refused (``""`` when built from values).
+    """
+
+    def __init__(self, reason: str, selector: str = "") -> None:
+        super().__init__(f"invalid shard selector: {reason}")
+        self.reason = reason
+        self.selector = selector
 
 
 class LifecycleError(InformerError, RuntimeError):

@@ -20,13 +20,91 @@ from .transport import KubeListerWatcher
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient
 
-__all__ = ["SharedInformerFactory"]
+__all__ = ["SharedInformerFactory", "resolve_builtin_resource"]
 
 logger = logging.getLogger(__name__)
 
 
+#: kubectl's names of the built-in resources (plural, singular, short names; the kind,
+#: lower-cased, is accepted too) → ``group/version/plural``. Others (custom resources, or
+#: built-ins missing here) are written ``group/version/plural`` or given as a Resource.
+_KUBECTL_NAMES: dict[str, tuple[str, ...]] = {
+    "v1/pods": ("pod", "po"),
+    "v1/services": ("service", "svc"),
+    "v1/endpoints": ("ep",),
+    "v1/configmaps": ("configmap", "cm"),
+    "v1/secrets": ("secret",),
+    "v1/events": ("event", "ev"),
+    "v1/serviceaccounts": ("serviceaccount", "sa"),
+    "v1/persistentvolumeclaims": ("persistentvolumeclaim", "pvc"),
+    "v1/namespaces": ("namespace", "ns"),
+    "v1/nodes": ("node", "no"),
+    "v1/persistentvolumes": ("persistentvolume", "pv"),
+    "apps/v1/deployments": ("deployment", "deploy"),
+    "apps/v1/replicasets": ("replicaset", "rs"),
+    "apps/v1/statefulsets": ("statefulset", "sts"),
+    "apps/v1/daemonsets": ("daemonset", "ds"),
+    "batch/v1/jobs": ("job",),
+    "batch/v1/cronjobs": ("cronjob", "cj"),
+    "coordination.k8s.io/v1/leases": ("lease",),
+    "discovery.k8s.io/v1/endpointslices": ("endpointslice",),
+    "networking.k8s.io/v1/ingresses": ("ingress", "ing"),
+    "rbac.authorization.k8s.io/v1/roles": ("role",),
+    "rbac.authorization.k8s.io/v1/rolebindings": ("rolebinding",),
+    "rbac.authorization.k8s.io/v1/clusterroles": ("clusterrole",),
+    "rbac.authorization.k8s.io/v1/clusterrolebindings": ("clusterrolebinding",),
+    "apiextensions.k8s.io/v1/customresourcedefinitions": (
+        "customresourcedefinition",
+        "crd",
+        "crds",
+    ),
+}
+
+
+def _builtin_names() -> dict[str, Resource]:
+    """Every accepted name → its resource: each name alone, ``name.group`` and
+    ``name.version.group`` (``deployments.apps``, ``deploy.v1.apps``), like kubectl."""
+    names: dict[str, Resource] = {}
+    for spec, aliases in _KUBECTL_NAMES.items():
+        resource = Resource.parse(spec)
+        for name in (resource.plural, *aliases, (resource.kind or "").lower()):
+            if not name:
+                continue
+            names.setdefault(name, resource)
+            if resource.group:
+                names.setdefault(f"{name}.{resource.group}", resource)
+                names.setdefault(f"{name}.{resource.version}.{resource.group}", resource)
+    return names
+
+
+_BUILTIN_NAMES = _builtin_names()
+
+
+def resolve_builtin_resource(name: str) -> Resource:
+    """The resource for ``"v1/pods"``, ``"apps/v1/deployments"`` or a kubectl name of a
+    built-in resource (``"pods"``, ``"po"``, ``"Pod"``, ``"deploy"``, ``"deployments.apps"``).
+
+    Needs no API server: custom resources are written ``group/version/plural`` (or given as a
+    :class:`~aioinformer.listwatch.Resource`, with ``namespaced=False`` when cluster-scoped).
+
+    :raises ValueError: for a name that is none of these, saying what to write instead.
+    """
+    wanted = name.strip()
+    if "/" in wanted:
+        return Resource.parse(wanted)
+    resource = _BUILTIN_NAMES.get(wanted.lower())
+    if resource is None:
+        raise ValueError(
+            f"unknown resource {name!r}: write a built-in resource as kubectl does (pods,"
+            " deploy, deployments.apps, ...) or as 'version/plural' ('v1/pods'), and any other"
+            " as 'group/version/plural' (e.g. 'example.com/v1/widgets'), or pass a"
+            " Resource(group, version, plural, namespaced=...)"
+        )
+    return resource
+
+
 def _as_resource(resource: Resource | str) -> Resource:
-    return resource if isinstance(resource, Resource) else Resource.parse(resource)
+    return resource if isinstance(resource, Resource) else resolve_builtin_resource(resource)
 
 
 class SharedInformerFactory(BackgroundRunner):
@@ -99,10 +177,15 @@ class SharedInformerFactory(BackgroundRunner):
     def for_resource(
         self, resource: Resource | str, *, indexers: Indexers | None = None
     ) -> SharedIndexInformer:
-        """The shared informer of a resource (``"v1/pods"``, ``"apps/v1/deployments"``, ...).
+        """The shared informer of a resource: ``"pods"``, ``"deploy"``,
+        ``"deployments.apps"`` (kubectl's names of built-in resources), ``"v1/pods"``,
+        ``"example.com/v1/widgets"`` (any resource) or a :class:`~aioinformer.listwatch.Resource`.
 
         The first call creates it; later calls return the same informer, adding any index
-        function whose name it does not have yet.
+        function whose name it does not have yet. An informer created after :meth:`start`
+        starts at the next :meth:`start`.
+
+        :raises ValueError: for a name that is neither (see :func:`resolve_builtin_resource`).
         """
         key = _as_resource(resource)
         informer = self._informers.get(key)
@@ -161,7 +244,26 @@ class SharedInformerFactory(BackgroundRunner):
 
         :param timeout: give up after this many seconds in all (None: no limit).
         :returns: whether each started informer synced.
+        :raises LifecycleError: when there is nothing to wait for: no informer was created,
+            :meth:`start` was not called, or informers created since were not started (call
+            :meth:`start` again) — waiting would report success for caches that never fill.
         """
+        if not self._informers:
+            raise LifecycleError(
+                "wait_for_cache_sync(): the factory has no informers; create them with"
+                " factory.for_resource(...) before factory.start()"
+            )
+        if not self._started:
+            raise LifecycleError(
+                "wait_for_cache_sync() before start(): no informer is running; call"
+                " factory.start() first, inside `async with factory:`"
+            )
+        unstarted = self._unstarted()
+        if unstarted and not self._shutting_down:
+            raise LifecycleError(
+                f"wait_for_cache_sync(): {unstarted} created after factory.start() never"
+                " started; call factory.start() again first"
+            )
         started = [(r, i) for r, i in self._informers.items() if r in self._started]
         with anyio.move_on_after(timeout):
             for _, informer in started:
@@ -185,6 +287,10 @@ class SharedInformerFactory(BackgroundRunner):
             self._task_group = None
             self._shutting_down = True
 
+    def _unstarted(self) -> str:
+        """The informers created but not started, for messages (``""`` when none)."""
+        return ", ".join(str(r) for r in self._informers if r not in self._started)
+
     async def shutdown(self) -> None:
         """Stop every informer and wait for them (idempotent)."""
         self._request_stop()
@@ -205,5 +311,13 @@ class SharedInformerFactory(BackgroundRunner):
         return self.run()
 
     def _request_stop(self) -> None:
+        if not self._shutting_down and self._started:
+            unstarted = self._unstarted()
+            if unstarted:
+                logger.warning(
+                    "%s created after factory.start() never started: call factory.start()"
+                    " after creating informers",
+                    unstarted,
+                )
         self._shutting_down = True
         self._shutdown_requested.set()

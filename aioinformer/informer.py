@@ -30,9 +30,9 @@ from ._config import WatchConfig
 from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
 from .delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
 from .errors import FIFOClosedError, LifecycleError
-from .listener import Event, EventStream, EventType, Listener, Registration
+from .listener import Event, EventStream, EventType, Listener, Registration, validate_handler
 from .lister import Lister
-from .listwatch import ListerWatcher
+from .listwatch import ListerWatcher, Resource
 from .objects import try_resource_version
 from .store import Indexer, Indexers
 
@@ -143,7 +143,8 @@ class SharedIndexInformer(BackgroundRunner):
 
     def lister(self) -> Lister:
         """A :class:`~aioinformer.lister.Lister` over the cache."""
-        return Lister(self._indexer)
+        resource = getattr(self._lw, "resource", None)
+        return Lister(self._indexer, resource=resource if isinstance(resource, Resource) else None)
 
     def add_indexers(self, indexers: Indexers) -> None:
         """Add index functions, before or after start (existing objects are indexed at once).
@@ -246,9 +247,20 @@ class SharedIndexInformer(BackgroundRunner):
         It runs in a task of its own; an exception is logged and counted and delivery goes
         on. Joining late replays the cache as ``ADDED`` notifications, like :meth:`events`.
 
+        Delivery yields to the event loop every few milliseconds of handler work
+        (:data:`~aioinformer.listener.SLICE_SECONDS`), so a handler draining a large backlog
+        shares the loop with the watch and everything else. One *call* still runs to its end:
+        a blocking call in a sync handler (``time.sleep``, a synchronous HTTP client, a big
+        computation) blocks the whole loop for its duration. Make such a handler async and
+        run the blocking part with ``await anyio.to_thread.run_sync(...)``, or keep handlers
+        to enqueueing keys and do the work in a :class:`~aioinformer.controller.Controller`.
+
         :param resync_period: this handler's resync period (None: the informer's).
+        :raises TypeError: if the handler has none of the three methods (a plain function, a
+            misspelt method): see :func:`~aioinformer.listener.validate_handler`.
         :raises LifecycleError: if the informer stopped.
         """
+        validate_handler(handler)  # before anything is registered
         listener = self._new_listener(resync_period, "handler")
         registration = Registration(handler, listener)
         self._registrations.append(registration)
@@ -257,9 +269,14 @@ class SharedIndexInformer(BackgroundRunner):
         return registration
 
     def remove_event_handler(self, registration: Registration) -> None:
-        """Stop delivery to a handler (idempotent); pending notifications are dropped."""
-        if registration in self._registrations:
-            self._registrations.remove(registration)
+        """Stop delivery to a handler (idempotent); pending notifications are dropped.
+
+        A registration of another informer is left alone (a no-op, like client-go's).
+        """
+        if not any(own is registration for own in self._registrations):
+            logger.debug("%s: %r is not a registration of this informer", self.name, registration)
+            return
+        self._registrations = [own for own in self._registrations if own is not registration]
         self._remove_listener(registration.listener)
 
     def _new_listener(self, resync_period: float | None, kind: str) -> Listener:

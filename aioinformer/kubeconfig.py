@@ -3,24 +3,33 @@
 A thin layer over kubernetes_asyncio's config loaders that also returns a credential refresher
 (for exec plugins and OIDC tokens that expire), ready to hand to
 :class:`~aioinformer.transport.KubeListerWatcher` or
-:class:`~aioinformer.factory.SharedInformerFactory`.
+:class:`~aioinformer.factory.SharedInformerFactory`::
+
+    async with aioinformer.connect() as client:     # closed at the end of the block
+        factory = SharedInformerFactory(
+            client.api_client, credential_refresher=client.credential_refresher
+        )
+
+``conn = await aioinformer.connect()`` works too; then close it with ``await conn.aclose()``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Generator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
+from urllib.parse import urlsplit
 
 from kubernetes_asyncio import config as kube_config
 from kubernetes_asyncio.client import ApiClient, Configuration
 
 from .errors import ConfigurationError
 
-__all__ = ["ClusterConnection", "connect"]
+__all__ = ["ClusterConnection", "PendingConnection", "connect"]
 
 logger = logging.getLogger(__name__)
 
@@ -30,9 +39,10 @@ _IN_CLUSTER_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/name
 
 @dataclass
 class ClusterConnection:
-    """An ``ApiClient`` plus what came with its configuration.
+    """An ``ApiClient`` plus what came with its configuration; an async context manager that
+    closes the client at the end of the block.
 
-    :ivar api_client: the client; close it with ``await connection.close()``.
+    :ivar api_client: the kubernetes_asyncio client.
     :ivar namespace: the context's default namespace (``"default"`` when unset).
     :ivar source: where the configuration came from (``"server"``, ``"kubeconfig"``,
         ``"in-cluster"``), for messages.
@@ -43,10 +53,60 @@ class ClusterConnection:
     namespace: str
     source: str
     credential_refresher: Callable[[], Awaitable[None]] | None = None
+    _closed: bool = field(default=False, init=False, repr=False, compare=False)
+
+    async def aclose(self) -> None:
+        """Close the client's HTTP session (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        await self.api_client.close()
 
     async def close(self) -> None:
-        """Close the client's HTTP session."""
-        await self.api_client.close()
+        """The same as :meth:`aclose`."""
+        await self.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class PendingConnection:
+    """What :func:`connect` returns: ``await`` it for a :class:`ClusterConnection` (closed by
+    you), or enter it with ``async with`` (closed at the end of the block)."""
+
+    __slots__ = ("_connection", "_options")
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._connection: ClusterConnection | None = None
+
+    def __repr__(self) -> str:
+        return f"<PendingConnection {self._connection!r}>"
+
+    def __await__(self) -> Generator[Any, None, ClusterConnection]:
+        return _connect(**self._options).__await__()
+
+    async def __aenter__(self) -> ClusterConnection:
+        self._connection = await _connect(**self._options)
+        return self._connection
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            await connection.aclose()
 
 
 def _kubeconfig_paths(kubeconfig: str | None) -> list[Path]:
@@ -69,24 +129,67 @@ def _in_cluster_namespace() -> str:
     return "default"
 
 
-async def connect(
+def connect(
     *,
     server: str | None = None,
     kubeconfig: str | None = None,
     context: str | None = None,
     insecure_skip_tls_verify: bool = False,
-) -> ClusterConnection:
-    """Build an ``ApiClient`` the way kubectl would find the cluster.
+) -> PendingConnection:
+    """Connect to a cluster the way kubectl finds it::
+
+        async with aioinformer.connect() as client:
+            ...  # client.api_client, client.namespace, client.credential_refresher
 
     Order: an explicit ``server`` URL (no credentials); else a kubeconfig (``kubeconfig``,
     ``$KUBECONFIG`` or ``~/.kube/config``) with ``context`` (default: the current one); else the
-    in-cluster service account.
+    in-cluster service account. Nothing is loaded until the result is awaited or entered,
+    inside the running event loop (an ``ApiClient`` needs one).
 
-    :raises ConfigurationError: when nothing usable is found or the kubeconfig does not load;
-        the message says what was tried. Credentials never appear in it.
+    :param server: the API server's URL, ``http://`` or ``https://``. Default None.
+    :param kubeconfig: the kubeconfig file(s), ``os.pathsep``-separated. Default None.
+    :param context: the kubeconfig context. Default None: the current one.
+    :param insecure_skip_tls_verify: do not verify the server's certificate. Default False.
+    :returns: a :class:`PendingConnection`: ``async with`` it, or ``await`` it for a
+        :class:`ClusterConnection`.
+    :raises ConfigurationError: (when awaited or entered) when nothing usable is found, the
+        kubeconfig does not load or the server URL is not an http(s) URL; the message says
+        what was tried. Credentials never appear in it.
     """
+    return PendingConnection(
+        server=server,
+        kubeconfig=kubeconfig,
+        context=context,
+        insecure_skip_tls_verify=insecure_skip_tls_verify,
+    )
+
+
+def _checked_server_url(server: str) -> str:
+    """The server URL without trailing slashes, or a ConfigurationError saying what to fix."""
+    if "://" not in server:
+        raise ConfigurationError(
+            f"server URL {server!r} has no scheme: write https://{server} (or http:// for a"
+            " plain-HTTP server such as the fake API server)"
+        )
+    parts = urlsplit(server)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ConfigurationError(
+            f"server URL {server!r} has the scheme {parts.scheme!r}: use http:// or https://"
+        )
+    if not parts.hostname:
+        raise ConfigurationError(f"server URL {server!r} has no host")
+    return server.rstrip("/")
+
+
+async def _connect(
+    *,
+    server: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+    insecure_skip_tls_verify: bool,
+) -> ClusterConnection:
     if server:
-        configuration = Configuration(host=server.rstrip("/"))
+        configuration = Configuration(host=_checked_server_url(server))
         configuration.verify_ssl = not insecure_skip_tls_verify
         return ClusterConnection(ApiClient(configuration), "default", "server")
 

@@ -11,14 +11,18 @@ handler object run by its own task (``informer.add_event_handler(handler)``).
 from __future__ import annotations
 
 import asyncio
+import difflib
 import inspect
 import logging
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from enum import StrEnum
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
+
+import anyio.lowlevel
 
 from .objects import DeletedFinalStateUnknown, KubeObject
 
@@ -33,9 +37,19 @@ __all__ = [
     "Registration",
     "ResourceEventHandler",
     "ResourceEventHandlerFuncs",
+    "HANDLER_METHODS",
+    "SLICE_SECONDS",
+    "validate_handler",
 ]
 
 logger = logging.getLogger(__name__)
+
+#: The longest a consumer runs through buffered notifications before the next read yields to
+#: the event loop, in seconds. Reading a buffered notification does not suspend, so without
+#: this a consumer that never really awaits (a sync handler, an ``async for`` body without
+#: ``await``) would drain a whole backlog — a late join to a large cache — in one go, and the
+#: watch, the other consumers and a web server's probes would all wait for it.
+SLICE_SECONDS = 0.002
 
 
 class EventType(StrEnum):
@@ -80,6 +94,7 @@ class Listener:
         "_closed",
         "_initial_pending",
         "_replay",
+        "_slice_start",
         "_synced",
         "_upstream_synced",
         "_wake",
@@ -107,6 +122,8 @@ class Listener:
         self._replay: deque[KubeObject] = deque()
         self._wake = asyncio.Event()
         self._closed = False
+        # When the consumer last resumed from the event loop (see SLICE_SECONDS).
+        self._slice_start = time.perf_counter()
         #: The resync period the consumer asked for, and the one in effect (0: none).
         self.requested_resync_period = requested_resync_period
         self.resync_period = resync_period
@@ -186,18 +203,25 @@ class Listener:
     # -- consumer side ---------------------------------------------------------------------
 
     async def next(self) -> Event | None:
-        """The next notification, waiting for one; None once the listener is closed."""
-        if self._replay:
-            return Event(EventType.ADDED, self._replay.popleft(), is_in_initial_list=True)
+        """The next notification, waiting for one; None once the listener is closed.
+
+        Yields to the event loop first when the consumer has been running for
+        :data:`SLICE_SECONDS` since it last did, so that draining a backlog shares the loop.
+        """
+        if time.perf_counter() - self._slice_start >= SLICE_SECONDS:
+            await anyio.lowlevel.checkpoint()
+            self._slice_start = time.perf_counter()
         buffer = self._buffer
-        while not buffer:
+        while True:
+            if self._replay:
+                return Event(EventType.ADDED, self._replay.popleft(), is_in_initial_list=True)
+            if buffer:
+                return buffer.popleft()
             if self._closed:
                 return None
             self._wake.clear()
             await self._wake.wait()
-            if self._replay:
-                return Event(EventType.ADDED, self._replay.popleft(), is_in_initial_list=True)
-        return buffer.popleft()
+            self._slice_start = time.perf_counter()
 
     def processed(self, event: Event) -> None:
         """The consumer is done with ``event`` (tracks the initial list for :meth:`has_synced`)."""
@@ -274,6 +298,11 @@ class EventStream:
     def __repr__(self) -> str:
         listener = self._subscription.listener
         return f"<EventStream {listener.name} backlog={listener.backlog}>"
+
+    @property
+    def name(self) -> str:
+        """The listener's name (``"<informer>/events-N"``), as logs and metrics show it."""
+        return self._subscription.listener.name
 
     @property
     def backlog(self) -> int:
@@ -357,6 +386,53 @@ class ResourceEventHandlerFuncs:
     on_delete: Callback | None = None
 
 
+#: The methods a handler may have.
+HANDLER_METHODS = ("on_add", "on_update", "on_delete")
+
+
+def validate_handler(
+    handler: object, *, warn: bool = True
+) -> tuple[Callback | None, Callback | None, Callback | None]:
+    """The ``(on_add, on_update, on_delete)`` callables of a handler (None where absent).
+
+    A misspelt method next to a valid one (``on_updated`` beside ``on_add``) is logged as a
+    warning (unless ``warn`` is False), since it would never be called.
+
+    :raises TypeError: when the handler has none of the three (a plain function, a misspelt
+        method, an empty :class:`ResourceEventHandlerFuncs`) or one of them is not callable.
+    """
+    found = tuple(getattr(handler, name, None) for name in HANDLER_METHODS)
+    for name, callback in zip(HANDLER_METHODS, found, strict=True):
+        if callback is not None and not callable(callback):
+            raise TypeError(f"handler {handler!r}: {name} is {callback!r}, not a callable")
+    missing = [name for name, callback in zip(HANDLER_METHODS, found, strict=True) if not callback]
+    misspelt = [
+        f"{name} (did you mean {close[0]}?)"
+        for name in dir(handler)
+        if name.startswith("on") and name not in HANDLER_METHODS
+        for close in [difflib.get_close_matches(name, missing, n=1, cutoff=0.7)]
+        if close
+    ]
+    if len(missing) == len(HANDLER_METHODS):
+        if not misspelt and callable(handler) and not isinstance(handler, type):
+            raise TypeError(
+                f"a handler is an object with on_add, on_update or on_delete, not a function"
+                f" ({handler!r}): wrap it, e.g. ResourceEventHandlerFuncs(on_add=...)"
+            )
+        hint = f": {', '.join(misspelt)}" if misspelt else ""
+        raise TypeError(
+            f"handler {handler!r} has none of on_add, on_update, on_delete, so it would never"
+            f" be called{hint}"
+        )
+    if misspelt and warn:
+        logger.warning(
+            "handler %r: %s is never called; handler methods are on_add, on_update, on_delete",
+            handler,
+            ", ".join(misspelt),
+        )
+    return found[0], found[1], found[2]
+
+
 def _takes_initial_list_flag(func: Callback) -> bool:
     """Whether ``on_add`` takes ``(obj, is_in_initial_list)`` rather than ``(obj)``: it has a
     parameter of that name, two required positional parameters, or ``*args``. (A second
@@ -386,9 +462,8 @@ class Registration:
     def __init__(self, handler: object, listener: Listener) -> None:
         self._handler = handler
         self.listener = listener
-        self._on_add: Callback | None = getattr(handler, "on_add", None)
-        self._on_update: Callback | None = getattr(handler, "on_update", None)
-        self._on_delete: Callback | None = getattr(handler, "on_delete", None)
+        # add_event_handler validated it (and warned) before creating the listener.
+        self._on_add, self._on_update, self._on_delete = validate_handler(handler, warn=False)
         self._add_takes_flag = self._on_add is not None and _takes_initial_list_flag(self._on_add)
 
     def __repr__(self) -> str:
@@ -398,6 +473,11 @@ class Registration:
     def handler(self) -> object:
         """The handler object."""
         return self._handler
+
+    @property
+    def name(self) -> str:
+        """The listener's name (``"<informer>/handler-N"``), as logs and metrics show it."""
+        return self.listener.name
 
     @property
     def backlog(self) -> int:

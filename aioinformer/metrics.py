@@ -18,10 +18,11 @@ Two pieces, both optional and both free when unused:
 :func:`render_metrics` renders a registry in the text exposition format for a ``/metrics``
 endpoint.
 
-Without ``prometheus_client`` installed the module still imports:
-:func:`workqueue_metrics_provider` returns a no-op provider, :func:`register_informer_metrics`
-returns None and :func:`render_metrics` an empty body; only constructing the Prometheus classes
-themselves raises :class:`ImportError`.
+Without ``prometheus_client`` installed the module still imports, and the names in
+:data:`NO_OPS_WITHOUT_PROMETHEUS` do nothing: :func:`workqueue_metrics_provider` returns a
+no-op provider, :func:`register_informer_metrics` returns None and :func:`render_metrics` an
+empty body. The names in :data:`NEED_PROMETHEUS` (the Prometheus classes themselves) raise an
+:class:`ImportError` saying what to install.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INFORMER_METRIC_NAMES",
+    "NEED_PROMETHEUS",
+    "NO_OPS_WITHOUT_PROMETHEUS",
     "TEXT_CONTENT_TYPE",
     "InformerCollector",
     "InformerSource",
@@ -67,6 +70,15 @@ logger = logging.getLogger(__name__)
 TEXT_CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8"
 
 _INSTALL_HINT = "prometheus_client is not installed; install aioinformer[metrics]"
+
+#: What works without prometheus_client, doing nothing.
+NO_OPS_WITHOUT_PROMETHEUS: Final = (
+    "workqueue_metrics_provider",
+    "register_informer_metrics",
+    "render_metrics",
+)
+#: What raises :class:`ImportError` without prometheus_client.
+NEED_PROMETHEUS: Final = ("PrometheusWorkqueueMetricsProvider", "InformerCollector")
 
 #: What :class:`InformerCollector` can watch: a factory (its informers at scrape time), one
 #: informer, a collection of informers, or a callable returning informers.

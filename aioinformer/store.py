@@ -65,6 +65,9 @@ class Store:
         """The resource version given to the last :meth:`replace` (``""`` before any)."""
         return self._resource_version
 
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} objects={len(self._items)}>"
+
     def __len__(self) -> int:
         return len(self._items)
 
@@ -165,6 +168,10 @@ class Indexer(Store):
         self._indices: dict[str, dict[str, set[str]]] = {name: {} for name in funcs}
         # index name -> key -> the values it is indexed under (absent when none)
         self._values: dict[str, dict[str, tuple[str, ...]]] = {name: {} for name in funcs}
+
+    def __repr__(self) -> str:
+        indexers = ", ".join(sorted(self._index_funcs))
+        return f"<{type(self).__name__} objects={len(self._items)} indexers=[{indexers}]>"
 
     def get_indexers(self) -> dict[str, IndexFunc]:
         """A copy of the registered index functions."""

@@ -62,6 +62,12 @@ _KNOWN_TYPES = frozenset(
 
 CredentialRefresher = Callable[[], Awaitable[None]]
 
+#: Watches (streaming lists included) ask for an uncompressed stream. From Kubernetes 1.37 a
+#: gzip-encoded watch-list answer is a stream of many gzip members, and aiohttp before 3.14
+#: silently drops everything after the first one (the initial-events-end bookmark with it);
+#: watch events are small and frequent, so compression gains little there anyway.
+_WATCH_HEADERS = {"Accept-Encoding": "identity"}
+
 #: List bodies larger than this are decoded with the cyclic GC paused (see ``_decode_body``).
 GC_PAUSE_THRESHOLD = 1024 * 1024
 
@@ -336,7 +342,7 @@ class KubeListerWatcher:
         )
         query = self._options(options)
         query["watch"] = "1"
-        response = await self._request(query, timeout, "watch")
+        response = await self._request(query, timeout, "watch", headers=_WATCH_HEADERS)
         return KubeWatchStream(
             response, max_event_size=self._max_event_size, idle_timeout=idle_timeout
         )
@@ -363,7 +369,12 @@ class KubeListerWatcher:
         return options.to_query()
 
     async def _request(
-        self, query: dict[str, str], client_timeout: aiohttp.ClientTimeout, verb: str
+        self,
+        query: dict[str, str],
+        client_timeout: aiohttp.ClientTimeout,
+        verb: str,
+        *,
+        headers: dict[str, str] | None = None,
     ) -> aiohttp.ClientResponse:
         return await request(
             self._api_client,
@@ -371,6 +382,7 @@ class KubeListerWatcher:
             query=query,
             client_timeout=client_timeout,
             what=f"{verb} of {self.resource}",
+            headers=headers,
         )
 
 
@@ -390,10 +402,13 @@ async def request(
     query: dict[str, str] | None = None,
     client_timeout: aiohttp.ClientTimeout | None = None,
     what: str = "request",
+    headers: dict[str, str] | None = None,
 ) -> aiohttp.ClientResponse:
     """``GET path`` through the client's session, configuration and credentials.
 
     The caller reads and releases the response.
+
+    :param headers: extra request headers (e.g. ``Accept-Encoding``).
 
     :raises ApiError: for an error status (the Status decoded into the most specific class).
     :raises TransportError: when no response arrived (``ConnectionRefused`` when refused).
@@ -411,7 +426,10 @@ async def request(
         kwargs["server_hostname"] = server_hostname
     url = str(configuration.host).rstrip("/") + path
     try:
-        response = await session.get(url, headers=await _headers(api_client), **kwargs)
+        request_headers = await _headers(api_client)
+        if headers:
+            request_headers.update(headers)
+        response = await session.get(url, headers=request_headers, **kwargs)
     except TimeoutError as exc:
         raise TransportError(f"{what}: connect timed out") from exc
     except (aiohttp.ClientError, OSError) as exc:

@@ -57,7 +57,7 @@ def _json(status: int, body: Any) -> web.Response:
 
 
 def create_app(
-    api_client: ApiClient,
+    api_client: ApiClient | None = None,
     *,
     namespace: str | None = None,
     registry: CollectorRegistry | None = None,
@@ -65,7 +65,8 @@ def create_app(
 ) -> web.Application:
     """The app: a pods informer and a demo controller, run for the app's lifetime.
 
-    :param api_client: talks to the API server; the caller owns and closes it.
+    :param api_client: talks to the API server; the caller owns and closes it. Default None:
+        the app connects at startup with ``aioinformer.connect()`` and closes it at shutdown.
     :param namespace: watch one namespace only. Default None: all.
     :param registry: where the metrics go. Default None: a new registry for this app.
     :param watch: the informers' watch configuration. Default ``WatchConfig()``.

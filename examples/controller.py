@@ -17,8 +17,9 @@ What it shows:
 
 The demo creates namespaces, nodes and pods, waits until every ConfigMap is right, then moves
 and deletes pods (and deletes a ConfigMap behind the controller's back), waits again, and
-prints a summary. Against a real cluster, build the ``ApiClient`` from your kubeconfig
-(``await kubernetes_asyncio.config.load_kube_config()``) and run :func:`running_controller`.
+prints a summary. Against a real cluster, take the ``ApiClient`` of
+``async with aioinformer.connect() as client:`` (kubeconfig or in-cluster) and run
+:func:`running_controller`.
 """
 
 from __future__ import annotations

@@ -10,7 +10,16 @@ Routes:
 A small controller reconciles every pod key from a work queue, so ``/metrics`` shows both the
 informer metrics (``aioinformer_informer_*``) and client-go's ``workqueue_*`` metrics.
 
-Run it against a built-in fake API server holding a few pods::
+Serve it with uvicorn, from the repository's root, against the cluster of your kubeconfig
+(``$KUBECONFIG``, ``~/.kube/config``) or, in a pod, the in-cluster service account::
+
+    uvicorn examples.fastapi_app:app --port 8080
+
+The client, the factory, its informers and the controller are all built at the app's
+startup, inside uvicorn's event loop, and closed at shutdown (an ``ApiClient`` made at import
+time fails: there is no running event loop yet).
+
+Or run it against a built-in fake API server holding a few pods::
 
     python examples/fastapi_app.py --port 8080
     curl 'http://127.0.0.1:8080/pods?labelSelector=app=web'
@@ -42,7 +51,7 @@ from aioinformer.metrics import register_informer_metrics, workqueue_metrics_pro
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pod_service import DEMO_PODS, PODS, demo_api_client, get_pod, list_pods, pod_informers
 
-__all__ = ["DEMO_PODS", "PODS", "create_app", "main"]
+__all__ = ["DEMO_PODS", "PODS", "app", "create_app", "main"]
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +61,7 @@ def _json(status_code: int, body: Any) -> Response:
 
 
 def create_app(
-    api_client: ApiClient,
+    api_client: ApiClient | None = None,
     *,
     namespace: str | None = None,
     registry: CollectorRegistry | None = None,
@@ -60,7 +69,8 @@ def create_app(
 ) -> FastAPI:
     """The app: a pods informer and a demo controller, run for the app's lifetime.
 
-    :param api_client: talks to the API server; the caller owns and closes it.
+    :param api_client: talks to the API server; the caller owns and closes it. Default None:
+        the app connects at startup with ``aioinformer.connect()`` and closes it at shutdown.
     :param namespace: watch one namespace only. Default None: all.
     :param registry: where the metrics go. Default None: a new registry for this app.
     :param watch: the informers' watch configuration. Default ``WatchConfig()``.
@@ -109,6 +119,10 @@ def create_app(
         return _json(200, dict(sorted(phases.items())))
 
     return app
+
+
+#: For ``uvicorn examples.fastapi_app:app``: connects at startup (see :func:`create_app`).
+app = create_app()
 
 
 async def serve(*, host: str = "127.0.0.1", port: int = 8080) -> None:

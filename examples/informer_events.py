@@ -4,8 +4,8 @@ Runs on its own against the built-in fake API server (no cluster needed)::
 
     python examples/informer_events.py
 
-Against a real cluster, build the ``ApiClient`` from your kubeconfig instead
-(``await kubernetes_asyncio.config.load_kube_config()``) and drop the fake server.
+Against a real cluster, take the ``ApiClient`` of ``async with aioinformer.connect() as
+client:`` (kubeconfig or in-cluster) instead, and drop the fake server.
 """
 
 from __future__ import annotations

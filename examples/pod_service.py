@@ -7,11 +7,12 @@ framework, so the two stay comparable line by line.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from kubernetes_asyncio.client import ApiClient
 
+import aioinformer
 from aioinformer import WatchConfig
 from aioinformer.controller import Controller
 from aioinformer.errors import SelectorSyntaxError
@@ -44,7 +45,7 @@ NOT_SYNCED = (503, {"error": "the pod cache is not synced yet"})
 
 
 def pod_informers(
-    api_client: ApiClient,
+    api_client: ApiClient | None,
     *,
     phases: dict[str, str],
     queue_metrics: MetricsProvider | None = None,
@@ -52,34 +53,57 @@ def pod_informers(
     watch: WatchConfig = WatchConfig(),
 ) -> Any:
     """A builder for the integrations: a fresh factory with a pods informer, plus a controller
-    that records each pod's phase in ``phases`` (so ``/metrics`` has workqueue metrics too)."""
+    that records each pod's phase in ``phases`` (so ``/metrics`` has workqueue metrics too).
+
+    Everything is built at the app's startup, inside its event loop: with ``api_client`` None,
+    the client too (``aioinformer.connect()``: kubeconfig or in-cluster), closed at shutdown.
+    """
 
     @asynccontextmanager
     async def build(app: object) -> AsyncIterator[SharedInformerFactory]:
-        factory = SharedInformerFactory(api_client, namespace=namespace, watch=watch)
-        pods = factory.for_resource(PODS)
-        lister = pods.lister()
-
-        async def reconcile(key: str) -> None:
-            pod_namespace, name = split_meta_namespace_key(key)
-            pod = lister.get(name, pod_namespace or None)
-            if pod is None:
-                phases.pop(key, None)
-            else:
-                phases[key] = str((pod.get("status") or {}).get("phase", "Unknown"))
-
-        controller: Controller[str] = Controller(
-            name="pods",
-            reconcile=reconcile,
-            workers=2,
-            shutdown_timeout=5.0,
-            metrics_provider=queue_metrics,
-        )
-        controller.watch(pods)
-        async with controller:
-            yield factory
+        async with AsyncExitStack() as stack:
+            client, refresher = api_client, None
+            if client is None:
+                connection = await stack.enter_async_context(aioinformer.connect())
+                client, refresher = connection.api_client, connection.credential_refresher
+            factory = SharedInformerFactory(
+                client,
+                namespace=namespace,
+                watch=watch,
+                credential_refresher=refresher,
+            )
+            async with _controller(factory, phases, queue_metrics):
+                yield factory
 
     return build
+
+
+@asynccontextmanager
+async def _controller(
+    factory: SharedInformerFactory, phases: dict[str, str], queue_metrics: MetricsProvider | None
+) -> AsyncIterator[None]:
+    """The pods informer of ``factory`` and a controller recording phases, for the block."""
+    pods = factory.for_resource(PODS)
+    lister = pods.lister()
+
+    async def reconcile(key: str) -> None:
+        pod_namespace, name = split_meta_namespace_key(key)
+        pod = lister.get(name, pod_namespace or None)
+        if pod is None:
+            phases.pop(key, None)
+        else:
+            phases[key] = str((pod.get("status") or {}).get("phase", "Unknown"))
+
+    controller: Controller[str] = Controller(
+        name="pods",
+        reconcile=reconcile,
+        workers=2,
+        shutdown_timeout=5.0,
+        metrics_provider=queue_metrics,
+    )
+    controller.watch(pods)
+    async with controller:
+        yield
 
 
 def list_pods(

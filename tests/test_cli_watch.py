@@ -20,6 +20,7 @@ from aioinformer.listwatch import ListOptions, Resource
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
 
+from ._kubeconfig import kubeconfig_for
 from .support import FAST_WATCH, configmap
 
 
@@ -129,17 +130,7 @@ async def test_resolve_unknown_resource_is_not_found(fake_apiserver: FakeApiServ
 
 async def test_connect_with_a_kubeconfig(fake_apiserver: FakeApiServer, tmp_path: Path) -> None:
     """A kubeconfig's server, token and namespace are used; the refresher reloads it."""
-    config = tmp_path / "config"
-    config.write_text(
-        f"""
-apiVersion: v1
-kind: Config
-clusters: [{{name: fake, cluster: {{server: "{fake_apiserver.url}"}}}}]
-users: [{{name: me, user: {{token: s3cr3t}}}}]
-contexts: [{{name: ctx, context: {{cluster: fake, user: me, namespace: team-a}}}}]
-current-context: ctx
-"""
-    )
+    config = kubeconfig_for(fake_apiserver, tmp_path / "config", namespace="team-a")
     connection = await connect(kubeconfig=str(config))
     try:
         assert connection.source == "kubeconfig"

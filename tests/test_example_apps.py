@@ -14,8 +14,10 @@ from typing import Any
 import aiohttp
 import anyio
 import pytest
+import uvicorn
 from kubernetes_asyncio.client import ApiClient
 
+import aioinformer
 from aioinformer.integrations import InformerRuntime
 from aioinformer.integrations.aiohttp import INFORMERS
 from aioinformer.metrics import INFORMER_METRIC_NAMES
@@ -75,16 +77,39 @@ async def run_example(kind: str, api_client: ApiClient) -> AsyncIterator[Running
                 yield RunningApp(url, http, lambda: app[INFORMERS])
 
 
+#: Where the code of the app's tasks lives: the library (its fake API server aside), uvicorn
+#: and the examples. Directories of the imported packages, never a pattern matched against a
+#: path, so that the checkout's own path (a clone named ``aioinformer``, say) cannot match.
+LIBRARY = pathlib.Path(aioinformer.__file__).resolve().parent
+APP_CODE = (LIBRARY, pathlib.Path(uvicorn.__file__).resolve().parent, ROOT / "examples")
+NOT_APP_CODE = (LIBRARY / "testing",)
+
+
+def runs_app_code(filename: str) -> bool:
+    """Whether a code object's file is library, uvicorn or example code (not the fake server)."""
+    path = pathlib.Path(filename).resolve()
+    return any(path.is_relative_to(d) for d in APP_CODE) and not any(
+        path.is_relative_to(d) for d in NOT_APP_CODE
+    )
+
+
 def app_tasks() -> list[asyncio.Task[Any]]:
     """Running tasks executing aioinformer (fake API server aside), uvicorn or example code."""
     found = []
     for task in asyncio.all_tasks():
         code = getattr(task.get_coro(), "cr_code", None)
-        filename = code.co_filename if code is not None else ""
-        ours = "/aioinformer/" in filename and "/aioinformer/testing/" not in filename
-        if ours or "/uvicorn/" in filename or "/examples/" in filename:
+        if code is not None and runs_app_code(code.co_filename):
             found.append(task)
     return found
+
+
+def test_app_code_is_told_apart_whatever_the_checkout_is_called() -> None:
+    """The test's own file is not app code even when the checkout's path contains
+    ``/aioinformer/`` (issue 10: ``git clone`` names the directory so)."""
+    assert not runs_app_code(__file__)
+    assert not runs_app_code(str(LIBRARY / "testing" / "server.py"))
+    assert runs_app_code(str(LIBRARY / "informer.py"))
+    assert runs_app_code(str(ROOT / "examples" / "fastapi_app.py"))
 
 
 @pytest.fixture(params=["fastapi", "aiohttp"])

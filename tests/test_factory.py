@@ -96,7 +96,8 @@ async def test_wait_for_cache_sync_reports_each_resource(fake_apiserver: FakeApi
     ):
         factory.for_resource(CONFIGMAPS)
         factory.for_resource(SECRETS)
-        assert await factory.wait_for_cache_sync(timeout=1) == {}  # nothing started
+        with pytest.raises(LifecycleError, match="before start"):
+            await factory.wait_for_cache_sync(timeout=1)  # nothing started: nothing to wait for
         factory.start()
         result = await factory.wait_for_cache_sync(timeout=0.3)
         assert result == {CONFIGMAPS: True, SECRETS: False}
@@ -119,7 +120,7 @@ async def test_tweak_list_options_reach_every_request(fake_apiserver: FakeApiSer
             factory.start()
             assert await factory.wait_for_cache_sync(timeout=10) == {CONFIGMAPS: True}
             watch = await fake_apiserver.wait_for_request(
-                lambda r: r.verb == "watch" and r.resource == "configmaps"
+                lambda r: r.verb == "watch" and r.resource == "configmaps", start=0
             )
             assert watch.query.get("labelSelector") == "app=web"
             lists = [r for r in fake_apiserver.requests if r.verb == "list"]

@@ -13,7 +13,7 @@ from aioinformer import Reflector
 from aioinformer.delta_fifo import Delta, DeltaType
 from aioinformer.errors import ApiError, LifecycleError
 from aioinformer.informer import SharedIndexInformer
-from aioinformer.listener import Event, EventType, Listener
+from aioinformer.listener import Event, EventType, Listener, ResourceEventHandlerFuncs
 from aioinformer.listwatch import ListOptions, ListResult
 from aioinformer.objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.testing import FakeApiServer, FakeClock
@@ -402,7 +402,9 @@ async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
     fake_apiserver.fail_next(1000, 500, verb="list")  # never syncs
     async with fake_apiserver.api_client() as client:
         informer = new_informer(client)
-        registration = informer.add_event_handler(object())
+        registration = informer.add_event_handler(
+            ResourceEventHandlerFuncs(on_add=lambda obj: None)
+        )
         stream = informer.events()
         async with informer:
             await fake_apiserver.wait_for_request(lambda r: r.verb == "list")

@@ -177,7 +177,8 @@ async def test_racing_candidates_elect_exactly_one(fake_apiserver: FakeApiServer
         async with candidates[0].elector, candidates[1].elector, candidates[2].elector:
             await asyncio.wait_for(
                 fake_apiserver.wait_for_request(
-                    lambda r: r.verb == "create" and r.resource == "leases" and r.status == 201
+                    lambda r: r.verb == "create" and r.resource == "leases" and r.status == 201,
+                    start=0,
                 ),
                 GUARD,
             )

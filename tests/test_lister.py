@@ -6,9 +6,10 @@ import pytest
 
 from aioinformer.errors import SelectorSyntaxError
 from aioinformer.lister import Lister
+from aioinformer.listwatch import Resource
 from aioinformer.objects import KubeObject
 from aioinformer.selectors import parse_label_selector
-from aioinformer.store import Indexer
+from aioinformer.store import Indexer, Store
 from aioinformer.testing import FakeApiServer
 from tests.support import configmap, new_informer
 
@@ -59,7 +60,8 @@ def test_get_by_name_and_namespace(lister: Lister) -> None:
     assert found is not None and found["metadata"]["labels"]["tier"] == "front"
     assert lister.get("web", "staging") is None
     assert lister.get("nope", "prod") is None
-    assert lister.get("web") is None  # namespaced objects need their namespace
+    with pytest.raises(ValueError, match="namespaced"):
+        lister.get("web")  # namespaced objects need their namespace: asking without is a bug
 
 
 def test_cluster_scoped_objects_are_got_by_name() -> None:
@@ -120,12 +122,61 @@ async def test_informer_lister(fake_apiserver: FakeApiServer) -> None:
 
 def test_the_empty_namespace_view_lists_every_namespace() -> None:
     """namespace("") lists all namespaces, like client-go's ListAllByNamespace."""
-    from aioinformer.lister import Lister
-    from aioinformer.store import Indexer
-
     indexer = Indexer()
     for ns, name in (("a", "x"), ("b", "y")):
         indexer.add({"metadata": {"namespace": ns, "name": name, "labels": {"k": ns}}})
     view = Lister(indexer).namespace("")
     assert sorted(o["metadata"]["name"] for o in view.list()) == ["x", "y"]
     assert [o["metadata"]["name"] for o in view.list("k=b")] == ["y"]
+
+
+def test_get_without_a_namespace_on_a_namespaced_resource_says_so() -> None:
+    """For a resource known to be namespaced, get(name) raises (even on an empty cache) and
+    says how to ask; a known cluster-scoped resource refuses a namespace the same way."""
+    pods = Lister(Indexer(), resource=Resource.parse("v1/pods"))
+    with pytest.raises(ValueError, match=r"v1/pods are namespaced: get\('web'\) needs"):
+        pods.get("web")
+    with pytest.raises(ValueError, match="namespaced"):
+        pods.namespace("").get("web")
+    assert pods.get("web", "prod") is None
+    assert pods.namespace("prod").get("web") is None
+    nodes = Lister(Indexer(), resource=Resource.parse("v1/nodes"))
+    with pytest.raises(ValueError, match=r"v1/nodes are cluster-scoped: call get\('n1'\)"):
+        nodes.get("n1", "default")
+    with pytest.raises(ValueError, match="cluster-scoped"):
+        nodes.namespace("default").get("n1")
+    assert nodes.get("n1") is None
+
+
+def test_an_unknown_resource_takes_its_scope_from_the_cache() -> None:
+    """A custom resource (kind unknown) answers None on an empty cache, and raises once the
+    cache shows which scope its objects have."""
+    widgets = Resource.parse("example.com/v1/widgets")
+    indexer = Indexer()
+    lister = Lister(indexer, resource=widgets)
+    assert lister.get("w") is None
+    assert lister.get("w", "default") is None
+    indexer.add(obj("w", "default"))
+    with pytest.raises(ValueError, match=r"example\.com/v1/widgets are namespaced"):
+        lister.get("w")
+    assert lister.get("w", "default") is not None
+
+
+async def test_an_informers_lister_knows_its_resource(fake_apiserver: FakeApiServer) -> None:
+    """informer.lister() checks namespaces with the informer's resource, and shows it."""
+    async with fake_apiserver.api_client() as client:
+        informer = new_informer(client)
+        lister = informer.lister()
+        assert repr(lister) == "<Lister v1/configmaps objects=0>"
+        assert repr(lister.namespace("a")) == "<NamespaceLister v1/configmaps namespace='a'>"
+        with pytest.raises(ValueError, match="v1/configmaps are namespaced"):
+            lister.get("x")
+
+
+def test_reprs_say_what_is_inside(lister: Lister) -> None:
+    """Store, Indexer and Lister reprs show their size (and index names)."""
+    indexer = Indexer(indexers={"by_app": lambda o: [o["metadata"]["labels"].get("app", "")]})
+    indexer.add(obj("web", "prod", app="web"))
+    assert repr(indexer) == "<Indexer objects=1 indexers=[by_app, namespace]>"
+    assert repr(Store()) == "<Store objects=0>"
+    assert repr(lister) == "<Lister objects=4>"

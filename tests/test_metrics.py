@@ -229,7 +229,7 @@ async def test_collector_reads_live_counters(
 def test_listener_families_can_be_left_out(api_client: ApiClient) -> None:
     """include_listeners=False drops the per-listener families."""
     informer = SharedInformerFactory(api_client).for_resource("v1/configmaps")
-    informer.add_event_handler(ResourceEventHandlerFuncs())
+    informer.add_event_handler(ResourceEventHandlerFuncs(on_add=lambda obj: None))
     collector = InformerCollector([informer], include_listeners=False)
     names = {family.name for family in collector.collect()}
     assert "aioinformer_informer_listeners" in names

@@ -1,35 +1,304 @@
-"""The README tells the truth: its complete programs run, its commands exist."""
+"""The README tells the truth (issue 10, items 5 to 9).
+
+Every Python block is either complete — a program (``asyncio.run``), a web app module
+(``app = FastAPI(``) or a pytest module (``def test_``) — or announced as a fragment of the
+program above it by the line before it. The complete ones run here: programs in a fresh
+interpreter whose ``$KUBECONFIG`` points at a fake API server (the way they would find a
+cluster), the app under uvicorn, the test module under pytest in strict mode.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import importlib
+import os
 import re
+import signal
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+import aiohttp
+import anyio
+import pytest
+
+from aioinformer.metrics import NEED_PROMETHEUS, NO_OPS_WITHOUT_PROMETHEUS
+from aioinformer.testing import FakeApiServer
+
+from ._kubeconfig import kubeconfig_for
+from ._web import serve_asgi
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+GUARD = 60.0
 
 
-def _python_blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+@dataclass(frozen=True)
+class Block:
+    """A fenced code block of the README."""
+
+    language: str
+    code: str
+    #: The last non-empty line before the fence.
+    before: str
+    #: The code of a ``text`` block right after this one ("It prints:"), if any.
+    prints: str | None
+    #: The heading of the section it is in.
+    section: str
+
+    @property
+    def kind(self) -> str:
+        if "fragment" in self.before.lower():
+            return "fragment"
+        if "asyncio.run(main())" in self.code:
+            return "program"
+        if re.search(r"^app = FastAPI\(", self.code, re.MULTILINE):
+            return "app"
+        if re.search(r"^async def test_|^def test_", self.code, re.MULTILINE):
+            return "test module"
+        return "incomplete"
 
 
-def test_the_complete_program_in_the_readme_runs() -> None:
-    """The tour's first program (a whole script) runs and prints what it promises."""
-    programs = [block for block in _python_blocks() if "asyncio.run(main())" in block]
-    assert programs, "the README lost its runnable example"
-    out = subprocess.run(
-        [sys.executable, "-c", programs[0]], check=True, capture_output=True, text=True, timeout=60
-    )
-    lines = out.stdout.splitlines()
-    assert "ADDED a True" in lines
-    assert "ADDED b False" in lines
+def readme_blocks() -> list[Block]:
+    lines = README.read_text().splitlines()
+    blocks: list[Block] = []
+    section = before = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("#"):
+            section = line.lstrip("# ").strip()
+        if line.startswith("```") and len(line) > 3:
+            end = lines.index("```", i + 1)
+            code = "\n".join(lines[i + 1 : end]) + "\n"
+            blocks.append(Block(line[3:].strip(), code, before, None, section))
+            i = end + 1
+            continue
+        if line.strip():
+            before = line
+        i += 1
+    # A ``text`` block right after a program (with one line between) is what it prints.
+    for n, block in enumerate(blocks[:-1]):
+        following = blocks[n + 1]
+        if following.language == "text" and following.before.lower().startswith("it prints"):
+            blocks[n] = Block(
+                block.language, block.code, block.before, following.code, block.section
+            )
+    return blocks
+
+
+BLOCKS = readme_blocks()
+PYTHON = [b for b in BLOCKS if b.language == "python"]
+
+
+def of_kind(kind: str) -> list[Any]:
+    return [pytest.param(b, id=b.section) for b in PYTHON if b.kind == kind]
+
+
+def test_every_python_block_is_complete_or_announced_as_a_fragment() -> None:
+    """No block a newcomer would paste and see fail: each is complete, or the line before it
+    says it is a fragment of the program above it (which must then exist)."""
+    assert [b.section for b in PYTHON if b.kind == "incomplete"] == []
+    for n, block in enumerate(PYTHON):
+        if block.kind == "fragment":
+            assert "above" in block.before.lower(), block.before
+            assert n > 0 and PYTHON[n - 1].kind == "program"
+    assert len(of_kind("program")) >= 3
+    assert of_kind("app") and of_kind("test module")
+
+
+#: The pods the cluster programs find: web pods on two nodes, a database, a web pod with a
+#: database tier (filtered out by ``app=web,tier!=db``).
+PODS = [
+    ("web-1", {"app": "web"}, "node-1", "Running"),
+    ("web-2", {"app": "web", "tier": "front"}, "node-2", "Running"),
+    ("web-3", {"app": "web", "tier": "db"}, "node-2", "Pending"),
+    ("db-1", {"app": "db"}, "node-1", "Pending"),
+]
+
+
+@pytest.fixture
+async def cluster(fake_apiserver: FakeApiServer, tmp_path: Path) -> AsyncIterator[dict[str, str]]:
+    """A fake API server holding :data:`PODS`; yields the environment of a program that finds
+    it through ``$KUBECONFIG``."""
+    for name, labels, node, phase in PODS:
+        await fake_apiserver.create(
+            "pods",
+            {
+                "metadata": {"name": name, "namespace": "default", "labels": labels},
+                "spec": {"nodeName": node, "containers": [{"name": "c", "image": "nginx"}]},
+                "status": {"phase": phase},
+            },
+        )
+    config = kubeconfig_for(fake_apiserver, tmp_path / "kubeconfig", namespace="default")
+    yield {**os.environ, "KUBECONFIG": str(config), "PYTHONUNBUFFERED": "1"}
+
+
+#: What the cluster programs print, by a line of their code.
+EXPECTED = {
+    "by_index": [
+        "web pods: ['web-1', 'web-2']",
+        "on node-1: ['db-1', 'web-1']",
+        "web-1 is Running",
+    ],
+    "sleep_forever": [
+        "default/web-1 is Running",
+        "default/web-2 is Running",
+        "default/web-3 is Pending",
+        "default/db-1 is Pending",
+    ],
+}
+
+
+def expected_lines(block: Block) -> list[str] | None:
+    if block.prints is not None:
+        return block.prints.splitlines()
+    for marker, lines in EXPECTED.items():
+        if marker in block.code:
+            return lines
+    return None
+
+
+@pytest.mark.parametrize("block", of_kind("program"))
+async def test_each_readme_program_runs(
+    block: Block, cluster: dict[str, str], tmp_path: Path
+) -> None:
+    """Each program runs as written and prints what the README says (or, run against the
+    fake cluster, the lines expected of it). One that runs until Ctrl-C stops cleanly on it."""
+    expected = expected_lines(block)
+    assert expected is not None, f"nothing is expected of the program in {block.section!r}"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", block.code, cwd=tmp_path, env=cluster,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout is not None and process.stderr is not None
+    with anyio.fail_after(GUARD):
+        if "Ctrl-C" in block.code:
+            seen: list[str] = []
+            while not set(expected) <= set(seen):
+                line = (await process.stdout.readline()).decode()
+                assert line, f"the program ended early: {seen}"
+                seen.append(line.rstrip("\n"))
+            process.send_signal(signal.SIGINT)
+            _, err = await process.communicate()
+            assert sorted(seen) == sorted(expected)  # the order of keys is not fixed
+        else:
+            out, err = await process.communicate()
+            assert out.decode().splitlines() == expected
+    assert process.returncode == 0, err.decode()
+    assert "Traceback" not in err.decode()
+
+
+def spliced(fragment: Block) -> str:
+    """The program above ``fragment`` with the fragment inserted where the README says: after
+    the cache synced, inside ``async with factory:``."""
+    program = PYTHON[PYTHON.index(fragment) - 1].code.splitlines()
+    (at,) = [n for n, line in enumerate(program) if "await factory.wait_for_cache_sync()" in line]
+    indent = program[at][: len(program[at]) - len(program[at].lstrip())]
+    inserted = [indent + line if line.strip() else line for line in fragment.code.splitlines()]
+    return "\n".join([*program[: at + 1], *inserted, *program[at + 1 :]]) + "\n"
+
+
+@pytest.mark.parametrize("block", of_kind("fragment"))
+async def test_each_readme_fragment_runs_in_the_program_above(
+    block: Block, cluster: dict[str, str], tmp_path: Path
+) -> None:
+    """A fragment, put where it says into the program above, runs too."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", spliced(block), cwd=tmp_path, env=cluster,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    with anyio.fail_after(GUARD):
+        out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    assert sorted(line for line in out.decode().splitlines() if line.startswith("added ")) == [
+        f"added {name}" for name in sorted(name for name, *_ in PODS)
+    ]
+
+
+@pytest.mark.parametrize("block", of_kind("app"))
+async def test_the_readme_app_runs_under_uvicorn(
+    block: Block,
+    cluster: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The app, saved as a module, is served by uvicorn (by its import string, as
+    ``uvicorn app:app`` does), turns ready and answers from the cache over HTTP."""
+    (tmp_path / "readme_app.py").write_text(block.code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("KUBECONFIG", cluster["KUBECONFIG"])
+    monkeypatch.delitem(sys.modules, "readme_app", raising=False)
+    module: Any = importlib.import_module("readme_app")
+    with anyio.fail_after(GUARD):
+        async with serve_asgi("readme_app:app") as url, aiohttp.ClientSession() as http:
+            async with http.get(url + "/healthz") as response:  # answers once started up
+                assert response.status == 200
+            assert await module.app.state.informers.wait_ready()
+            async with http.get(url + "/readyz") as response:
+                assert response.status == 200
+            async with http.get(url + "/pods/default") as response:
+                assert await response.json() == ["db-1", "web-1", "web-2", "web-3"]
+
+
+@pytest.mark.parametrize("block", of_kind("test module"))
+def test_the_readme_test_module_passes_in_a_fresh_project(block: Block, tmp_path: Path) -> None:
+    """The test module passes with pytest-asyncio in strict mode (its default) in a directory
+    without any configuration, warnings as errors."""
+    (tmp_path / "test_readme_example.py").write_text(block.code)
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error",
+            "-p", "asyncio", "--asyncio-mode=strict",
+            "-o", "asyncio_default_fixture_loop_scope=function",
+        ],
+        cwd=tmp_path, capture_output=True, text=True, timeout=GUARD,
+    )  # fmt: skip
+    assert done.stdout.strip().splitlines()[-1].startswith("1 passed"), done.stdout + done.stderr
+
+
+def section(title: str) -> str:
+    text = README.read_text()
+    start = text.index(f"## {title}")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end > 0 else None]
+
+
+def test_the_metrics_section_says_what_works_without_prometheus() -> None:
+    """Each no-op name, and each name that raises, is named as such."""
+    text = " ".join(section("Metrics").split())
+    no_ops, raising = text.split("Without `prometheus_client`", 1)[1].split(" while ", 1)
+    assert all(f"`{name}()`" in no_ops for name in NO_OPS_WITHOUT_PROMETHEUS)
+    assert all(f"`{name}`" in raising for name in NEED_PROMETHEUS)
+    assert "raise `ImportError`" in raising
+
+
+def test_every_admin_endpoint_is_documented() -> None:
+    """Every ``/_fake/...`` endpoint the standalone server has is in the README."""
+    from aioinformer.testing import admin
+
+    endpoints = set(re.findall(r"(/_fake/[a-z-]+)", admin.__doc__ or ""))
+    assert len(endpoints) >= 10
+    missing = sorted(e for e in endpoints if e not in README.read_text())
+    assert missing == []
+
+
+def test_every_runnable_example_is_listed_with_its_command() -> None:
+    """Each example with a main is in the Examples section, with how to run it."""
+    text = section("Examples")
+    runnable = [p.name for p in (ROOT / "examples").glob("*.py") if "__main__" in p.read_text()]
+    assert runnable
+    assert [n for n in runnable if f"python examples/{n}" not in text] == []
+    assert "uvicorn examples.fastapi_app:app" in text
 
 
 def test_every_make_target_the_readme_names_exists() -> None:
     """`make demo`, `make test`, `make lint` and `make bench` are real targets."""
-    makefile = (README.parent / "Makefile").read_text()
+    makefile = (ROOT / "Makefile").read_text()
     for target in re.findall(r"`make (\w+)`", README.read_text()):
         assert re.search(rf"^{target}:", makefile, flags=re.MULTILINE), target
 

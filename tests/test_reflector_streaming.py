@@ -89,7 +89,7 @@ async def test_a_rejected_streaming_list_falls_back_to_a_list(server: FakeApiSer
     server.fail_next(1, 400, verb="watch", message="sendInitialEvents is not supported")
     async with running_pipeline(server, config=STREAMING) as pipeline:
         await pipeline.converged()
-        await server.wait_for_request(plain_watch)
+        await server.wait_for_request(plain_watch, start=0)
         assert pipeline.reflector.statistics().streaming_list_fallbacks == 1
     verbs = [(verb, status) for verb, _, status in calls(server)]
     assert verbs[:3] == [("watch", 400), ("list", 200), ("watch", 200)]
@@ -162,7 +162,7 @@ async def test_a_missing_end_bookmark_falls_back_to_a_list_after_the_deadline(
             assert [verb for verb, _, _ in calls(server)] == ["watch"]
             await clock.advance(30)
             await pipeline.converged()
-            await server.wait_for_request(plain_watch)
+            await server.wait_for_request(plain_watch, start=0)
             assert pipeline.reflector.statistics().streaming_list_fallbacks == 1
     assert [verb for verb, _, _ in calls(server)][:3] == ["watch", "list", "watch"]
     assert any(isinstance(e, TimeoutError) and INITIAL_EVENTS_END in str(e) for e in errors)

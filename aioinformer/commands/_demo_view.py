@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-__all__ = ["LogCounter", "RateMeter", "Snapshot", "live_panel", "plain_line"]
+__all__ = ["PANEL_WIDTH", "LogCounter", "RateMeter", "Snapshot", "live_panel", "plain_line"]
 
 
 class RateMeter:
@@ -77,6 +77,8 @@ class Snapshot:
     in_flight: int
     reconciles: int
     reconcile_errors: int
+    #: Reconciles failed on purpose (part of ``reconcile_errors`` and of the logged errors).
+    injected_failures: int
     writes: int
     faults_planned: int
     faults_injected: int
@@ -84,6 +86,8 @@ class Snapshot:
     last_fault: str
     log_warnings: int
     log_errors: int
+    #: What runs, in one line.
+    header: str = ""
     notes: list[str] = field(default_factory=list)
 
 
@@ -102,21 +106,29 @@ def plain_line(snap: Snapshot) -> str:
         f"/{snap.server_size} relists={snap.relists} restarts={restarts}"
         f" backlog={backlog} (peak {peak}) queue={snap.queue_depth}+{snap.delayed}"
         f" reconciles={snap.reconciles} retries={snap.reconcile_errors}"
+        f" ({snap.injected_failures} injected)"
     )
     if snap.last_fault:
         line += f" | {snap.last_fault}"
     return line
 
 
-def live_panel(snap: Snapshot) -> RenderableType:
-    """The live view (rich)."""
+#: The live panel's width (narrower terminals get their own width): a fixed width keeps the
+#: panel from growing and shrinking as the figures change.
+PANEL_WIDTH = 110
+
+
+def live_panel(snap: Snapshot, *, width: int = PANEL_WIDTH) -> RenderableType:
+    """The live view (rich), ``width`` columns wide whatever it shows."""
     from rich.panel import Panel
     from rich.table import Table
     from rich.text import Text
 
-    table = Table.grid(padding=(0, 2))
+    table = Table.grid(padding=(0, 2), expand=True)
     table.add_column(style="bold cyan", no_wrap=True)
-    table.add_column()
+    table.add_column(overflow="fold", ratio=1)
+    if snap.header:
+        table.add_row("what runs", Text(snap.header, style="dim"))
     table.add_row(
         "churn",
         f"{snap.operations} operations ({snap.ops_rate:.1f}/s) on {snap.server_size} pods",
@@ -140,14 +152,15 @@ def live_panel(snap: Snapshot) -> RenderableType:
     )
     table.add_row("watch restarts", _restarts(snap.restarts))
     for name, backlog, peak in snap.listeners:
-        table.add_row("backlog", f"{name}: {backlog} (peak {peak})")
+        table.add_row("backlog", f"{name}: {backlog} waiting (peak {peak})")
     table.add_row(
         "queue",
         f"depth {snap.queue_depth}, delayed {snap.delayed}, in flight {snap.in_flight}",
     )
     table.add_row(
         "reconciles",
-        f"{snap.reconciles} ({snap.writes} writes), {snap.reconcile_errors} failed and retried",
+        f"{snap.reconciles} ({snap.writes} writes), {snap.reconcile_errors} failed and retried"
+        f" ({snap.injected_failures} injected)",
     )
     table.add_row(
         "faults",
@@ -155,7 +168,11 @@ def live_panel(snap: Snapshot) -> RenderableType:
     )
     if snap.last_fault:
         table.add_row("last fault", snap.last_fault)
-    table.add_row("log", f"{snap.log_warnings} warnings, {snap.log_errors} errors (-v shows them)")
+    table.add_row(
+        "log",
+        f"{snap.log_warnings} warnings, {snap.log_errors} errors"
+        f" ({snap.injected_failures} injected; -v shows them)",
+    )
     for note in snap.notes:
         table.add_row("", Text(note, style="dim"))
     remaining = max(0.0, snap.duration - snap.elapsed)
@@ -163,4 +180,4 @@ def live_panel(snap: Snapshot) -> RenderableType:
         f"aioinformer demo - {snap.phase} - {snap.elapsed:.1f} s"
         f" ({remaining:.1f} s left, Ctrl-C stops)"
     )
-    return Panel(table, title=title, title_align="left", expand=False)
+    return Panel(table, title=title, title_align="left", width=width)

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from kubernetes_asyncio.client import CoreV1Api
 from kubernetes_asyncio.client.exceptions import ApiException
 
+from .._cli_support import EXIT_FAILURE, EXIT_INTERRUPTED, RICH_HINT, have_rich, note
 from .._config import BackoffPolicy, WatchConfig
 from ..controller import Controller
 from ..factory import SharedInformerFactory
@@ -48,7 +49,7 @@ from ..objects import KubeObject, meta_namespace_key, name_of, namespace_of
 from ..testing import FakeApiServer
 from ._demo_churn import DEMO_NAMESPACE, Churn, node_names
 from ._demo_faults import FaultSchedule, Progress
-from ._demo_view import LogCounter, RateMeter, Snapshot, live_panel, plain_line
+from ._demo_view import PANEL_WIDTH, LogCounter, RateMeter, Snapshot, live_panel, plain_line
 
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient
@@ -313,6 +314,10 @@ class _Demo:
         self.settle_seconds: float | None = None
         self.interrupted = False
         self.aborted = False
+        #: One line saying what runs (set once the fake API server listens).
+        self.header = ""
+        #: Readable names of the listeners, by listener name.
+        self.labels: dict[str, str] = {}
         self.checks: list[tuple[str, bool, str]] = []
         #: (name, peak backlog, handler errors) of every listener, taken before shutdown.
         self.listener_stats: list[tuple[str, int, int]] = []
@@ -334,6 +339,10 @@ class _Demo:
         rng = random.Random(self.seed)
         nodes = node_names(args.objects)
         async with FakeApiServer(bookmark_interval=1.0) as server:
+            self.header = describe(server.url, args, len(nodes))
+            if self.console is None:
+                self.out.write(self.header + "\n")
+                self.out.flush()
             churn = Churn(
                 server,
                 objects=args.objects,
@@ -369,8 +378,15 @@ class _Demo:
                     shutdown_timeout=5.0,
                 )
                 self.controller = controller
-                controller.watch(pods, map_func=pods_by_node)
-                controller.watch(configmaps, filter=_is_summary, map_func=_summary_node)
+                pods_watch = controller.watch(pods, map_func=pods_by_node)
+                summaries_watch = controller.watch(
+                    configmaps, filter=_is_summary, map_func=_summary_node
+                )
+                self.labels = {
+                    progress.stream.name: "pods -> fault tracker (async for)",
+                    pods_watch.name: "pods -> node-summary controller",
+                    summaries_watch.name: "configmaps -> node-summary controller",
+                }
                 for node in nodes:  # every node gets a summary, even one without pods
                     controller.enqueue(node)
                 factory.start()
@@ -400,10 +416,10 @@ class _Demo:
         self.phase = "syncing"
         if not await _race(stop, self.pods.wait_for_cache_sync(timeout=30.0)):
             self.interrupted = True
-            return 1
+            return EXIT_INTERRUPTED
         if not self.pods.has_synced():
             self.out.write("error: the pods informer did not sync within 30 s\n")
-            return 1
+            return EXIT_FAILURE
         self.phase = "churning"
         self.started = start = self.loop.time()
         churn_stop = asyncio.Event()
@@ -426,10 +442,12 @@ class _Demo:
         if settled:
             self.settle_seconds = self.loop.time() - start - self.churn_seconds
         self.listener_stats = [
-            (listener.name, listener.peak_backlog, listener.handler_errors)
+            (self._label(listener.name), listener.peak_backlog, listener.handler_errors)
             for informer in (self.pods, self.configmaps)
             for listener in informer.listeners
         ]
+        if self.aborted:
+            return EXIT_INTERRUPTED  # a second Ctrl-C: the checks are skipped
         ok_summaries, detail = await _compare_summaries(server, nodes)
         self.checks.append(("node summaries == server", ok_summaries, detail))
         ok_cache, detail = await _compare_cache(server, self.pods)
@@ -481,14 +499,15 @@ class _Demo:
         if self.console is not None:
             from rich.live import Live
 
+            width = min(PANEL_WIDTH, self.console.width)
             with Live(
-                live_panel(self.snapshot()),
+                live_panel(self.snapshot(), width=width),
                 console=self.console,
                 auto_refresh=False,
                 transient=False,
             ) as live:
                 while True:
-                    live.update(live_panel(self.snapshot()), refresh=True)
+                    live.update(live_panel(self.snapshot(), width=width), refresh=True)
                     if done.is_set():
                         return
                     await _wait(done, 0.25)
@@ -513,7 +532,7 @@ class _Demo:
                     events += n
         operations = churn.total if churn is not None else 0
         listeners = [
-            (listener.name, listener.backlog, listener.peak_backlog)
+            (self._label(listener.name), listener.backlog, listener.peak_backlog)
             for informer in (self.pods, self.configmaps)
             if informer is not None
             for listener in informer.listeners
@@ -547,6 +566,9 @@ class _Demo:
             in_flight=statistics.in_flight if statistics else 0,
             reconciles=statistics.reconciles if statistics else 0,
             reconcile_errors=statistics.errors if statistics else 0,
+            injected_failures=(
+                self.reconciler.injected_failures if self.reconciler is not None else 0
+            ),
             writes=self.reconciler.writes if self.reconciler is not None else 0,
             faults_planned=self.faults.planned if self.faults is not None else 0,
             faults_injected=len(records),
@@ -554,7 +576,31 @@ class _Demo:
             last_fault=last,
             log_warnings=self.log.warnings,
             log_errors=self.log.errors,
+            header=self.header,
+            notes=self.notes(),
         )
+
+    def _label(self, name: str) -> str:
+        return self.labels.get(name, name)
+
+    def notes(self) -> list[str]:
+        """Hints for the live view."""
+        if self.interrupted:
+            return [
+                "stopping: the churn ends, then the demo settles and checks; Ctrl-C again"
+                " skips the checks"
+            ]
+        return []
+
+    def on_first_interrupt(self) -> None:
+        """The first Ctrl-C: say what happens next (the live view shows it as a note)."""
+        self.interrupted = True
+        if self.console is None:
+            self.out.write(
+                "# stopping: the churn ends, then the demo settles and checks;"
+                " Ctrl-C again skips the checks\n"
+            )
+            self.out.flush()
 
     def _server_size(self) -> int:
         """Pods on the server: the churn is the only pod writer (plus the fault marker)."""
@@ -600,7 +646,7 @@ class _Demo:
             st = self.controller.statistics()
             lines.append(
                 f"controller: {st.reconciles} reconciles, {self.reconciler.writes} writes,"
-                f" {st.errors} failed and retried"
+                f" {st.errors} failed and retried ({self.reconciler.injected_failures} injected)"
             )
         faults = self.faults
         if faults is None:
@@ -632,7 +678,10 @@ class _Demo:
         for name, ok, detail in self.checks:
             lines.append(f"check: {name} ({detail}): {'OK' if ok else 'MISMATCH'}")
         if not self.checks:
-            lines.append("check: not run (stopped before the informer synced): MISMATCH")
+            if self.interrupted or self.aborted:
+                lines.append("check: interrupted, checks skipped")
+            else:
+                lines.append("check: not run (the pods informer never synced): FAILED")
         return lines
 
 
@@ -643,23 +692,33 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 'es' if word.endswith('ch') else 's'}"
 
 
-def _have_rich() -> bool:
-    try:
-        import rich  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def describe(url: str, args: argparse.Namespace, nodes: int) -> str:
+    """The header line: what runs."""
+    faults = (
+        "faults: dropped, stalled, compacted (410) and throttled (429) watches,"
+        f" {RECONCILE_FAILURE_RATE:.0%} of reconciles fail on purpose"
+        if not args.no_faults
+        else "no faults"
+    )
+    return (
+        f"demo: a fake API server at {url}, where {args.objects} pods on {nodes} nodes churn"
+        f" at {args.rate:g} changes/s; informers on pods (indexed by node) and configmaps feed"
+        f" the node-summary controller, which writes ConfigMaps {DEMO_NAMESPACE}/"
+        f"{SUMMARY_PREFIX}<node> with each node's pod counts; {faults}"
+    )
 
 
 def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     """Run ``aioinformer demo``; returns the exit status (0: the final checks passed).
 
     The first SIGINT/SIGTERM ends the churn early (the demo still settles, checks and prints
-    its summary); a second one skips the wait for settling.
+    its summary); a second one skips the wait for settling and the checks (exit status 130).
     """
     out = out or sys.stdout
     console: Console | None = None
-    if not args.plain and out.isatty() and _have_rich():
+    if not args.plain and not have_rich():
+        note(RICH_HINT)
+    if not args.plain and out.isatty() and have_rich():
         from rich.console import Console
 
         console = Console(file=out)
@@ -672,6 +731,8 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
             if stop.is_set():
                 abort.set()
                 demo.pulse.set()
+            else:
+                demo.on_first_interrupt()
             stop.set()
 
         loop = asyncio.get_running_loop()

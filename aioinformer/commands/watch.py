@@ -8,34 +8,61 @@
 
 The live view needs the ``cli`` extra (rich); ``--plain`` (or no rich, or no terminal) prints
 one line per event instead.
+
+Every failure is one line on stderr and a non-zero exit status (1; 130 when Ctrl-C came
+before the watch started); Ctrl-C works at every moment, discovery included.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
-import functools
 import logging
-import signal
 import sys
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+import anyio
+import orjson
+
+from .._cli_support import (
+    EXIT_INTERRUPTED,
+    RICH_HINT,
+    Interrupts,
+    fail,
+    have_rich,
+    note,
+    run_command,
+)
 from ..discovery import resolve_resource
-from ..errors import ConfigurationError, InformerError
+from ..errors import (
+    ApiError,
+    BadRequestError,
+    ConfigurationError,
+    ConnectionRefused,
+    InformerError,
+    NotFoundError,
+    SelectorSyntaxError,
+    TransportError,
+)
 from ..informer import SharedIndexInformer
-from ..kubeconfig import ClusterConnection, connect
-from ..listener import Event
-from ..listwatch import Resource
+from ..kubeconfig import connect
+from ..listener import Event, EventStream
+from ..listwatch import ListOptions, Resource
 from ..objects import KubeObject, meta_namespace_key
-from ..transport import KubeListerWatcher
+from ..selectors import parse_label_selector
+from ..transport import KubeListerWatcher, request
 
-__all__ = ["add_parser", "run"]
+if TYPE_CHECKING:
+    from kubernetes_asyncio.client import ApiClient
+
+__all__ = ["add_parser", "check_api_server", "run"]
 
 logger = logging.getLogger(__name__)
+
+#: Seconds the first request may take before the server is declared silent.
+PROBE_TIMEOUT = 30.0
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -159,23 +186,103 @@ def _print_event(out: TextIO, event: Event) -> None:
     out.flush()
 
 
-async def _watch(args: argparse.Namespace, stop: asyncio.Event, out: TextIO) -> int:
-    try:
-        connection: ClusterConnection = await connect(
-            server=args.server,
-            kubeconfig=args.kubeconfig,
-            context=args.context,
-            insecure_skip_tls_verify=args.insecure_skip_tls_verify,
-        )
-    except ConfigurationError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    try:
+async def check_api_server(api_client: ApiClient) -> str | None:
+    """Why the client's server is not a Kubernetes API server, or None when it is one.
+
+    Asks ``GET /api``, which every API server answers with an ``APIVersions`` document (or, to
+    a client without the right credentials, with a ``Status``).
+
+    :raises TransportError: when the request got no answer (refused, DNS, TLS, ...).
+    :raises TimeoutError: when no answer came within :data:`PROBE_TIMEOUT` seconds.
+    """
+    host = api_client.configuration.host
+    hint = "check --server (or the cluster of the kubeconfig context)"
+    with anyio.fail_after(PROBE_TIMEOUT):
         try:
-            resource = await resolve_resource(connection.api_client, args.resource)
+            response = await request(api_client, "/api", what=f"GET {host}/api")
+        except ApiError as exc:
+            if exc.status.get("apiVersion"):  # a Kubernetes Status (401, 403, ...): it is one
+                return None
+            return (
+                f"{host} is not a Kubernetes API server: GET /api answered {exc.code} without a"
+                f" Kubernetes Status; {hint}"
+            )
+        try:
+            body = await response.read()
+        finally:
+            response.release()
+    try:
+        document = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        document = None
+    if isinstance(document, dict) and document.get("kind") == "APIVersions":
+        return None
+    return (
+        f"{host} is not a Kubernetes API server: GET /api answered {response.status}"
+        f" {response.content_type}, not an APIVersions document; {hint}"
+    )
+
+
+async def _resolve(
+    args: argparse.Namespace, api_client: ApiClient, interrupts: Interrupts
+) -> Resource | int:
+    """The resource to watch, or the exit status of a failure (one line printed)."""
+    host = api_client.configuration.host
+    with interrupts.cancellable():
+        try:
+            problem = await check_api_server(api_client)
+        except ConnectionRefused:
+            return fail(
+                f"cannot connect to {host}: connection refused; is the API server running"
+                " there? check --server (or the kubeconfig)"
+            )
+        except TransportError as exc:
+            return fail(f"cannot reach the API server at {host}: {exc}")
+        except TimeoutError:
+            return fail(
+                f"no answer from {host} within {PROBE_TIMEOUT:.0f} s; is it a Kubernetes API"
+                " server? check --server (or the kubeconfig)"
+            )
+        if problem is not None:
+            return fail(problem)
+        try:
+            return await resolve_resource(api_client, args.resource)
+        except NotFoundError as exc:
+            return fail(
+                f"{exc.message}; `kubectl api-resources` lists them, or write group/version/plural"
+            )
         except InformerError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
+            return fail(f"discovery at {host} failed: {exc}")
+    return fail("interrupted while contacting the API server", code=EXIT_INTERRUPTED)
+
+
+async def _watch(args: argparse.Namespace, interrupts: Interrupts, out: TextIO) -> int:
+    if args.selector:
+        try:
+            parse_label_selector(args.selector)
+        except SelectorSyntaxError as exc:
+            return fail(f"invalid label selector: {exc}; e.g. -l app=web,tier!=db")
+    plain = args.plain or not out.isatty() or not have_rich()
+    if not args.plain and not have_rich():
+        note(RICH_HINT)
+    async with contextlib.AsyncExitStack() as stack:
+        with interrupts.cancellable():
+            try:
+                connection = await stack.enter_async_context(
+                    connect(
+                        server=args.server,
+                        kubeconfig=args.kubeconfig,
+                        context=args.context,
+                        insecure_skip_tls_verify=args.insecure_skip_tls_verify,
+                    )
+                )
+            except ConfigurationError as exc:
+                return fail(exc)
+        if interrupts.stop.is_set():
+            return fail("interrupted while loading the configuration", code=EXIT_INTERRUPTED)
+        resource = await _resolve(args, connection.api_client, interrupts)
+        if not isinstance(resource, Resource):
+            return resource
         namespace = None
         if resource.namespaced and not args.all_namespaces:
             namespace = args.namespace or connection.namespace
@@ -186,54 +293,57 @@ async def _watch(args: argparse.Namespace, stop: asyncio.Event, out: TextIO) -> 
             label_selector=args.selector,
             credential_refresher=connection.credential_refresher,
         )
+        with interrupts.cancellable():
+            try:  # one small list first: a request refused as malformed ends the command
+                await lister_watcher.list(ListOptions(limit=1))
+            except BadRequestError as exc:
+                return fail(f"the API server refused to list {resource}: {exc.message}")
+            except InformerError:
+                pass  # anything else may pass (RBAC fixed, server back): the informer retries
+        if interrupts.stop.is_set():
+            return fail("interrupted while contacting the API server", code=EXIT_INTERRUPTED)
         informer = SharedIndexInformer(lister_watcher, name=str(resource))
+        rejected: list[ApiError] = []
+
+        def on_error(_reflector: object, error: BaseException) -> None:
+            # A request the server refuses as malformed is refused again at every retry.
+            if isinstance(error, BadRequestError) and not informer.has_synced():
+                rejected.append(error)
+                interrupts.request_stop()
+
+        informer.set_watch_error_handler(on_error)
         view = _View(informer, resource, args.all_namespaces or namespace is None)
-        plain = args.plain or not out.isatty() or not _have_rich()
         async with informer:
             stream = informer.events()
-            consumer = (
-                _plain_consumer(stream, view, out) if plain else _live_consumer(stream, view, stop)
-            )
-            async with asyncio.TaskGroup() as tg:
-                task = tg.create_task(consumer)
-                synced = tg.create_task(informer.wait_for_cache_sync())
+            async with anyio.create_task_group() as tg:
                 if plain:
-                    # Ctrl-C must work while the first list is still failing or slow.
-                    stopping = tg.create_task(stop.wait())
-                    await asyncio.wait([synced, stopping], return_when=asyncio.FIRST_COMPLETED)
-                    stopping.cancel()
-                    if synced.done() and not synced.cancelled() and synced.result():
-                        out.write(f"# synced {len(informer.indexer)} objects\n")
-                        out.flush()
-                await stop.wait()
-                task.cancel()
-                synced.cancel()
+                    tg.start_soon(_plain_consumer, stream, view, out)
+                    tg.start_soon(_announce_sync, informer, out)
+                else:
+                    tg.start_soon(_live_consumer, stream, view)
+                await interrupts.stop.wait()
+                tg.cancel_scope.cancel()
             await stream.aclose()
+        if rejected:
+            return fail(f"the API server refused to list {resource}: {rejected[0].message}")
         if not informer.has_synced():
-            print(
-                f"error: the {resource} cache never synced (see the errors above)", file=sys.stderr
-            )
-            return 1
+            return fail(f"the {resource} cache never synced (see the errors above)")
         return 0
-    finally:
-        await connection.close()
 
 
-def _have_rich() -> bool:
-    try:
-        import rich  # noqa: F401
-    except ImportError:
-        return False
-    return True
+async def _announce_sync(informer: SharedIndexInformer, out: TextIO) -> None:
+    if await informer.wait_for_cache_sync():
+        out.write(f"# synced {len(informer.indexer)} objects\n")
+        out.flush()
 
 
-async def _plain_consumer(stream: Any, view: _View, out: TextIO) -> None:
+async def _plain_consumer(stream: EventStream, view: _View, out: TextIO) -> None:
     async for event in stream:
         view.record(event)
         _print_event(out, event)
 
 
-async def _live_consumer(stream: Any, view: _View, stop: asyncio.Event) -> None:
+async def _live_consumer(stream: EventStream, view: _View) -> None:
     from rich.console import Console
     from rich.live import Live
 
@@ -249,20 +359,6 @@ async def _live_consumer(stream: Any, view: _View, stop: asyncio.Event) -> None:
 
 
 def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
-    """Run ``aioinformer watch``; returns the exit status (0 after Ctrl-C or SIGTERM)."""
-
-    async def main() -> int:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        remove: list[Callable[[], object]] = []
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(signum, stop.set)
-                remove.append(functools.partial(loop.remove_signal_handler, signum))
-        try:
-            return await _watch(args, stop, out or sys.stdout)
-        finally:
-            for undo in remove:
-                undo()
-
-    return asyncio.run(main())
+    """Run ``aioinformer watch``; returns the exit status (0 after Ctrl-C or SIGTERM once
+    synced, 1 on failure, 130 when interrupted before the watch started)."""
+    return run_command(lambda interrupts: _watch(args, interrupts, out or sys.stdout))

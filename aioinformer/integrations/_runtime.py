@@ -33,7 +33,8 @@ class InformerRuntime:
     aiohttp) once the factory runs; it stops answering ready when the app shuts down.
 
     Readiness covers *every* informer of the factory: create informers before startup, or
-    call ``factory.start()`` yourself for informers created later.
+    call ``factory.start()`` yourself for informers created later. A factory without any
+    informer is never ready (it would serve empty caches).
 
     :param factory: the running factory.
     :param require_consumers_synced: ready only once every consumer (handler or event stream)
@@ -73,8 +74,10 @@ class InformerRuntime:
         return True
 
     def ready(self) -> bool:
-        """Whether the app may take traffic: running, and every informer synced."""
-        return self._running and all(self._informer_ready(i) for i in self._informers().values())
+        """Whether the app may take traffic: running, and every informer (at least one)
+        synced."""
+        informers = self._informers().values()
+        return self._running and bool(informers) and all(map(self._informer_ready, informers))
 
     def healthy(self) -> bool:
         """Whether the app is alive: running, and no informer has stopped on its own."""
@@ -133,6 +136,11 @@ async def run_factory(
             else:
                 factory = await stack.enter_async_context(built)
         await stack.enter_async_context(factory)
+        if not factory.informers:
+            logger.warning(
+                "the factory has no informers, so the app never turns ready: create them"
+                " (factory.for_resource(...)) before the app starts, in the builder"
+            )
         factory.start()
         runtime = InformerRuntime(factory, require_consumers_synced=require_consumers_synced)
         logger.debug("started %d informers", len(factory.informers))

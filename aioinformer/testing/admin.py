@@ -17,6 +17,8 @@ same spellings as the in-process API (``"pods"``, ``"apps/v1/deployments"``, ...
 ``POST /_fake/restart``                     drops every other connection; this one closes
                                             after the answer
 ``POST /_fake/latency``                     ``{"seconds"}``
+``POST /_fake/sharding``                    ``{"enabled"}``: the ``ShardedListAndWatch`` gate
+                                            → ``{"shardedListAndWatch": enabled}``
 ``GET /_fake/requests``                     the request log, a JSON list
 ``GET /_fake/state``                        ``{"resourceVersion", "activeWatches"}``
 ==========================================  =================================================
@@ -104,6 +106,12 @@ class AdminApi:
                 return response
             elif action == "latency":
                 server.set_latency(float(args["seconds"]))
+            elif action == "sharding":
+                enabled = args["enabled"]
+                if not isinstance(enabled, bool):
+                    raise TypeError(f"enabled must be true or false, not {enabled!r}")
+                server.set_sharded_list_and_watch(enabled)
+                return _answer({"shardedListAndWatch": enabled})
             else:
                 raise status.status_error(404, message=f"no admin endpoint POST {request.path}")
         except (KeyError, TypeError, ValueError) as exc:

@@ -5,20 +5,27 @@ kubectl and programs in other languages can be tested against it::
 
     aioinformer fake-apiserver --port 8001 -f manifests.yaml
     kubectl --server http://127.0.0.1:8001 get pods -A -w
+
+A port in use, or a manifest that is missing, is not YAML or holds an object the server
+refuses (an unknown kind, say) is one line on stderr and exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import errno
 import logging
-import signal
 from collections.abc import Sequence
 
-from .manifests import load_manifests
+import anyio
+
+from .._cli_support import Interrupts, fail, run_command
+from ..errors import ApiError
+from ..objects import KubeObject
+from .manifests import create_manifest_objects, read_manifest_objects
 from .server import FakeApiServer
 
-__all__ = ["add_parser", "run", "serve"]
+__all__ = ["add_parser", "read_manifests", "run", "serve"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,54 +60,94 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
 
 
+Manifest = tuple[str, list[KubeObject]]
+
+
+def read_manifests(paths: Sequence[str]) -> list[Manifest] | str:
+    """Each manifest's objects, or what is wrong with the first bad file (one line)."""
+    import yaml
+
+    manifests: list[Manifest] = []
+    for path in paths:
+        try:
+            manifests.append((path, read_manifest_objects(path)))
+        except OSError as exc:
+            return f"cannot read manifest {path!r}: {exc.strerror or exc}"
+        except yaml.YAMLError as exc:
+            where = getattr(exc, "problem_mark", None)
+            at = f" (line {where.line + 1}, column {where.column + 1})" if where else ""
+            problem = getattr(exc, "problem", None) or type(exc).__name__
+            return f"manifest {path!r} is not valid YAML: {problem}{at}"
+        except ApiError as exc:
+            return f"manifest {path!r}: {exc.message}"
+    return manifests
+
+
 async def serve(
     *,
     host: str,
     port: int,
-    manifests: Sequence[str] = (),
+    manifests: Sequence[Manifest] = (),
     bookmark_interval: float = 60.0,
     history_limit: int = 10_000,
     auto_create_namespaces: bool = False,
-    stop: asyncio.Event | None = None,
-) -> None:
-    """Serve until SIGINT/SIGTERM (or until ``stop`` is set)."""
-    stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    stop: anyio.Event,
+) -> int:
+    """Serve until ``stop`` is set; the exit status (failures are printed as one line)."""
+    server = FakeApiServer(
+        host=host,
+        port=port,
+        bookmark_interval=bookmark_interval,
+        history_limit=history_limit,
+        auto_create_namespaces=auto_create_namespaces,
+        admin_api=True,
+    )
     try:
-        async with FakeApiServer(
-            host=host,
-            port=port,
-            bookmark_interval=bookmark_interval,
-            history_limit=history_limit,
-            auto_create_namespaces=auto_create_namespaces,
-            admin_api=True,
-        ) as server:
-            for path in manifests:
-                created = await load_manifests(server, path)
-                logger.info("loaded %d objects from %s", len(created), path)
-            logger.info("fake API server listening on %s", server.url)
-            await stop.wait()
-            logger.info("shutting down")
+        await server.start()
+    except OSError as exc:
+        advice = (
+            "; choose another --port (0 picks a free one)" if exc.errno == errno.EADDRINUSE else ""
+        )
+        return fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}{advice}")
+    try:
+        for path, objects in manifests:
+            try:
+                created = await create_manifest_objects(server, objects, source=path)
+            except ApiError as exc:
+                hint = (
+                    "; the standalone fake API server serves the built-in kinds only (in"
+                    " tests, FakeApiServer.register_resource() adds custom ones)"
+                    if exc.code == 404
+                    else ""
+                )
+                return fail(f"{exc.message}{hint}")
+            logger.info("loaded %d objects from %s", len(created), path)
+        logger.info("fake API server listening on %s", server.url)
+        await stop.wait()
+        logger.info("shutting down")
+        return 0
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
+        await server.aclose()
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the sub-command from parsed arguments; returns the exit status."""
+    manifests = read_manifests(args.filename)
+    if isinstance(manifests, str):
+        return fail(manifests)
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    asyncio.run(
-        serve(
+
+    async def main(interrupts: Interrupts) -> int:
+        return await serve(
             host=args.host,
             port=args.port,
-            manifests=args.filename,
+            manifests=manifests,
             bookmark_interval=args.bookmark_interval,
             history_limit=args.history_limit,
             auto_create_namespaces=args.auto_create_namespaces,
+            stop=interrupts.stop,
         )
-    )
-    return 0
+
+    return run_command(main)

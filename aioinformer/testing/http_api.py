@@ -17,8 +17,9 @@ from aiohttp import web
 
 from ..errors import ApiError
 from . import discovery, openapi, status
+from ._shard import ShardingGate
 from .faults import Faults
-from .listing import ListRequest, compile_matcher, list_document
+from .listing import ListRequest, compile_matcher, list_document, shard_filter, with_shard
 from .patch import patch_type_of
 from .request_log import RequestLog, RequestRecord
 from .resources import ResourceInfo, ResourceRegistry
@@ -87,7 +88,9 @@ class ApiHandler:
         faults: Faults,
         log: RequestLog,
         admin: AdminHandler | None,
+        sharding: ShardingGate | None = None,
     ) -> None:
+        self._sharding = sharding
         self._registry = registry
         self._storage = storage
         self._hub = hub
@@ -170,12 +173,16 @@ class ApiHandler:
         if verb == "get":
             return json_response(self._storage.get(res, info.name, info.namespace))
         if verb == "list":
+            matcher = compile_matcher(res, query)
+            list_request = ListRequest.from_query(query)
+            shard = shard_filter(query, self._sharding)  # in the registry: after 400s and 422s
             doc = list_document(
                 self._storage,
                 res,
                 namespace=info.namespace,
-                matcher=compile_matcher(res, query),
-                request=ListRequest.from_query(query),
+                matcher=with_shard(matcher, shard),
+                request=list_request,
+                shard=shard,
             )
             return json_response(doc)
         if verb == "watch":
@@ -194,8 +201,10 @@ class ApiHandler:
             return await self._patch(request, info, res)
         if verb == "delete":
             return await self._delete(request, info, res)
+        matcher = compile_matcher(res, query)
+        shard = shard_filter(query, self._sharding)
         deleted = self._storage.delete_collection(
-            res, namespace=info.namespace, matcher=compile_matcher(res, query)
+            res, namespace=info.namespace, matcher=with_shard(matcher, shard)
         )
         doc = {
             "kind": res.list_kind,
@@ -319,6 +328,7 @@ class ApiHandler:
                 timeout = float(query["timeoutSeconds"])
             except ValueError:
                 raise status.bad_request("invalid timeoutSeconds") from None
+        matcher = with_shard(matcher, shard_filter(query, self._sharding))
         watcher = self._hub.open(
             res,
             namespace=info.namespace,

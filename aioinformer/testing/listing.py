@@ -11,6 +11,11 @@
   page; once that RV leaves the history window they answer 410 Expired.
 * ``metadata.remainingItemCount`` is set when more items remain and no selector was given
   (the real server leaves it out for selector lists, where it cannot count cheaply).
+* ``shardSelector`` (KEP-5866, when the server's ``ShardedListAndWatch`` gate is on) narrows
+  the list like another selector (checked first, then labels and fields); typed built-in lists
+  echo its canonical form in ``metadata.shardInfo.selector``, custom-resource lists do not
+  (``UnstructuredList`` has no ``shardInfo``). An invalid one answers 500 ``invalid shard
+  selector: ...``. Sharded lists never carry ``remainingItemCount`` (as after k/k#140513).
 """
 
 from __future__ import annotations
@@ -23,15 +28,24 @@ from typing import Any
 
 import orjson
 
-from ..errors import ApiError, ExpiredError, SelectorSyntaxError
+from ..errors import ApiError, ExpiredError, SelectorSyntaxError, api_error_from_status
 from ..objects import KubeObject
 from . import status
 from ._selectors import Matcher, compile_selectors
+from ._shard import ShardFilter, ShardingGate, ShardSelectorRefused, parse_shard_filter
 from .resources import BUILTIN_RESOURCES, ResourceInfo
 from .storage import Storage
 from .watch import parse_resource_version
 
-__all__ = ["ListRequest", "decode_continue", "encode_continue", "list_document"]
+__all__ = [
+    "ListRequest",
+    "compile_matcher",
+    "decode_continue",
+    "encode_continue",
+    "list_document",
+    "shard_filter",
+    "with_shard",
+]
 
 _EXPIRED_CONTINUE = (
     "The provided continue parameter is too old to display a consistent list result. You can "
@@ -78,6 +92,35 @@ def compile_matcher(info: ResourceInfo, query: Mapping[str, str]) -> Matcher | N
         )
     except SelectorSyntaxError as exc:
         raise status.bad_request(str(exc)) from None
+
+
+def with_shard(matcher: Matcher | None, shard: ShardFilter | None) -> Matcher | None:
+    """``matcher`` narrowed to a shard, which is checked first (apiserver's
+    ``SelectionPredicate.Matches``)."""
+    if shard is None:
+        return matcher
+    in_shard = shard.matches
+    if matcher is None:
+        return in_shard
+    return lambda obj: in_shard(obj) and matcher(obj)
+
+
+def shard_filter(query: Mapping[str, str], gate: ShardingGate | None) -> ShardFilter | None:
+    """The request's ``shardSelector``, or None when absent, empty or the gate is off.
+
+    :raises InternalServerError: an invalid selector: 500 with reason unset and the message
+        ``invalid shard selector: ...`` (apiserver's registry returns a plain error, which
+        ``ErrorToAPIStatus`` answers as 500).
+    """
+    text = query.get("shardSelector", "")
+    if not text or gate is None or not gate.enabled:
+        return None
+    try:
+        return parse_shard_filter(text)
+    except ShardSelectorRefused as refused:
+        body = status.status_object(500, "", refused.http_message)
+        del body["reason"]  # StatusReasonUnknown is "", omitted in JSON
+        raise api_error_from_status(body, http_status=500) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +194,12 @@ def list_document(
     namespace: str,
     matcher: Matcher | None,
     request: ListRequest,
+    shard: ShardFilter | None = None,
 ) -> dict[str, Any]:
     """The list object answering one LIST request (see the module docstring).
+
+    ``matcher`` must already include ``shard`` (:func:`with_shard`); ``shard`` only adds
+    ``metadata.shardInfo``.
 
     :raises ApiError: 410, 504, 400 as described above.
     """
@@ -205,6 +252,8 @@ def list_document(
         metadata["continue"] = encode_continue(rv, last_key + "\x00")
         if matcher is None:
             metadata["remainingItemCount"] = remaining
+    if shard is not None and built_in:
+        metadata["shardInfo"] = {"selector": shard.string()}
     return {
         "kind": info.list_kind,
         "apiVersion": info.api_version,

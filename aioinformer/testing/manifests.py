@@ -3,22 +3,31 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NotFoundError
+from ..errors import ApiError, NotFoundError
 from ..objects import KubeObject
 from . import status
 
 if TYPE_CHECKING:
     from .server import FakeApiServer
 
-__all__ = ["iter_manifest_objects", "load_manifests"]
+__all__ = [
+    "create_manifest_objects",
+    "iter_manifest_objects",
+    "load_manifests",
+    "read_manifest_objects",
+]
 
 
 def iter_manifest_objects(text: str) -> Iterator[KubeObject]:
-    """Every object in a multi-document YAML text; ``kind: List`` documents are flattened."""
+    """Every object in a multi-document YAML text; ``kind: List`` documents are flattened.
+
+    :raises yaml.YAMLError: when the text is not YAML.
+    :raises BadRequestError: for a document that is not an object.
+    """
     import yaml
 
     for document in yaml.safe_load_all(text):
@@ -34,23 +43,68 @@ def iter_manifest_objects(text: str) -> Iterator[KubeObject]:
             yield document
 
 
+def read_manifest_objects(path: str | Path) -> list[KubeObject]:
+    """The objects of a manifest file (blocking: reads the file).
+
+    :raises OSError: when the file cannot be read.
+    :raises yaml.YAMLError: when it is not YAML.
+    :raises BadRequestError: for a document that is not an object.
+    """
+    return list(iter_manifest_objects(Path(path).read_text(encoding="utf-8")))
+
+
+def _describe(obj: Any) -> str:
+    if not isinstance(obj, dict):
+        return repr(obj)
+    kind = obj.get("kind") or "an object without kind"
+    name = (obj.get("metadata") or {}).get("name") or "without a name"
+    return f"{kind} {name!r}" if isinstance(name, str) else f"{kind} {name}"
+
+
+async def create_manifest_objects(
+    server: FakeApiServer, objects: Sequence[KubeObject], *, source: str = "manifest"
+) -> list[KubeObject]:
+    """Create ``objects`` in ``server`` in order (namespaces are created as needed).
+
+    :param source: names the objects' origin in error messages (e.g. the file).
+    :returns: the created objects.
+    :raises ApiError: the server's refusal of an object (``NotFoundError`` for a kind it does
+        not serve), its message prefixed with the source, the object's position and name.
+    """
+    created: list[KubeObject] = []
+    namespaces = server.resource("v1/namespaces")
+    for position, obj in enumerate(objects, start=1):
+        try:
+            if not isinstance(obj, dict):
+                raise status.bad_request("a manifest item is not an object")
+            info = server.resource_for_kind(
+                str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
+            )
+            meta: dict[str, Any] = obj.get("metadata") or {}
+            namespace = str(meta.get("namespace") or "default") if info.namespaced else ""
+            if namespace:
+                try:
+                    await server.get(namespaces, namespace)
+                except NotFoundError:
+                    await server.create(namespaces, {"metadata": {"name": namespace}})
+            created.append(await server.create(info, obj, namespace=namespace))
+        except ApiError as exc:
+            raise type(exc)(
+                code=exc.code,
+                reason=exc.reason,
+                message=f"{source}, object {position} ({_describe(obj)}): {exc.message}",
+                status=exc.status,
+                retry_after=exc.retry_after,
+            ) from exc
+    return created
+
+
 async def load_manifests(server: FakeApiServer, path: str | Path) -> list[KubeObject]:
     """Create every object of a manifest file in ``server`` (namespaces are created as needed).
 
     :returns: the created objects.
     :raises NotFoundError: an object whose ``apiVersion``/``kind`` the server does not serve.
+    :raises ApiError: any other refusal; messages name the file and the object.
     """
-    created: list[KubeObject] = []
-    namespaces = server.resource("v1/namespaces")
-    text = await asyncio.to_thread(Path(path).read_text, encoding="utf-8")
-    for obj in iter_manifest_objects(text):
-        info = server.resource_for_kind(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
-        meta: dict[str, Any] = obj.get("metadata") or {}
-        namespace = str(meta.get("namespace") or "default") if info.namespaced else ""
-        if namespace:
-            try:
-                await server.get(namespaces, namespace)
-            except NotFoundError:
-                await server.create(namespaces, {"metadata": {"name": namespace}})
-        created.append(await server.create(info, obj, namespace=namespace))
-    return created
+    objects = await asyncio.to_thread(read_manifest_objects, path)
+    return await create_manifest_objects(server, objects, source=str(path))

@@ -2,30 +2,48 @@
 
 Registered through the ``pytest11`` entry point, so installing aioinformer is enough::
 
+    import pytest
+
+    @pytest.mark.asyncio            # not needed with asyncio_mode = "auto"
     async def test_lists_pods(fake_apiserver):
         await fake_apiserver.create("pods", {"metadata": {"name": "p"}})
         ...
 
-The fixture is function-scoped and async (pytest-asyncio); the server is closed after the
-test whatever its outcome. Without pytest-asyncio the fixture is not defined.
+The fixture is function-scoped and async: it needs pytest-asyncio, in either mode ("strict",
+its default, where async tests carry ``@pytest.mark.asyncio``, or "auto"). It follows the
+project's loop-scope settings like any other async fixture. The server is closed after the
+test whatever its outcome. Without pytest-asyncio, a test asking for it fails with a message
+saying so.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import pytest
+
 from .server import FakeApiServer
 
 __all__ = ["fake_apiserver"]
 
+_NEEDS_PYTEST_ASYNCIO = (
+    "the fake_apiserver fixture is async and needs pytest-asyncio: pip install pytest-asyncio"
+    " (then mark async tests with @pytest.mark.asyncio, or set asyncio_mode = 'auto')"
+)
+
 try:
     import pytest_asyncio
 except ImportError:  # pragma: no cover - the plugin must never break a test session
-    pass
+
+    @pytest.fixture
+    def fake_apiserver() -> FakeApiServer:
+        """Fails the test: pytest-asyncio is not installed."""
+        pytest.fail(_NEEDS_PYTEST_ASYNCIO, pytrace=False)
+
 else:
 
     @pytest_asyncio.fixture
-    async def fake_apiserver() -> AsyncIterator[FakeApiServer]:
+    async def fake_apiserver() -> AsyncIterator[FakeApiServer]:  # type: ignore[misc]  # one of two
         """A started :class:`FakeApiServer` (bookmarks every second), closed after the test."""
         async with FakeApiServer(bookmark_interval=1.0) as server:
             yield server

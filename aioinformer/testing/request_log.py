@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["RequestLog", "RequestRecord"]
+__all__ = ["RequestLog", "RequestRecord", "describe_predicate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,14 +71,18 @@ class RequestLog:
         self,
         predicate: Callable[[RequestRecord], bool],
         *,
-        start: int = 0,
+        start: int | None = None,
         timeout: float = 10.0,
     ) -> RequestRecord:
         """The first record from index ``start`` on that satisfies ``predicate``.
 
-        :raises TimeoutError: when none arrives within ``timeout`` seconds.
+        :param start: the first index of :attr:`records` to consider. Default None: only
+            requests logged after this call.
+        :raises TimeoutError: when none arrives within ``timeout`` seconds; the message says
+            what was awaited and which requests came meanwhile.
         """
-        for record in self.records[start:]:
+        first = len(self.records) if start is None else start
+        for record in self.records[first:]:
             if predicate(record):
                 return record
         future: asyncio.Future[RequestRecord] = asyncio.get_running_loop().create_future()
@@ -86,5 +91,46 @@ class RequestLog:
         try:
             async with asyncio.timeout(timeout):
                 return await future
+        except TimeoutError:
+            raise TimeoutError(self._timeout_message(predicate, first, timeout)) from None
         finally:
             self._waiters.remove(entry)
+
+    def _timeout_message(
+        self, predicate: Callable[[RequestRecord], bool], first: int, timeout: float
+    ) -> str:
+        seen = self.records[first:]
+        recent = ", ".join(
+            f"{r.method} {r.path} ({r.verb or '?'} {r.status})" for r in seen[-_RECENT:]
+        )
+        return (
+            f"no request matching {describe_predicate(predicate)} within {timeout:g} s"
+            f" (from request #{first}; {len(seen)} since"
+            f"{', the last ones: ' + recent if recent else ''})"
+        )
+
+
+#: How many of the requests seen while waiting a timeout message shows.
+_RECENT = 5
+
+
+def describe_predicate(predicate: Callable[..., object]) -> str:
+    """A short description of a predicate for messages: a lambda's source text, else its
+    qualified name."""
+    name = getattr(predicate, "__qualname__", None) or repr(predicate)
+    if getattr(predicate, "__name__", "") != "<lambda>":
+        return name
+    try:
+        source = inspect.getsource(predicate)
+    except (OSError, TypeError):
+        return name
+    text = " ".join(source[source.find("lambda") :].split())
+    depth = 0
+    for end, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}" or (char == "," and depth == 0):
+            if depth == 0:
+                return text[:end]
+            depth -= 1
+    return text

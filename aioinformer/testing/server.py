@@ -36,6 +36,7 @@ from aiohttp import web
 
 from ..errors import LifecycleError
 from ..objects import KubeObject
+from ._shard import ShardingGate
 from .admin import AdminApi
 from .faults import FailRule, Faults
 from .http_api import ApiHandler
@@ -78,6 +79,10 @@ class FakeApiServer:
     :param namespaces: namespaces that exist from the start (default ``("default",)``).
     :param admin_api: serve the fault-injection API under ``/_fake/`` (default False).
     :param max_body_size: the largest request body accepted, in bytes (default 64 MiB).
+    :param sharded_list_and_watch: the ``ShardedListAndWatch`` feature gate (KEP-5866,
+        Kubernetes 1.36): on (the default), LIST, WATCH, streaming lists and DELETECOLLECTION
+        honour ``shardSelector``; off, the parameter is ignored like an older server does.
+        :meth:`set_sharded_list_and_watch` changes it while running.
     """
 
     def __init__(
@@ -91,8 +96,10 @@ class FakeApiServer:
         namespaces: Sequence[str] = ("default",),
         admin_api: bool = False,
         max_body_size: int = 64 * 1024 * 1024,
+        sharded_list_and_watch: bool = True,
     ) -> None:
         self.host = host
+        self._sharding = ShardingGate(enabled=sharded_list_and_watch)
         self._port = port
         self._max_body_size = max_body_size
         self._registry = ResourceRegistry()
@@ -130,6 +137,7 @@ class FakeApiServer:
             faults=self._faults,
             log=self._log,
             admin=AdminApi(self).handle if self._admin_enabled else None,
+            sharding=self._sharding,
         )
         app = web.Application(client_max_size=self._max_body_size)
         app.router.add_route("*", "/{tail:.*}", handler.handle)
@@ -420,12 +428,20 @@ class FakeApiServer:
         self,
         predicate: Callable[[RequestRecord], bool],
         *,
-        start: int = 0,
+        start: int | None = None,
         timeout: float = 10.0,
     ) -> RequestRecord:
-        """The first request (from index ``start`` of :attr:`requests`) matching ``predicate``.
+        """The first request matching ``predicate`` that arrives after this call::
 
-        :raises TimeoutError: when none arrives within ``timeout`` seconds.
+            mark = len(server.requests)       # or: from an index of server.requests
+            ...
+            await server.wait_for_request(lambda r: r.verb == "watch", start=mark)
+
+        :param start: consider :attr:`requests` from this index on instead, so that a
+            request answered before the call counts too (``start=0``: any request so far).
+            Default None: only requests after the call.
+        :raises TimeoutError: when none arrives within ``timeout`` seconds; the message names
+            the predicate and the requests that came meanwhile.
         """
         return await self._log.wait_for(predicate, start=start, timeout=timeout)
 
@@ -550,6 +566,16 @@ class FakeApiServer:
     def _restart(self, *, exclude: object) -> None:
         self._drop_connections(exclude=exclude)
         self._storage.compact()
+
+    @property
+    def sharded_list_and_watch(self) -> bool:
+        """Whether the ``ShardedListAndWatch`` feature gate is on (see the constructor)."""
+        return self._sharding.enabled
+
+    def set_sharded_list_and_watch(self, enabled: bool) -> None:
+        """Turn the ``ShardedListAndWatch`` gate on or off, for the requests that follow
+        (open watches keep the filter they started with)."""
+        self._sharding.enabled = enabled
 
     def set_latency(self, seconds: float) -> None:
         """Delay every answer by ``seconds`` (0 restores)."""

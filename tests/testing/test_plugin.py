@@ -61,3 +61,44 @@ def test_fixture_closes_cleanly_when_a_test_fails(tmp_path: Path) -> None:
     summary = done.stdout.strip().splitlines()[-1]
     assert "1 failed, 1 passed" in summary, done.stdout
     assert "error" not in summary and "deliberate failure" in done.stdout
+
+
+STRICT_MODE_TESTS = """
+import pytest
+from aioinformer.testing import FakeApiServer
+
+
+@pytest.mark.asyncio
+async def test_marked_test_gets_the_server(fake_apiserver: FakeApiServer) -> None:
+    created = await fake_apiserver.create(
+        "configmaps", {"metadata": {"name": "a", "namespace": "default"}}
+    )
+    assert created["metadata"]["resourceVersion"]
+"""
+
+
+def run_inner_pytest(directory: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """``pytest`` in a fresh interpreter, in a directory without any configuration file (a
+    user's project), with warnings as errors."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error", *options],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_fixture_works_in_pytest_asyncio_strict_mode(tmp_path: Path) -> None:
+    """In a user's project with pytest-asyncio in strict mode (its default), a test marked
+    ``@pytest.mark.asyncio`` gets the fixture (issue 10: the README's pytest section)."""
+    (tmp_path / "test_user.py").write_text(STRICT_MODE_TESTS)
+    done = run_inner_pytest(
+        tmp_path,
+        "-p",
+        "asyncio",
+        "--asyncio-mode=strict",
+        "-o",
+        "asyncio_default_fixture_loop_scope=function",
+    )
+    assert done.stdout.strip().splitlines()[-1].startswith("1 passed"), done.stdout + done.stderr

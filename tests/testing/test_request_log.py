@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import aiohttp
+import anyio
 import pytest
 from kubernetes_asyncio.client import ApiClient, ApiException, AppsV1Api, CoreV1Api
 
@@ -64,27 +63,58 @@ async def test_verbs_cover_patch_update_delete_and_deletecollection(
     ]
 
 
-async def test_wait_for_request_sees_past_and_future_requests(
+async def test_wait_for_request_waits_for_a_request_after_the_call(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
-    """It returns an already logged match after ``start``, or waits for the next one."""
+    """By default only a request answered after the call matches (issue 10: a test waiting
+    for "the next list" must not get the initial one at once); ``start`` looks back from an
+    index of :attr:`requests` (``start=0``: every request so far)."""
     async with http.get("/api/v1/pods"):
         pass
     mark = len(fake_apiserver.requests)
-    found = await fake_apiserver.wait_for_request(lambda r: r.verb == "list")
-    assert found.resource == "pods"
-    waiting = asyncio.create_task(
-        fake_apiserver.wait_for_request(lambda r: r.verb == "list", start=mark)
-    )
-    async with http.get("/api/v1/configmaps"):
-        pass
-    assert (await waiting).resource == "configmaps"
+    assert (await fake_apiserver.wait_for_request(is_list, start=0)).resource == "pods"
+    found: dict[str, RequestRecord] = {}
+
+    async def wait(name: str, start: int | None) -> None:
+        found[name] = await fake_apiserver.wait_for_request(is_list, start=start)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(wait, "after the call", None)
+        tg.start_soon(wait, "from the mark", mark)
+        async with http.get("/api/v1/configmaps"):
+            pass
+    assert {name: r.resource for name, r in found.items()} == {
+        "after the call": "configmaps",
+        "from the mark": "configmaps",
+    }
 
 
-async def test_wait_for_request_times_out(fake_apiserver: FakeApiServer) -> None:
-    """Without a matching request it raises TimeoutError after ``timeout``."""
-    with pytest.raises(TimeoutError):
+def is_list(record: RequestRecord) -> bool:
+    return record.verb == "list"
+
+
+async def test_wait_for_request_times_out_saying_what_it_waited_for(
+    fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
+) -> None:
+    """Without a matching request it raises TimeoutError after ``timeout``, naming the
+    predicate (a lambda's source, a function's name) and the requests seen meanwhile."""
+    with pytest.raises(TimeoutError) as raised:
         await fake_apiserver.wait_for_request(lambda r: r.verb == "delete", timeout=0.05)
+    assert str(raised.value) == (
+        'no request matching lambda r: r.verb == "delete" within 0.05 s (from request #0; 0 since)'
+    )
+    async with http.get("/api/v1/pods"):
+        pass
+    with pytest.raises(TimeoutError) as raised:
+        await fake_apiserver.wait_for_request(is_delete, start=0, timeout=0.05)
+    assert str(raised.value) == (
+        "no request matching is_delete within 0.05 s (from request #0; 1 since,"
+        " the last ones: GET /api/v1/pods (list 200))"
+    )
+
+
+def is_delete(record: RequestRecord) -> bool:
+    return record.verb == "delete"
 
 
 async def test_watches_are_logged_when_their_stream_starts(
@@ -92,7 +122,7 @@ async def test_watches_are_logged_when_their_stream_starts(
 ) -> None:
     """A watch shows up in the log (status 200) while it is still open, and is counted."""
     async with http.get("/apis/apps/v1/deployments", params={"watch": "true"}) as resp:
-        record = await fake_apiserver.wait_for_request(lambda r: r.verb == "watch")
+        record = await fake_apiserver.wait_for_request(lambda r: r.verb == "watch", start=0)
         assert (record.status, record.resource, record.group) == (200, "deployments", "apps")
         await fake_apiserver.wait_for_watches(1, resource="deployments.apps")
         assert fake_apiserver.active_watches("apps/v1/deployments") == 1

@@ -1,0 +1,308 @@
+"""Every wrong input to the command line is one line on stderr and a non-zero exit status,
+never a traceback and never an endless retry (issue 10, item 11)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import pytest
+from aiohttp import web
+
+from aioinformer.testing import FakeApiServer
+
+from ._web import listening_socket, serve_aiohttp
+
+#: A fail-safe for each command (not a measurement).
+GUARD = 60.0
+
+
+@dataclass
+class Outcome:
+    """How a command ended."""
+
+    code: int | None
+    stdout: str
+    stderr: str
+
+    @property
+    def error_lines(self) -> list[str]:
+        return self.stderr.splitlines()
+
+
+async def start(*args: str, prelude: str = "") -> asyncio.subprocess.Process:
+    """``aioinformer ARGS`` in a fresh interpreter (``prelude``: Python run first)."""
+    code = f"{prelude}\nimport sys\nfrom aioinformer.cli import main\nsys.exit(main(sys.argv[1:]))"
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+
+
+async def finish(process: asyncio.subprocess.Process) -> Outcome:
+    with anyio.fail_after(GUARD):
+        out, err = await process.communicate()
+    return Outcome(process.returncode, out.decode(), err.decode())
+
+
+async def aioinformer(*args: str, prelude: str = "") -> Outcome:
+    """Run ``aioinformer ARGS`` to its end."""
+    return await finish(await start(*args, prelude=prelude))
+
+
+def assert_one_line(outcome: Outcome, line: str, code: int = 1) -> None:
+    """Exactly ``line`` on stderr, nothing else, and the exit status ``code``."""
+    assert outcome.error_lines == [line], outcome.stderr
+    assert outcome.code == code
+
+
+async def test_wrong_arguments_are_one_line_too() -> None:
+    """argparse's own errors (a missing argument, an unknown command) are one line, status 2."""
+    assert_one_line(
+        await aioinformer("watch"),
+        "error: aioinformer watch: the following arguments are required: resource; see"
+        " aioinformer watch --help",
+        code=2,
+    )
+    outcome = await aioinformer("nope")
+    (line,) = outcome.error_lines  # argparse's wording of the choices varies across Pythons
+    assert line.startswith("error: aioinformer: argument COMMAND: invalid choice: 'nope'")
+    assert line.endswith("; see aioinformer --help")
+    assert outcome.code == 2
+
+
+# -- aioinformer watch ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("selector", "reason"),
+    [
+        ("app in (web", "expected ',' or ')' but found 'the end' at position 11 in 'app in (web'"),
+        ("app!", "unknown operator '!' at position 3 in 'app!'"),
+        ("app=a b", "expected ',' but found 'b' at position 6 in 'app=a b'"),
+    ],
+)
+async def test_watch_with_a_bad_label_selector(selector: str, reason: str) -> None:
+    """A selector that does not parse is refused before anything is contacted (it would be
+    refused at every retry). Grammar: apimachinery's labels.Parse. ``app==`` is not among them:
+    it is valid Kubernetes syntax (``app`` equals the empty value)."""
+    outcome = await aioinformer("watch", "pods", "-l", selector, "--server", "http://127.0.0.1:1")
+    assert_one_line(outcome, f"error: invalid label selector: {reason}; e.g. -l app=web,tier!=db")
+
+
+async def test_watch_stops_when_the_server_refuses_the_selector(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """A list refused with 400 BadRequest (a selector the server does not accept) ends the
+    command with the server's message instead of being retried forever."""
+    fake_apiserver.fail_next(1, 400, verb="list", message="unable to parse requirement")
+    outcome = await aioinformer("watch", "pods", "-A", "--plain", "--server", fake_apiserver.url)
+    assert_one_line(outcome, "error: the API server refused to list v1/pods: unable to parse"
+                    " requirement")  # fmt: skip
+    assert [r.verb for r in fake_apiserver.requests if r.verb == "list"] == ["list"]
+
+
+@pytest.mark.parametrize(
+    ("server", "line"),
+    [
+        (
+            "127.0.0.1:8001",
+            "error: server URL '127.0.0.1:8001' has no scheme: write https://127.0.0.1:8001 (or"
+            " http:// for a plain-HTTP server such as the fake API server)",
+        ),
+        (
+            "ftp://127.0.0.1:8001",
+            "error: server URL 'ftp://127.0.0.1:8001' has the scheme 'ftp': use http:// or"
+            " https://",
+        ),
+    ],
+)
+async def test_watch_with_a_server_url_without_an_http_scheme(server: str, line: str) -> None:
+    """A URL without a scheme, or with another one, is refused before any request."""
+    assert_one_line(await aioinformer("watch", "pods", "--server", server), line)
+
+
+async def test_watch_of_a_server_nobody_listens_on() -> None:
+    """A refused connection says where, and what to check."""
+    sock = listening_socket()
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there any more
+    outcome = await aioinformer("watch", "pods", "--server", f"http://127.0.0.1:{port}")
+    assert_one_line(
+        outcome,
+        f"error: cannot connect to http://127.0.0.1:{port}: connection refused; is the API"
+        " server running there? check --server (or the kubeconfig)",
+    )
+
+
+def html_site(status: int) -> web.Application:
+    """A web site that is not a Kubernetes API server: HTML for every path."""
+
+    async def page(request: web.Request) -> web.Response:
+        body = "<!doctype html>\n<html><body><h1>Welcome</h1>\n<p>nginx</p></body></html>\n"
+        return web.Response(status=status, text=body, content_type="text/html")
+
+    app = web.Application()
+    app.router.add_route("GET", "/{tail:.*}", page)
+    return app
+
+
+@pytest.mark.parametrize(
+    ("status", "answer"),
+    [
+        (200, "answered 200 text/html, not an APIVersions document"),
+        (404, "answered 404 without a Kubernetes Status"),
+    ],
+)
+async def test_watch_of_a_server_that_is_not_kubernetes(status: int, answer: str) -> None:
+    """A web server that answers with HTML is named as not an API server; the page is not
+    dumped."""
+    async with serve_aiohttp(html_site(status)) as url:
+        outcome = await aioinformer("watch", "pods", "--server", url)
+    assert_one_line(
+        outcome,
+        f"error: {url} is not a Kubernetes API server: GET /api {answer}; check --server (or"
+        " the cluster of the kubeconfig context)",
+    )
+
+
+@pytest.fixture
+async def silent_server() -> AsyncIterator[tuple[str, anyio.Event]]:
+    """A server that accepts connections and reads requests but never answers; the event is
+    set when a request arrived."""
+    arrived = anyio.Event()
+
+    async def swallow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readline()
+        arrived.set()
+        await reader.read()  # until the client goes away
+        writer.close()
+
+    server = await asyncio.start_server(swallow, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        yield f"http://127.0.0.1:{port}", arrived
+
+
+async def test_ctrl_c_during_discovery_against_a_silent_server(
+    silent_server: tuple[str, anyio.Event],
+) -> None:
+    """Ctrl-C while the first request waits for an answer that never comes ends the command
+    at once (status 130), not after the request's timeout."""
+    url, arrived = silent_server
+    process = await start("watch", "pods", "--server", url)
+    with anyio.fail_after(GUARD):
+        await arrived.wait()
+    process.send_signal(signal.SIGINT)
+    outcome = await finish(process)
+    assert_one_line(outcome, "error: interrupted while contacting the API server", code=130)
+
+
+async def test_without_rich_watch_says_once_how_to_get_the_live_view(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """Without the ``cli`` extra, ``watch`` prints plain lines and says, once, what to install
+    for the live view."""
+    process = await start(
+        "watch", "configmaps", "--server", fake_apiserver.url,
+        prelude="import sys; sys.modules['rich'] = None",
+    )  # fmt: skip
+    assert process.stdout is not None
+    with anyio.fail_after(GUARD):
+        assert (await process.stdout.readline()).startswith(b"# synced")
+    process.send_signal(signal.SIGINT)
+    outcome = await finish(process)
+    assert_one_line(
+        outcome,
+        "note: the live view needs rich: pip install 'aioinformer[cli]'; showing one line per"
+        " update",
+        code=0,
+    )
+
+
+async def test_without_rich_demo_says_once_how_to_get_the_live_view() -> None:
+    """The same for ``demo``."""
+    outcome = await aioinformer(
+        "demo", "--duration", "0", "--objects", "5", "--no-faults",
+        prelude="import sys; sys.modules['rich'] = None",
+    )  # fmt: skip
+    assert_one_line(
+        outcome,
+        "note: the live view needs rich: pip install 'aioinformer[cli]'; showing one line per"
+        " update",
+        code=0,
+    )
+
+
+# -- aioinformer fake-apiserver ------------------------------------------------------------
+
+
+async def test_fake_apiserver_on_a_port_in_use() -> None:
+    """A port somebody listens on is named, with what to do."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        outcome = await aioinformer("fake-apiserver", "--port", str(port))
+    assert_one_line(
+        outcome,
+        f"error: cannot listen on 127.0.0.1:{port}: Address already in use; choose another"
+        " --port (0 picks a free one)",
+    )
+
+
+def manifest(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "objects.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (None, "error: cannot read manifest '{path}': No such file or directory"),
+        (
+            "kind: ConfigMap\nmetadata: [\n",
+            "error: manifest '{path}' is not valid YAML: expected the node content, but found"
+            " '<stream end>' (line 3, column 1)",
+        ),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n"
+            "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+            "error: {path}, object 2 (Widget 'w'): no matches for kind \"Widget\" in version"
+            ' "example.com/v1"; the standalone fake API server serves the built-in kinds only'
+            " (in tests, FakeApiServer.register_resource() adds custom ones)",
+        ),
+    ],
+    ids=["missing", "not-yaml", "unknown-kind"],
+)
+async def test_fake_apiserver_with_a_bad_manifest(
+    tmp_path: Path, text: str | None, line: str
+) -> None:
+    """A missing file, a file that is not YAML, and an object of a kind the server does not
+    serve: each names the file (and the object)."""
+    path = manifest(tmp_path, text) if text is not None else str(tmp_path / "missing.yaml")
+    outcome = await aioinformer("fake-apiserver", "--port", "0", "-f", path)
+    assert_one_line(outcome, line.format(path=path))
+
+
+def test_every_case_above_is_covered() -> None:
+    """The issue's list of command-line cases, each with its test in this module."""
+    cases: Sequence[str] = (
+        "test_watch_with_a_bad_label_selector",
+        "test_watch_stops_when_the_server_refuses_the_selector",
+        "test_watch_with_a_server_url_without_an_http_scheme",
+        "test_watch_of_a_server_that_is_not_kubernetes",
+        "test_ctrl_c_during_discovery_against_a_silent_server",
+        "test_fake_apiserver_on_a_port_in_use",
+        "test_fake_apiserver_with_a_bad_manifest",
+        "test_without_rich_watch_says_once_how_to_get_the_live_view",
+        "test_without_rich_demo_says_once_how_to_get_the_live_view",
+    )
+    assert all(callable(globals()[name]) for name in cases)
