@@ -22,12 +22,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ._failure import StatusFailure
-from ._fieldpath import FieldSet, Path, path_text
-from ._schema import MAP, TypeInfo
+from ._fieldpath import FieldSet
+from ._managed import (
+    LAST_APPLIED,
+    Entry,
+    Identity,
+    Managed,
+    cap_updaters,
+    conflict_error,
+    decode,
+    decode_live_or_new,
+    drop_nulls,
+    encode,
+    strip,
+    without_managed_fields,
+    zero_object,
+)
+from ._schema import TypeInfo
 from ._typed import (
     MISSING,
     compare,
@@ -38,194 +52,7 @@ from ._typed import (
     validate,
 )
 
-__all__ = ["LAST_APPLIED", "apply", "manager_from_user_agent", "track_update"]
-
-LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
-_MAX_UPDATE_MANAGERS = 10
-_STRIPPED = FieldSet.of(
-    (("f", "apiVersion"),),
-    (("f", "kind"),),
-    (("f", "metadata"),),
-    *(
-        (("f", "metadata"), ("f", name))
-        for name in (
-            "name",
-            "namespace",
-            "creationTimestamp",
-            "selfLink",
-            "uid",
-            "clusterName",
-            "generation",
-            "managedFields",
-            "resourceVersion",
-        )
-    ),
-)
-#: Struct fields that Go objects hold by value, so a new object already has them (empty).
-#: The JSON schemas do not say which fields are pointers; these are the ones on the way to
-#: a workload's pod template.
-_VALUE_STRUCTS = frozenset(
-    {"metadata", "spec", "status", "template", "jobTemplate", "strategy", "updateStrategy"}
-)
-
-#: (manager, operation, apiVersion ("" for Apply), subresource): how entries are told apart.
-Identity = tuple[str, str, str, str]
-
-
-@dataclass(slots=True)
-class _Entry:
-    fields: FieldSet
-    api_version: str
-    time: str | None
-
-
-Managed = dict[Identity, _Entry]
-
-
-def manager_from_user_agent(user_agent: str) -> str:
-    """The manager of a write without ``fieldManager``: the user agent up to its first ``/``,
-    printable characters only, at most 128 bytes (``prefixFromUserAgent``)."""
-    out = ""
-    for char in user_agent.split("/", 1)[0]:
-        if not char.isprintable():
-            continue
-        if len((out + char).encode()) > 128:
-            break
-        out += char
-    return out
-
-
-def _identity_json(identity: Identity) -> str:
-    """The identifier the real field manager keys entries by (``BuildManagerIdentifier``)."""
-    manager, operation, api_version, subresource = identity
-    doc = {"manager": manager, "operation": operation}
-    if api_version:
-        doc["apiVersion"] = api_version
-    if subresource:
-        doc["subresource"] = subresource
-    return json.dumps(doc, separators=(",", ":"))
-
-
-def _decode(entries: Any) -> Managed:
-    """``DecodeManagedFields``.
-
-    :raises ValueError: when an entry is invalid.
-    """
-    if entries is None:
-        return {}
-    if not isinstance(entries, list):
-        raise ValueError("managedFields must be a list")
-    out: Managed = {}
-    for i, entry in enumerate(entries):
-        if not isinstance(entry, dict):
-            raise ValueError(f"managed fields entry {i} must be an object")
-        operation = entry.get("operation")
-        if operation not in ("Apply", "Update"):
-            raise ValueError("operation must be `Apply` or `Update`")
-        api_version = entry.get("apiVersion")
-        if not isinstance(api_version, str) or not api_version:
-            raise ValueError("apiVersion must not be empty")
-        if entry.get("fieldsType") != "FieldsV1":
-            raise ValueError(f"invalid fieldsType in managed fields entry {i}")
-        identity = (
-            str(entry.get("manager") or ""),
-            operation,
-            "" if operation == "Apply" else api_version,
-            str(entry.get("subresource") or ""),
-        )
-        fields = FieldSet.from_fields(entry.get("fieldsV1") or {})
-        out[identity] = _Entry(fields, api_version, entry.get("time"))
-    return out
-
-
-def _encode(managed: Managed) -> list[dict[str, Any]] | None:
-    """``encodeManagedFields``: sorted by operation, time, manager, version, subresource."""
-    entries = []
-    for (manager, operation, _, subresource), entry in managed.items():
-        doc: dict[str, Any] = {"manager": manager, "operation": operation}
-        doc["apiVersion"] = entry.api_version
-        if entry.time is not None:
-            doc["time"] = entry.time
-        doc["fieldsType"] = "FieldsV1"
-        doc["fieldsV1"] = entry.fields.to_fields()
-        if subresource:
-            doc["subresource"] = subresource
-        entries.append(doc)
-    entries.sort(
-        key=lambda e: (
-            e["operation"],
-            e.get("time") or "",
-            e["manager"],
-            e["apiVersion"],
-            e.get("subresource", ""),
-        )
-    )
-    return entries or None
-
-
-def _without_managed_fields(obj: Mapping[str, Any]) -> dict[str, Any]:
-    meta = obj.get("metadata")
-    if not isinstance(meta, dict) or "managedFields" not in meta:
-        return dict(obj)
-    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
-
-
-def zero_object(root: TypeInfo, api_version: str, kind: str) -> dict[str, Any]:
-    """What a freshly made Go object of this kind encodes to (``creater.New`` of the real
-    server): required fields null, value structs (``spec``, ``status``, templates) empty."""
-    obj: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": {}}
-    if root.kind == MAP:
-        for name in ("spec", "status"):
-            declared = root.field(name)
-            if declared is not None and declared.type.kind == MAP:
-                obj[name] = _zero(declared.type, 0)
-    return obj
-
-
-def _zero(t: TypeInfo, depth: int) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if depth > 4:
-        return out
-    for name, declared in t.fields.items():
-        if name in _VALUE_STRUCTS and declared.type.kind == MAP:
-            out[name] = _zero(declared.type, depth + 1)
-        elif name in t.required:
-            out[name] = None
-    return out
-
-
-def _drop_nulls(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_drop_nulls(v) for v in value]
-    return value
-
-
-def _decode_live_or_new(
-    live: Mapping[str, Any] | None, new: Mapping[str, Any], *, subresource: str
-) -> Managed:
-    """``decodeLiveOrNew``: the request's managed fields unless absent, invalid or a
-    subresource write; ``managedFields: []`` (or ``[{}]``) resets them."""
-    live_entries = (live or {}).get("metadata", {}).get("managedFields")
-    if not subresource:
-        entries = new.get("metadata", {}).get("managedFields")
-        if entries == [] or entries == [{}]:
-            return {}
-        try:
-            decoded = _decode(entries)
-        except ValueError:
-            decoded = {}
-        if decoded:
-            return decoded
-    try:
-        return _decode(live_entries)
-    except ValueError:
-        return {}
-
-
-def _strip(fields: FieldSet) -> FieldSet:
-    return fields.difference(_STRIPPED)
+__all__ = ["apply", "track_update"]
 
 
 def _update(
@@ -255,35 +82,8 @@ def _update(
                 fields = fields.difference(conflicts[identity])
             fields = fields.difference(comparison.removed)
         if not fields.empty():
-            out[identity] = _Entry(fields, entry.api_version, entry.time)
+            out[identity] = Entry(fields, entry.api_version, entry.time)
     return out, conflicts, changed, comparison.removed
-
-
-def _cap_updaters(managed: Managed) -> Managed:
-    """``capManagersManager``: merge the oldest ``Update`` managers into ``ancient-changes``."""
-    updaters = [i for i in managed if i[1] == "Update"]
-    if len(updaters) <= _MAX_UPDATE_MANAGERS:
-        return managed
-    updaters.sort(key=lambda i: (managed[i].time or "", _identity_json(i)))
-    first_of_version: dict[str, Identity] = {}
-    count = len(updaters)
-    for identity in updaters:
-        if count <= _MAX_UPDATE_MANAGERS:
-            break
-        entry = managed[identity]
-        bucket: Identity = ("ancient-changes", "Update", entry.api_version, "")
-        first = first_of_version.get(entry.api_version)
-        if first is None:
-            first_of_version[entry.api_version] = identity
-            continue
-        if bucket not in managed:
-            managed[bucket] = managed.pop(first)
-        managed[bucket] = _Entry(
-            entry.fields.union(managed[bucket].fields), entry.api_version, entry.time
-        )
-        del managed[identity]
-        count -= 1
-    return managed
 
 
 def _track(
@@ -298,13 +98,13 @@ def _track(
     """An ``Update`` by ``identity`` from ``live`` to ``new`` (``managedFieldsUpdater``)."""
     current: Identity = ("current-operation", "Update", api_version, "")
     managed, _, changed, _ = _update(live, new, root, managed, current, force=True)
-    mine = _strip(changed)
+    mine = strip(changed)
     if not mine.empty():
         previous = managed.get(identity)
         if previous is not None:
             mine = mine.union(previous.fields)
-        managed[identity] = _Entry(mine, api_version, now)
-    return _cap_updaters(managed)
+        managed[identity] = Entry(mine, api_version, now)
+    return cap_updaters(managed)
 
 
 def track_update(
@@ -320,50 +120,13 @@ def track_update(
 ) -> list[dict[str, Any]] | None:
     """The ``managedFields`` of ``new`` after a non-apply write (None: the object keeps
     none). ``live`` is None for a create."""
-    managed = _decode_live_or_new(live, new, subresource=subresource)
+    managed = decode_live_or_new(live, new, subresource=subresource)
     if not managed and live is not None:
         return None
-    before = zero_object(root, api_version, kind) if live is None else _without_managed_fields(live)
+    before = zero_object(root, api_version, kind) if live is None else without_managed_fields(live)
     identity = (manager or "unknown", "Update", api_version, subresource)
-    managed = _track(
-        before, _without_managed_fields(new), root, managed, identity, api_version, now
-    )
-    return _encode(managed)
-
-
-def _conflict_error(conflicts: Mapping[Identity, FieldSet]) -> StatusFailure:
-    """409 with one cause per field (``NewConflictError`` in ``internal/conflict.go``)."""
-
-    def who(identity: Identity) -> str:
-        manager, operation, api_version, subresource = identity
-        text = json.dumps(manager)
-        if subresource:
-            text += f" with subresource {json.dumps(subresource)}"
-        if operation == "Update":
-            text += f" using {api_version}"
-        return text
-
-    listed: list[tuple[Identity, Path]] = []
-    for identity in sorted(conflicts, key=_identity_json):
-        listed.extend((identity, path) for path in conflicts[identity].paths())
-    causes = [
-        {
-            "reason": "FieldManagerConflict",
-            "message": f"conflict with {who(i)}",
-            "field": path_text(p),
-        }
-        for i, p in listed
-    ]
-    if len(listed) == 1:
-        identity, path = listed[0]
-        message = f"Apply failed with 1 conflict: conflict with {who(identity)}: {path_text(path)}"
-    else:
-        lines = []
-        for identity in sorted(conflicts, key=_identity_json):
-            lines.append(f"conflicts with {who(identity)}:")
-            lines.extend(f"- {path_text(path)}" for path in conflicts[identity].paths())
-        message = f"Apply failed with {len(listed)} conflicts: " + "\n".join(lines)
-    return StatusFailure(409, "Conflict", message, details={"causes": causes})
+    managed = _track(before, without_managed_fields(new), root, managed, identity, api_version, now)
+    return encode(managed)
 
 
 class _Conflicts(Exception):
@@ -404,7 +167,7 @@ def _apply_once(
     merged = merge(live, config, root)
     previous = managed.get(identity)
     managed = dict(managed)
-    managed[identity] = _Entry(
+    managed[identity] = Entry(
         field_set(config, root), api_version, previous.time if previous else None
     )
     if previous is not None:
@@ -414,7 +177,7 @@ def _apply_once(
         raise _Conflicts(conflicts)
     entry = managed.get(identity)
     if entry is not None:
-        entry.fields = _strip(entry.fields)
+        entry.fields = strip(entry.fields)
         if entry.fields.empty():
             del managed[identity]
     if merged is MISSING or merged == live:
@@ -492,9 +255,9 @@ def apply(
             f"{detail}"
         )
     zero = zero_object(root, api_version, kind)
-    before = zero if live is None else _without_managed_fields(live)
+    before = zero if live is None else without_managed_fields(live)
     try:
-        managed = {} if live is None else _decode(live.get("metadata", {}).get("managedFields"))
+        managed = {} if live is None else decode(live.get("metadata", {}).get("managedFields"))
     except ValueError as exc:
         raise StatusFailure.internal(f"failed to decode managed fields: {exc}") from None
     if not managed:
@@ -510,11 +273,11 @@ def apply(
             None if manager != "kubectl" else _allowed_by_last_applied(before, root, api_version)
         )
         if allowed is None:
-            raise _conflict_error(failed.conflicts) from None
+            raise conflict_error(failed.conflicts) from None
         remaining = {i: s.difference(allowed) for i, s in failed.conflicts.items()}
         remaining = {i: s for i, s in remaining.items() if not s.empty()}
         if remaining:
-            raise _conflict_error(remaining) from None
+            raise conflict_error(remaining) from None
         new, managed = _apply_once(
             before, config, root, managed, identity, force=True, api_version=api_version, now=now
         )
@@ -534,4 +297,4 @@ def apply(
             LAST_APPLIED: text,
         }
         new = None if result == before else result
-    return (None if new is None else _drop_nulls(new)), _encode(managed)
+    return (None if new is None else drop_nulls(new)), encode(managed)

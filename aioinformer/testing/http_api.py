@@ -17,7 +17,7 @@ from aiohttp import web
 
 from ..errors import ApiError
 from . import discovery, openapi, status
-from ._apply import manager_from_user_agent
+from ._managed import manager_from_user_agent
 from ._schema import schemas
 from ._writes import accepted_patch_types
 from .faults import Faults
