@@ -170,7 +170,8 @@ def _apply_once(
     managed[identity] = Entry(
         field_set(config, root), api_version, previous.time if previous else None
     )
-    if previous is not None:
+    if previous is not None and not previous.fields.difference(managed[identity].fields).empty():
+        # only what the manager stopped applying can go (nothing, if it still applies all)
         merged = _prune(merged, root, managed, identity, previous.fields)
     managed, conflicts, _, _ = _update(live, merged, root, managed, identity, force=force)
     if conflicts and not force:

@@ -136,11 +136,12 @@ def value_element(value: Any) -> PathElement:
 class FieldSet:
     """A set of paths, as a trie: ``members`` end here, ``children`` lead further."""
 
-    __slots__ = ("children", "members")
+    __slots__ = ("_encoded", "children", "members")
 
     def __init__(self) -> None:
         self.members: set[PathElement] = set()
         self.children: dict[PathElement, FieldSet] = {}
+        self._encoded: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, *paths: Path) -> FieldSet:
@@ -155,11 +156,13 @@ class FieldSet:
         if not path:
             return
         node = self
+        node._encoded = None
         for pe in path[:-1]:
             child = node.children.get(pe)
             if child is None:
                 child = node.children[pe] = FieldSet()
             node = child
+            node._encoded = None
         node.members.add(path[-1])
 
     def has(self, path: Path) -> bool:
@@ -256,7 +259,9 @@ class FieldSet:
         return f"FieldSet({[path_text(p) for p in self.paths()]})"
 
     def to_fields(self, *, include_self: bool = False) -> dict[str, Any]:
-        """The ``fieldsV1`` document of this set."""
+        """The ``fieldsV1`` document of this set (do not modify it: it is kept for reuse)."""
+        if not include_self and self._encoded is not None:
+            return self._encoded
         out: dict[str, Any] = {}
         if include_self and (self.members or self.children):
             out["."] = {}
@@ -266,14 +271,20 @@ class FieldSet:
                 out[_serialize(pe)] = {}
             else:
                 out[_serialize(pe)] = child.to_fields(include_self=pe in self.members)
+        if not include_self:
+            self._encoded = out
         return out
 
     @classmethod
     def from_fields(cls, fields: Any) -> FieldSet:
-        """The set a ``fieldsV1`` document holds.
+        """The set a ``fieldsV1`` document holds (shared: do not insert into it).
 
         :raises ValueError: when it is not a valid document.
         """
+        return _decoded(orjson.dumps(fields))
+
+    @classmethod
+    def _parse(cls, fields: Any) -> FieldSet:
         if not isinstance(fields, dict):
             raise ValueError("fieldsV1 must be a JSON object")
         out = cls()
@@ -287,7 +298,13 @@ class FieldSet:
                 raise ValueError(f"fieldsV1 entry {key!r} must be a JSON object")
             if not value or "." in value:
                 out.members.add(pe)
-            child = cls.from_fields(value)
+            child = cls._parse(value)
             if child.members or child.children:
                 out.children[pe] = child
         return out
+
+
+@functools.lru_cache(maxsize=2048)
+def _decoded(document: bytes) -> FieldSet:
+    """Decoded ``fieldsV1`` documents, by their JSON (every write decodes the live ones)."""
+    return FieldSet._parse(orjson.loads(document))

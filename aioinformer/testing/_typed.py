@@ -172,6 +172,8 @@ def compare(lhs: Any, rhs: Any, t: TypeInfo) -> Comparison:
 
 
 def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: Comparison) -> None:
+    if lhs == rhs and lhs is not MISSING:
+        return  # equal values differ nowhere below (the common case of an update)
     shape = _shape(t, lhs, rhs)
     empty = all(v in (MISSING, None, {}, []) for v in (lhs, rhs))
     if shape == _LEAF or empty:
