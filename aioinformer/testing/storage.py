@@ -91,6 +91,16 @@ def _set_managed_fields(meta: dict[str, Any], managed: list[dict[str, Any]] | No
         meta["managedFields"] = managed
 
 
+def _check_name(obj: Mapping[str, Any], name: str) -> None:
+    """A patch may not rename the object (``checkName`` in apiserver ``handlers/rest.go``)."""
+    meta = obj.get("metadata")
+    in_object = str((meta if isinstance(meta, dict) else {}).get("name") or "")
+    if in_object != name:
+        raise status.bad_request(
+            f"the name of the object ({in_object}) does not match the name on the URL ({name})"
+        )
+
+
 #: Sentinel: compute the managed fields of a write (rather than take them as given).
 _TRACK: Any = object()
 
@@ -453,6 +463,7 @@ class Storage:
             raise _refusal(failure) from None
         if not isinstance(patched, dict) or not isinstance(patched.get("metadata"), dict):
             raise status.status_error(422, "Invalid", "the patched object is not a valid object")
+        _check_name(patched, name)
         self._check_rv(info, old, patched["metadata"].get("resourceVersion"))
         return self._write(
             info, key, ns, old, patched, subresource=subresource, field_manager=field_manager
@@ -473,6 +484,7 @@ class Storage:
         new, managed = applied_object(
             info, old, config, manager=field_manager, force=bool(force), subresource=subresource
         )
+        _check_name(new or old or {}, name)
         if old is None:
             if subresource:
                 raise status.not_found(info, name)

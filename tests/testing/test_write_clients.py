@@ -18,7 +18,7 @@ import kubernetes.client
 import pytest
 from kubernetes_asyncio.client import ApiClient, AppsV1Api, CoreV1Api
 
-from aioinformer.errors import ConflictError, UnprocessableEntityError
+from aioinformer.errors import BadRequestError, ConflictError, UnprocessableEntityError
 from aioinformer.testing import FakeApiServer
 
 T = TypeVar("T")
@@ -179,13 +179,22 @@ async def test_apply_removes_what_the_manager_stops_applying(
 
 async def test_write_options_are_validated_as_real(fake_apiserver: FakeApiServer) -> None:
     """Apply needs ``fieldManager``, and ``force`` is only for apply: both 422 on
-    ``PatchOptions.meta.k8s.io`` (apimachinery ``ValidatePatchOptions``); in-process
-    conflicts raise the same 409."""
+    ``PatchOptions.meta.k8s.io`` (apimachinery ``ValidatePatchOptions``); a patch or apply
+    may not rename the object (400, ``checkName`` in apiserver ``handlers/rest.go``);
+    in-process conflicts raise the same 409."""
     with pytest.raises(UnprocessableEntityError) as missing:
         await fake_apiserver.patch("deployments.apps", "web", DEPLOYMENT, patch_type="apply")
     assert "fieldManager: Required value: is required for apply patch" in str(missing.value)
     with pytest.raises(UnprocessableEntityError):
         await fake_apiserver.patch("configmaps", "c", {}, patch_type="merge", force=True)
+    nameless = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "1"}}
+    with pytest.raises(BadRequestError, match=r"the name of the object \(\) does not match"):
+        await fake_apiserver.patch(
+            "configmaps", "c", nameless, patch_type="apply", field_manager="m"
+        )
+    await fake_apiserver.create("configmaps", {"metadata": {"name": "c"}})
+    with pytest.raises(BadRequestError, match=r"the name of the object \(d\) does not match"):
+        await fake_apiserver.patch("configmaps", "c", {"metadata": {"name": "d"}})
     await fake_apiserver.patch(
         "deployments.apps", "web", DEPLOYMENT, patch_type="apply", field_manager="a"
     )
