@@ -299,6 +299,7 @@ def lookup(root: TypeInfo, path: Iterable[str]) -> TypeInfo | None:
     return current
 
 
+@functools.cache
 def _package_dir() -> Path | None:
     spec = importlib.util.find_spec(_PACKAGE)
     if spec is None or not spec.submodule_search_locations:

@@ -48,19 +48,32 @@ _KEY_DEFAULTS = {
 }
 
 
-def _shape(t: TypeInfo, *values: Any) -> int:
-    """How to walk values of type ``t``: as a leaf, a granular map or an associative list."""
-    present = [v for v in values if v is not MISSING and v is not None]
-    if not present:
+def _shape(t: TypeInfo, lhs: Any, rhs: Any = MISSING) -> int:
+    """How to walk values of type ``t``: as a leaf, a granular map or an associative list
+    (absent and null values do not count)."""
+    kind = t.kind
+    if kind == SCALAR:
         return _LEAF
-    if all(isinstance(v, dict) for v in present):
-        if t.kind == ANY or (t.kind == MAP and not t.atomic):
-            return _MAPPED
-        return _LEAF
-    listed = t.kind == LIST and t.list_type in (SET, ASSOCIATIVE)
-    if listed and all(isinstance(v, list) for v in present):
+    maps = lists = False
+    for value in (lhs, rhs):
+        if value is MISSING or value is None:
+            continue
+        if type(value) is dict:
+            maps = True
+        elif type(value) is list:
+            lists = True
+        else:
+            return _LEAF
+    if maps and not lists:
+        return _MAPPED if kind == ANY or (kind == MAP and not t.atomic) else _LEAF
+    if lists and not maps and kind == LIST and t.list_type in (SET, ASSOCIATIVE):
         return _LISTED
     return _LEAF
+
+
+def _blank(value: Any) -> bool:
+    """Absent, null, or an empty map or list (``emptyPromoteToLeaf``)."""
+    return value is MISSING or value is None or (type(value) in (dict, list) and not value)
 
 
 def _element(t: TypeInfo) -> TypeInfo:
@@ -175,8 +188,7 @@ def _compare(lhs: Any, rhs: Any, t: TypeInfo, path: Path, out: Comparison) -> No
     if lhs == rhs and lhs is not MISSING:
         return  # equal values differ nowhere below (the common case of an update)
     shape = _shape(t, lhs, rhs)
-    empty = all(v in (MISSING, None, {}, []) for v in (lhs, rhs))
-    if shape == _LEAF or empty:
+    if shape == _LEAF or (_blank(lhs) and _blank(rhs)):
         if lhs is MISSING:
             out.added.insert(path)
         elif rhs is MISSING:
@@ -233,8 +245,7 @@ def merge(lhs: Any, rhs: Any, t: TypeInfo) -> Any:
 
 def _merge(lhs: Any, rhs: Any, t: TypeInfo) -> Any:
     shape = _shape(t, lhs, rhs)
-    empty = all(v in (MISSING, None, {}, []) for v in (lhs, rhs))
-    if shape == _LEAF or empty:
+    if shape == _LEAF or (_blank(lhs) and _blank(rhs)):
         return rhs if rhs is not MISSING else lhs
     if shape == _MAPPED:
         left = lhs if isinstance(lhs, dict) else {}

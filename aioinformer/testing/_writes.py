@@ -9,6 +9,8 @@ is refused (415) and apply deduces list and map semantics from the values.
 
 from __future__ import annotations
 
+import functools
+import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -62,8 +64,14 @@ def unsupported_media_type(info: ResourceInfo) -> StatusFailure:
     )
 
 
+@functools.lru_cache(maxsize=4)
+def _timestamp(second: int) -> str:
+    return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The time of a managed fields entry (RFC 3339, whole seconds, as metav1.Time)."""
+    return _timestamp(int(time.time()))
 
 
 def _go_kind(value: Any) -> str:
