@@ -13,6 +13,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aioinformer.testing._apply import apply, track_update
 from aioinformer.testing._failure import StatusFailure
@@ -472,3 +474,44 @@ def test_custom_resources_without_schema_merge_maps_and_replace_lists() -> None:
     merged = _apply(created, config, "b", root=DEDUCED, force=True, gvk=widget)
     assert merged["spec"] == {"size": 1, "tags": ["b"], "color": "red"}
     assert _fields(merged, "b") == {"f:spec": {".": {}, "f:color": {}, "f:tags": {}}}
+
+
+_NAMES = st.sampled_from(["app", "proxy", "log", "init"])
+_ENV = st.lists(st.sampled_from(["A", "B", "C", "D"]), unique=True, max_size=3)
+
+
+@st.composite
+def _containers(draw: st.DrawFn) -> list[dict[str, Any]]:
+    names = draw(st.lists(_NAMES, unique=True, min_size=1, max_size=4))
+    out = []
+    for name in names:
+        container: dict[str, Any] = {"name": name, "image": f"{name}:{draw(st.integers(1, 3))}"}
+        env = draw(_ENV)
+        if env:
+            container["env"] = [
+                {"name": e, "value": draw(st.sampled_from(["x", "y"]))} for e in env
+            ]
+        out.append(container)
+    return out
+
+
+def _by_name(containers: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        c["name"]: (c["image"], {e["name"]: e["value"] for e in c.get("env", [])})
+        for c in containers
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(_containers(), _containers(), st.booleans())
+def test_a_sole_applier_ends_with_exactly_its_last_configuration(
+    first: list[dict[str, Any]], second: list[dict[str, Any]], replicas: bool
+) -> None:
+    """With one manager, applying one configuration after another leaves exactly the second
+    one's containers and env entries: everything it dropped is pruned, everything it sets is
+    merged in (structured-merge-diff ``Updater.Apply``)."""
+    created = _apply(None, _deployment(*first), "ci")
+    again = _apply(created, _deployment(*second, replicas=2 if replicas else None), "ci")
+    assert _by_name(again["spec"]["template"]["spec"]["containers"]) == _by_name(second)
+    assert ("replicas" in again["spec"]) == replicas
+    assert _apply(again, _deployment(*second, replicas=2 if replicas else None), "ci") == again
