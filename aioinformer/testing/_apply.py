@@ -235,10 +235,13 @@ def apply(
     :raises StatusFailure: 400 for a configuration of another kind or carrying managed
         fields, 409 for conflicts, 500 for a configuration the schema refuses (as real).
     """
+    if config is None:
+        config = {}
     if not isinstance(config, dict):
+        kind_name = {list: "array", str: "string", bool: "bool"}.get(type(config), "number")
         raise StatusFailure.bad_request(
-            "error decoding patch: json: cannot unmarshal "
-            f"{type(config).__name__} into Go value of type map[string]interface {{}}"
+            f"error decoding patch: json: cannot unmarshal {kind_name} into Go value of type "
+            "map[string]interface {}"
         )
     if config.get("apiVersion") != api_version or config.get("kind") != kind:
         raise StatusFailure.bad_request(
@@ -291,7 +294,7 @@ def apply(
         applied = {**config, "metadata": {**meta, "annotations": annotations}}
         if not annotations:
             del applied["metadata"]["annotations"]
-        text = json.dumps(applied, sort_keys=True, separators=(",", ":"))
+        text = json.dumps(applied, sort_keys=True, separators=(",", ":")) + "\n"
         result = {**result, "metadata": {**result["metadata"]}}
         result["metadata"]["annotations"] = {
             **result["metadata"]["annotations"],
