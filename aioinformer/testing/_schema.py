@@ -7,8 +7,8 @@ server acts on: ``x-kubernetes-patch-merge-key``/``-patch-strategy`` (strategic 
 ``x-kubernetes-group-version-kind``. The fake serves the newest release the package has.
 
 Everything is lazy and shared by every server in the process: the definitions file is read on
-the first question (about 50 ms), a type is built on first use, and its fields when first
-asked for. The types follow the rules the API server uses to turn OpenAPI into its merge
+the first question (1.8 MB of JSON, 10-20 ms), a type is built on first use, and its fields
+when first asked for. The types follow the rules the API server uses to turn OpenAPI into its merge
 schema (kube-openapi ``pkg/schemaconv``): objects with properties are structs (granular unless
 ``x-kubernetes-map-type: atomic``), ``additionalProperties`` make maps, objects without either
 are free-form (deduced), lists are atomic unless ``x-kubernetes-list-type`` (or, failing that,
