@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-EXTRAS := test,cli,metrics,examples
+EXTRAS := test,testing,cli,metrics,examples
 STAMP  := $(VENV)/.installed
 SRC    := $(wildcard aioinformer tests benchmarks examples)
 

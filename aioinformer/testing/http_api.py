@@ -17,7 +17,10 @@ from aiohttp import web
 
 from ..errors import ApiError
 from . import discovery, openapi, status
+from ._managed import manager_from_user_agent
+from ._schema import schemas
 from ._shard import ShardingGate
+from ._writes import accepted_patch_types
 from .faults import Faults
 from .listing import ListRequest, compile_matcher, list_document, shard_filter, with_shard
 from .patch import patch_type_of
@@ -53,6 +56,36 @@ def error_response(error: ApiError) -> web.Response:
         headers["Retry-After"] = str(max(1, round(error.retry_after)))
     body = error.status or status.status_object(error.code, error.reason, error.message)
     return json_response(body, error.code, headers)
+
+
+def _field_manager(request: web.Request, query: Mapping[str, str]) -> str:
+    """``fieldManager``, else what the real server derives from the ``User-Agent``."""
+    return query.get("fieldManager") or manager_from_user_agent(
+        request.headers.get("User-Agent", "")
+    )
+
+
+def _force(query: Mapping[str, str]) -> bool | None:
+    raw = query.get("force")
+    if raw is None:
+        return None
+    if raw.lower() in ("true", "1"):
+        return True
+    if raw.lower() in ("false", "0"):
+        return False
+    raise status.bad_request(f'strconv.ParseBool: parsing "{raw}": invalid syntax')
+
+
+def _version_info() -> dict[str, Any]:
+    """``/version``: the Kubernetes release whose schemas the fake serves."""
+    served = schemas()
+    major, minor, _ = served.version
+    return {
+        **discovery.version_info(),
+        "major": str(major),
+        "minor": str(minor),
+        "gitVersion": f"{served.git_version}-aioinformer-fake",
+    }
 
 
 def _not_found_path() -> ApiError:
@@ -189,16 +222,23 @@ class ApiHandler:
             return await self._watch(request, info, res, query, record)
         if verb == "create":
             body = await _json_body(request)
-            created = self._storage.create(res, body, namespace=info.namespace)
+            created = self._storage.create(
+                res, body, namespace=info.namespace, field_manager=_field_manager(request, query)
+            )
             return json_response(created, 201)
         if verb == "update":
             body = await _json_body(request)
             updated = self._storage.update(
-                res, body, name=info.name, namespace=info.namespace, subresource=info.subresource
+                res,
+                body,
+                name=info.name,
+                namespace=info.namespace,
+                subresource=info.subresource,
+                field_manager=_field_manager(request, query),
             )
             return json_response(updated)
         if verb == "patch":
-            return await self._patch(request, info, res)
+            return await self._patch(request, info, res, query)
         if verb == "delete":
             return await self._delete(request, info, res)
         matcher = compile_matcher(res, query)
@@ -217,7 +257,7 @@ class ApiHandler:
     def _discovery(self, request: web.Request, info: RequestInfo) -> web.StreamResponse:
         path = request.path.rstrip("/")
         if path == "/version":
-            return json_response(discovery.version_info())
+            return json_response(_version_info())
         if path == "/api":
             return json_response(discovery.api_versions(request.host))
         if path == "/apis":
@@ -243,16 +283,23 @@ class ApiHandler:
         raise _not_found_path()
 
     async def _patch(
-        self, request: web.Request, info: RequestInfo, res: ResourceInfo
+        self, request: web.Request, info: RequestInfo, res: ResourceInfo, query: dict[str, str]
     ) -> web.StreamResponse:
+        accepted = accepted_patch_types(res)
         patch_type = patch_type_of(request.content_type)
-        if patch_type is None:
+        if patch_type is None or request.content_type not in accepted:
             raise status.status_error(
                 415,
-                message=f"the body of the request was in an unknown format: {request.content_type}",
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types "
+                f"include: {', '.join(accepted)}",
             )
         body = await _json_body(request)
         existed = info.name and self._exists(res, info)
+        if patch_type == "apply":
+            manager = query.get("fieldManager", "")
+        else:
+            manager = _field_manager(request, query)
         patched = self._storage.patch(
             res,
             body,
@@ -260,6 +307,8 @@ class ApiHandler:
             namespace=info.namespace,
             patch_type=patch_type,
             subresource=info.subresource,
+            field_manager=manager,
+            force=_force(query),
         )
         return json_response(patched, 200 if existed or patch_type != "apply" else 201)
 

@@ -1,7 +1,7 @@
 """JSON merge patch (RFC 7386) and JSON patch (RFC 6902), never mutating their input.
 
-Strategic merge patch is served as a merge patch (lists are replaced, not merged by key,
-and ``$patch`` directives are not interpreted).
+Strategic merge patch lives in :mod:`._strategic`, server-side apply in :mod:`._apply`;
+:mod:`._writes` picks among them.
 """
 
 from __future__ import annotations

@@ -302,15 +302,25 @@ class FakeApiServer:
         return str(self._storage.resource_version)
 
     async def create(
-        self, resource: str | ResourceInfo, obj: Mapping[str, Any], *, namespace: str = ""
+        self,
+        resource: str | ResourceInfo,
+        obj: Mapping[str, Any],
+        *,
+        namespace: str = "",
+        field_manager: str = "",
     ) -> KubeObject:
         """Create an object as ``POST`` would; returns the stored object.
 
         :param namespace: overrides ``metadata.namespace`` (default: from the object, else
             ``default``).
+        :param field_manager: the manager ``managedFields`` name (default ``""``: ``unknown``,
+            as for a request with neither ``fieldManager`` nor User-Agent).
         """
         info = self.resource(resource)
-        return _copy(self._storage.create(info, _copy(obj), namespace=namespace))
+        created = self._storage.create(
+            info, _copy(obj), namespace=namespace, field_manager=field_manager
+        )
+        return _copy(created)
 
     async def get(
         self, resource: str | ResourceInfo, name: str, *, namespace: str = ""
@@ -328,14 +338,20 @@ class FakeApiServer:
         *,
         namespace: str = "",
         subresource: str = "",
+        field_manager: str = "",
     ) -> KubeObject:
         """Replace an object as ``PUT`` would (409 on a stale ``metadata.resourceVersion``).
 
         :param subresource: ``"status"`` to change only ``status``.
+        :param field_manager: the manager ``managedFields`` name (default: ``unknown``).
         """
         info = self.resource(resource)
         updated = self._storage.update(
-            info, _copy(obj), namespace=namespace, subresource=subresource
+            info,
+            _copy(obj),
+            namespace=namespace,
+            subresource=subresource,
+            field_manager=field_manager,
         )
         return _copy(updated)
 
@@ -348,11 +364,17 @@ class FakeApiServer:
         namespace: str = "",
         patch_type: str = "merge",
         subresource: str = "",
+        field_manager: str = "",
+        force: bool | None = None,
     ) -> KubeObject:
         """Patch an object as ``PATCH`` would.
 
-        :param patch_type: ``"merge"`` (default), ``"strategic"`` (treated as merge),
-            ``"json"`` (RFC 6902) or ``"apply"`` (merge, creating when missing).
+        :param patch_type: ``"merge"`` (default, RFC 7386), ``"strategic"`` (strategic merge
+            patch, by the kind's schema), ``"json"`` (RFC 6902) or ``"apply"`` (server-side
+            apply, creating when missing).
+        :param field_manager: the manager ``managedFields`` name; required for ``"apply"``
+            (else 422, as real), default ``unknown`` for the others.
+        :param force: for ``"apply"``: take fields other managers own instead of a 409.
         """
         if patch_type not in ("merge", "strategic", "json", "apply"):
             raise ValueError(f"unknown patch type {patch_type!r}")
@@ -363,6 +385,8 @@ class FakeApiServer:
             namespace=namespace,
             patch_type=patch_type,
             subresource=subresource,
+            field_manager=field_manager,
+            force=force,
         )
         return _copy(patched)
 

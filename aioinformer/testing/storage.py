@@ -13,7 +13,10 @@ Deliberate simplifications, compared with the real API server:
 * ``status`` is an ordinary part of the object for main-resource writes (create, update and
   patch keep what they are given); writes to the ``status`` subresource change only ``status``.
 * ``generation`` starts at 1 and grows when anything outside ``metadata`` and ``status``
-  changes; there are no ``managedFields``; deletes are immediate (no grace periods).
+  changes; deletes are immediate (no grace periods).
+
+Every create and update keeps ``metadata.managedFields`` as the real field manager does,
+patches follow the schema of the kind (:mod:`._writes`).
 * Deleting a namespace deletes its contents at once (finalizers on them are honoured).
 """
 
@@ -29,8 +32,15 @@ from typing import Any
 from ..errors import ApiError
 from ..objects import KubeObject
 from . import status
+from ._failure import StatusFailure
+from ._schema import require_schemas
+from ._writes import (
+    applied_object,
+    managed_fields_after_update,
+    patched_object,
+    validate_patch_options,
+)
 from .history import ADDED, DELETED, MODIFIED, ResourceHistory, StoredEvent, with_resource_version
-from .patch import apply_json_patch, apply_merge_patch
 from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["Storage", "object_key"]
@@ -67,6 +77,34 @@ def _gvr(info: ResourceInfo) -> tuple[str, str, str]:
     return (info.group, info.version, info.plural)
 
 
+def _refusal(failure: StatusFailure) -> ApiError:
+    """The answer for a request the write machinery refused."""
+    return status.status_error(
+        failure.code, failure.reason, failure.message, details=failure.details
+    )
+
+
+def _set_managed_fields(meta: dict[str, Any], managed: list[dict[str, Any]] | None) -> None:
+    if managed is None:
+        meta.pop("managedFields", None)
+    else:
+        meta["managedFields"] = managed
+
+
+def _check_name(obj: Mapping[str, Any], name: str) -> None:
+    """A patch may not rename the object (``checkName`` in apiserver ``handlers/rest.go``)."""
+    meta = obj.get("metadata")
+    in_object = str((meta if isinstance(meta, dict) else {}).get("name") or "")
+    if in_object != name:
+        raise status.bad_request(
+            f"the name of the object ({in_object}) does not match the name on the URL ({name})"
+        )
+
+
+#: Sentinel: compute the managed fields of a write (rather than take them as given).
+_TRACK: Any = object()
+
+
 class Storage:
     """All objects of all resources, their histories and the global resource version.
 
@@ -74,6 +112,7 @@ class Storage:
     :param history_limit: events kept per resource for resuming watches (at least this many).
     :param auto_create_namespaces: create a missing namespace on a namespaced create instead
         of answering 404.
+    :raises ImportError: when the Kubernetes schemas (the ``testing`` extra) are missing.
     """
 
     def __init__(
@@ -83,6 +122,7 @@ class Storage:
         history_limit: int,
         auto_create_namespaces: bool,
     ) -> None:
+        require_schemas()
         self.registry = registry
         self.history_limit = history_limit
         self.auto_create_namespaces = auto_create_namespaces
@@ -230,10 +270,20 @@ class Storage:
                 obj[key] = value
         return obj
 
-    def create(self, info: ResourceInfo, obj: Any, *, namespace: str = "") -> KubeObject:
+    def create(
+        self,
+        info: ResourceInfo,
+        obj: Any,
+        *,
+        namespace: str = "",
+        field_manager: str = "",
+        managed_fields: Any = _TRACK,
+    ) -> KubeObject:
         """Create an object; the server sets uid, creationTimestamp, resourceVersion, generation.
 
         :param namespace: the namespace from the URL (``""``: from the object, else default).
+        :param field_manager: who writes (``""``: ``unknown``), for ``managedFields``.
+        :param managed_fields: the ``managedFields`` to store instead of tracking this write.
         :raises ConflictError: AlreadyExists.
         :raises NotFoundError: the namespace does not exist (and is not auto-created).
         :raises UnprocessableEntityError: no name and no generateName, or an invalid name.
@@ -273,6 +323,9 @@ class Storage:
         new = self._shape(info, meta, obj)
         if info == self._namespaces and not isinstance(new.get("status"), dict):
             new["status"] = {"phase": "Active"}
+        if managed_fields is _TRACK:
+            managed_fields = managed_fields_after_update(info, None, new, manager=field_manager)
+        _set_managed_fields(meta, managed_fields)
         self._commit(info, ADDED, key, ns, new, None)
         return new
 
@@ -293,8 +346,14 @@ class Storage:
         body: Mapping[str, Any],
         *,
         subresource: str,
+        field_manager: str = "",
+        managed_fields: Any = _TRACK,
     ) -> KubeObject:
-        """Replace ``old`` by ``body``, keeping the server-owned metadata; no-ops are skipped."""
+        """Replace ``old`` by ``body``, keeping the server-owned metadata; no-ops are skipped.
+
+        ``managedFields`` follow the write (``field_manager``), unless ``managed_fields`` are
+        given (an apply computed them).
+        """
         old_meta = old["metadata"]
         if subresource == "status":
             new = {k: v for k, v in old.items() if k != "status"}
@@ -314,6 +373,11 @@ class Storage:
             new = dict(body)
         meta["resourceVersion"] = old_meta["resourceVersion"]
         new = self._shape(info, meta, new)
+        if managed_fields is _TRACK:
+            managed_fields = managed_fields_after_update(
+                info, old, new, manager=field_manager, subresource=subresource
+            )
+        _set_managed_fields(meta, managed_fields)
         if new == old:
             return old
         if _spec_part(new) != _spec_part(old):
@@ -343,11 +407,13 @@ class Storage:
         name: str = "",
         namespace: str = "",
         subresource: str = "",
+        field_manager: str = "",
     ) -> KubeObject:
         """Replace an object (PUT); a set ``metadata.resourceVersion`` must be the current one.
 
         :param name: the name from the URL (``""``: from the object).
         :param subresource: ``"status"`` to change only ``status``.
+        :param field_manager: who writes (``""``: ``unknown``), for ``managedFields``.
         :raises NotFoundError: it does not exist.
         :raises ConflictError: stale ``metadata.resourceVersion``.
         """
@@ -360,7 +426,10 @@ class Storage:
             )
         ns, key, old = self._locate(info, name or in_body, ns)
         self._check_rv(info, old, meta.get("resourceVersion"))
-        return self._write(info, key, ns, old, {**obj, "metadata": meta}, subresource=subresource)
+        body = {**obj, "metadata": meta}
+        return self._write(
+            info, key, ns, old, body, subresource=subresource, field_manager=field_manager
+        )
 
     def patch(
         self,
@@ -371,31 +440,65 @@ class Storage:
         namespace: str = "",
         patch_type: str = "merge",
         subresource: str = "",
+        field_manager: str = "",
+        force: bool | None = None,
     ) -> KubeObject:
-        """Patch an object: ``merge``, ``strategic`` (as merge), ``json`` or ``apply``.
+        """Patch an object: ``merge``, ``strategic``, ``json`` or ``apply`` (server-side apply).
 
         A ``metadata.resourceVersion`` in the patched result that differs from the stored one
         is a precondition failure (409), as on the real server. ``apply`` creates the object
-        when it does not exist.
+        when it does not exist, needs a ``field_manager`` and may ``force`` conflicts.
+
+        :raises UnprocessableEntityError: invalid options (``fieldManager`` missing for apply,
+            ``force`` for another patch type).
+        :raises ConflictError: apply conflicts with another manager's fields.
         """
-        ns = (namespace or "default") if info.namespaced else ""
-        old = self.objects(info).get(object_key(ns, name))
-        if old is None and patch_type == "apply":
-            if not isinstance(patch, dict):
-                raise status.bad_request("an apply patch must be a JSON object")
-            meta = dict(patch.get("metadata") or {}, name=name)
-            return self.create(info, {**patch, "metadata": meta}, namespace=ns)
-        ns, key, old = self._locate(info, name, ns)
-        if patch_type == "json":
-            patched = apply_json_patch(old, patch)
-        elif isinstance(patch, dict):
-            patched = apply_merge_patch(old, patch)
-        else:
-            raise status.bad_request(f"a {patch_type} patch must be a JSON object")
+        try:
+            validate_patch_options(patch_type, field_manager, force)
+            if patch_type == "apply":
+                return self._apply(info, patch, name, namespace, subresource, field_manager, force)
+            ns, key, old = self._locate(info, name, namespace)
+            patched = patched_object(info, old, patch, patch_type)
+        except StatusFailure as failure:
+            raise _refusal(failure) from None
         if not isinstance(patched, dict) or not isinstance(patched.get("metadata"), dict):
             raise status.status_error(422, "Invalid", "the patched object is not a valid object")
+        _check_name(patched, name)
         self._check_rv(info, old, patched["metadata"].get("resourceVersion"))
-        return self._write(info, key, ns, old, patched, subresource=subresource)
+        return self._write(
+            info, key, ns, old, patched, subresource=subresource, field_manager=field_manager
+        )
+
+    def _apply(
+        self,
+        info: ResourceInfo,
+        config: Any,
+        name: str,
+        namespace: str,
+        subresource: str,
+        field_manager: str,
+        force: bool | None,
+    ) -> KubeObject:
+        ns = (namespace or "default") if info.namespaced else ""
+        old = self.objects(info).get(object_key(ns, name))
+        new, managed = applied_object(
+            info, old, config, manager=field_manager, force=bool(force), subresource=subresource
+        )
+        _check_name(new or old or {}, name)
+        if old is None:
+            if subresource:
+                raise status.not_found(info, name)
+            base: dict[str, Any] = new or {"apiVersion": info.api_version, "kind": info.kind}
+            meta = dict(base.get("metadata") or {}, name=name)
+            meta.pop("managedFields", None)
+            return self.create(
+                info, {**base, "metadata": meta}, namespace=ns, managed_fields=managed
+            )
+        if new is None:
+            new = old
+        self._check_rv(info, old, new.get("metadata", {}).get("resourceVersion"))
+        key = object_key(ns, name)
+        return self._write(info, key, ns, old, new, subresource=subresource, managed_fields=managed)
 
     def delete(
         self,

@@ -15,12 +15,17 @@ from kubernetes_asyncio.client import (
 )
 
 from aioinformer.testing import FakeApiServer
+from aioinformer.testing._schema import schemas
 
 
-async def test_version_reports_kubernetes_1_32(api: ApiClient) -> None:
-    """/version answers a VersionInfo."""
+async def test_version_reports_the_release_of_the_served_schemas(api: ApiClient) -> None:
+    """/version answers a VersionInfo naming the newest release kubernetes-validate has
+    schemas for (the one whose strategic-merge and apply rules the fake follows)."""
     info = await VersionApi(api).get_code()
-    assert (info.major, info.minor) == ("1", "32")
+    major, minor, patch = schemas().version
+    assert (info.major, info.minor) == (str(major), str(minor))
+    assert info.git_version.startswith(f"v{major}.{minor}.{patch}")
+    assert (major, minor) >= (1, 37)
 
 
 async def test_core_and_group_lists(api: ApiClient) -> None:
