@@ -8,6 +8,13 @@ The names below are the public API; submodules hold the rest (``aioinformer.erro
 ``aioinformer.integrations``).
 """
 
+from ._clock import Clock as Clock
+from ._config import BackoffPolicy as BackoffPolicy
+from ._config import WatchConfig as WatchConfig
+from ._reflector import Reflector as Reflector
+from ._reflector import ReflectorStatistics as ReflectorStatistics
+from ._reflector import ReflectorStore as ReflectorStore
+from ._reflector import WatchErrorHandler as WatchErrorHandler
 from ._version import __version__ as __version__
 from .backoff import Backoff as Backoff
 from .controller import Controller as Controller
@@ -38,7 +45,6 @@ from .objects import KubeObject as KubeObject
 from .objects import deletion_handling_meta_namespace_key as deletion_handling_meta_namespace_key
 from .objects import meta_namespace_key as meta_namespace_key
 from .objects import split_meta_namespace_key as split_meta_namespace_key
-from .reflector import Reflector as Reflector
 from .selectors import LabelSelector as LabelSelector
 from .selectors import parse_label_selector as parse_label_selector
 from .store import NAMESPACE_INDEX as NAMESPACE_INDEX
@@ -49,6 +55,8 @@ from .transport import KubeListerWatcher as KubeListerWatcher
 __all__ = [
     "NAMESPACE_INDEX",
     "Backoff",
+    "BackoffPolicy",
+    "Clock",
     "ClusterConnection",
     "Controller",
     "DeletedFinalStateUnknown",
@@ -69,6 +77,8 @@ __all__ = [
     "ListerWatcher",
     "Lister",
     "Reflector",
+    "ReflectorStatistics",
+    "ReflectorStore",
     "Registration",
     "Resource",
     "ResourceEventHandlerFuncs",
@@ -76,6 +86,8 @@ __all__ = [
     "SharedIndexInformer",
     "SharedInformerFactory",
     "Store",
+    "WatchConfig",
+    "WatchErrorHandler",
     "WatchEvent",
     "WatchEventType",
     "__version__",

@@ -39,12 +39,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from ._background import BackgroundRunner
+from ._clock import SYSTEM_CLOCK, Clock
 from .enqueue import EnqueueHandler
 from .errors import LifecycleError, QueueShutDown
 from .objects import KubeObject
@@ -146,7 +146,7 @@ class Controller(BackgroundRunner, Generic[K]):
     :param shutdown_timeout: seconds :meth:`stop` lets in-flight reconciles finish before they
         are cancelled. Default 30.0.
     :param metrics_provider: metrics for the default queue. Default None: no metrics.
-    :param clock: monotonic seconds for the default queue. Default :func:`time.monotonic`.
+    :param clock: time for the default queue. Default the system clock.
     :param leader_elector: reconcile only while this elector leads. If it has not been started
         when the controller starts, the controller runs it for its own lifetime (and stops it,
         releasing the lease, after its workers have stopped); if it is already running (one
@@ -164,7 +164,7 @@ class Controller(BackgroundRunner, Generic[K]):
         rate_limiter: RateLimiter[K] | None = None,
         shutdown_timeout: float = 30.0,
         metrics_provider: MetricsProvider | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = SYSTEM_CLOCK,
         leader_elector: LeaderElector | None = None,
     ) -> None:
         if workers < 1:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ._background import BackgroundRunner
-from .backoff import Backoff
+from ._clock import SYSTEM_CLOCK, Clock
+from ._config import WatchConfig
 from .errors import LifecycleError
 from .informer import SharedIndexInformer
 from .listwatch import ListOptions, Resource
@@ -119,9 +120,12 @@ class SharedInformerFactory(BackgroundRunner):
     :param tweak_list_options: applied to every list and watch request of every informer
         (for example to add a label selector).
     :param custom_resync: resync periods per resource, overriding ``default_resync``.
-    :param informer_options: extra keyword arguments for every informer (``idle_timeout``,
-        ``min_watch_timeout``, ``backoff``, ...). A ``backoff`` is copied for each informer,
-        so one informer's failures never lengthen another's delays.
+    :param watch: how every informer lists and watches (page size, watch timeouts,
+        streaming lists, backoff policy; each informer walks its own backoff sequence).
+        Default :class:`~aioinformer.WatchConfig` ``()``.
+    :param custom_watch: watch configurations per resource, overriding ``watch``.
+    :param clock: time for every informer (resync, backoff waits, deadlines). Default the
+        system clock.
     :param credential_refresher: awaited after a 401 to reload credentials (for example
         :attr:`~aioinformer.kubeconfig.ClusterConnection.credential_refresher`, for exec-plugin
         and OIDC tokens that expire). Default None: only the configuration's own refresh hook.
@@ -138,7 +142,9 @@ class SharedInformerFactory(BackgroundRunner):
         default_resync: float = 0.0,
         tweak_list_options: Callable[[ListOptions], ListOptions] | None = None,
         custom_resync: Mapping[Resource | str, float] | None = None,
-        informer_options: Mapping[str, Any] | None = None,
+        watch: WatchConfig = WatchConfig(),
+        custom_watch: Mapping[Resource | str, WatchConfig] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
         credential_refresher: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._api_client = api_client
@@ -146,7 +152,9 @@ class SharedInformerFactory(BackgroundRunner):
         self._default_resync = default_resync
         self._tweak = tweak_list_options
         self._custom_resync = {_as_resource(r): p for r, p in (custom_resync or {}).items()}
-        self._informer_options = dict(informer_options or {})
+        self._watch = watch
+        self._custom_watch = {_as_resource(r): c for r, c in (custom_watch or {}).items()}
+        self._clock = clock
         self._credential_refresher = credential_refresher
         self._informers: dict[Resource, SharedIndexInformer] = {}
         self._started: set[Resource] = set()
@@ -199,15 +207,13 @@ class SharedInformerFactory(BackgroundRunner):
             tweak_list_options=self._tweak,
             credential_refresher=self._credential_refresher,
         )
-        options = dict(self._informer_options)
-        if isinstance(options.get("backoff"), Backoff):
-            options["backoff"] = options["backoff"].copy()  # one sequence per informer
         informer = SharedIndexInformer(
             lister_watcher,
             resync_period=self._custom_resync.get(key, self._default_resync),
             indexers=indexers,
             name=str(key),
-            **options,
+            watch=self._custom_watch.get(key, self._watch),
+            clock=self._clock,
         )
         self._informers[key] = informer
         return informer

@@ -1,6 +1,6 @@
 """The SharedIndexInformer: one LIST+WATCH shared by any number of consumers.
 
-Data path: the :class:`~aioinformer.reflector.Reflector` feeds a
+Data path: the :class:`~aioinformer.Reflector` feeds a
 :class:`~aioinformer.delta_fifo.DeltaFIFO`; one processing task pops batches from it, applies
 each delta to the :class:`~aioinformer.store.Indexer` and distributes a notification to every
 listener by appending to its deque. Nothing downstream of the FIFO can block the watch stream.
@@ -17,8 +17,7 @@ from __future__ import annotations
 import gc
 import itertools
 import logging
-import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -26,14 +25,15 @@ import anyio
 import anyio.lowlevel
 
 from ._background import BackgroundRunner
-from .backoff import Backoff
+from ._clock import SYSTEM_CLOCK, Clock
+from ._config import WatchConfig
+from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
 from .delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
 from .errors import FIFOClosedError, LifecycleError
 from .listener import Event, EventStream, EventType, Listener, Registration, validate_handler
 from .lister import Lister
 from .listwatch import ListerWatcher, Resource
 from .objects import try_resource_version
-from .reflector import Reflector, ReflectorStatistics, WatchErrorHandler
 from .store import Indexer, Indexers
 
 if TYPE_CHECKING:
@@ -76,14 +76,9 @@ class SharedIndexInformer(BackgroundRunner):
         disables resync entirely, whatever consumers ask for.
     :param indexers: extra index functions (the ``namespace`` index is built in).
     :param name: used in logs and metrics. Default ``"informer-N"``.
-    :param min_watch_timeout: see :class:`~aioinformer.reflector.Reflector`. Default 300.
-    :param idle_timeout: see :class:`~aioinformer.reflector.Reflector`. Default 120.
-    :param backoff: see :class:`~aioinformer.reflector.Reflector`. Default client-go's.
+    :param watch: how the reflector lists and watches (page size, watch timeouts, streaming
+        lists, backoff). Default :class:`~aioinformer.WatchConfig` ``()``.
     :param batch_size: the most keys processed per FIFO pop. Default 1000.
-    :param streaming_list: sync with streaming lists (``sendInitialEvents``) instead of LISTs,
-        falling back to a LIST on error or when the initial-events bookmark is late; see
-        :class:`~aioinformer.reflector.Reflector`. Default False.
-    :param streaming_list_deadline: seconds to wait for that bookmark. Default 60.
     :param freeze_gc_after_sync: call :func:`gc.freeze` once the initial list is cached, so
         CPython's cyclic garbage collector stops rescanning it (and everything else alive at
         that moment) on every full collection — the cache is millions of containers for a large
@@ -91,7 +86,8 @@ class SharedIndexInformer(BackgroundRunner):
         garbage are never reclaimed (acyclic ones, like cached objects, are freed as usual).
         A full collection runs first, once: a pause of about a second per 10,000 Pods.
         ``make bench`` measures the effect (watch ingest 1.7x faster). Default False.
-    :param clock: monotonic seconds, for resync scheduling. Default :func:`time.monotonic`.
+    :param clock: time for resync scheduling and the reflector's waits. Default the system
+        clock.
     """
 
     def __init__(
@@ -101,26 +97,18 @@ class SharedIndexInformer(BackgroundRunner):
         resync_period: float = 0.0,
         indexers: Indexers | None = None,
         name: str | None = None,
-        min_watch_timeout: float = 300.0,
-        idle_timeout: float | None = 120.0,
-        backoff: Backoff | None = None,
+        watch: WatchConfig = WatchConfig(),
         batch_size: int = DEFAULT_BATCH_SIZE,
-        streaming_list: bool = False,
-        streaming_list_deadline: float = 60.0,
         freeze_gc_after_sync: bool = False,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.name = name or f"informer-{next(_names)}"
         self._freeze_gc = freeze_gc_after_sync
-        self._streaming_list = streaming_list
-        self._streaming_list_deadline = streaming_list_deadline
+        self._watch_config = watch
         self._lw = lister_watcher
         self._default_resync = max(0.0, resync_period)
         self._check_period = self._default_resync
         self._indexer = Indexer(indexers=indexers)
-        self._min_watch_timeout = min_watch_timeout
-        self._idle_timeout = idle_timeout
-        self._backoff = backoff
         self._batch_size = batch_size
         self._clock = clock
         self._transform: TransformFunc | None = None
@@ -223,8 +211,8 @@ class SharedIndexInformer(BackgroundRunner):
 
     @property
     def reflector_stats(self) -> ReflectorStatistics | None:
-        """The reflector's counters (None before start)."""
-        return self._reflector.stats if self._reflector else None
+        """A snapshot of the reflector's counters (None before start)."""
+        return self._reflector.statistics() if self._reflector else None
 
     @property
     def listeners(self) -> list[Listener]:
@@ -316,7 +304,7 @@ class SharedIndexInformer(BackgroundRunner):
             name=f"{self.name}/{kind}-{next(self._listener_ids)}",
             requested_resync_period=requested,
             resync_period=_effective_resync(requested, self._check_period),
-            now=self._clock(),
+            now=self._clock.now(),
             upstream_synced=False,
         )
         if self._state is _State.RUNNING:
@@ -366,15 +354,12 @@ class SharedIndexInformer(BackgroundRunner):
         reflector = Reflector(
             self._lw,
             fifo,
+            config=self._watch_config,
             name=self.name,
             resync_period=self._check_period,
             should_resync=self._should_resync,
-            min_watch_timeout=self._min_watch_timeout,
-            idle_timeout=self._idle_timeout,
-            backoff=self._backoff,
             watch_error_handler=self._watch_error_handler,
-            streaming_list=self._streaming_list,
-            streaming_list_deadline=self._streaming_list_deadline,
+            clock=self._clock,
         )
         self._fifo, self._reflector = fifo, reflector
         try:
@@ -477,7 +462,7 @@ class SharedIndexInformer(BackgroundRunner):
 
     def _should_resync(self) -> bool:
         """Called by the reflector's resync ticker: mark the listeners due and say if any is."""
-        now = self._clock()
+        now = self._clock.now()
         needed = False
         for listener in self._listeners:
             due = listener.should_resync(now)

@@ -39,15 +39,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import math
 import random
-import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from ._background import BackgroundRunner
+from ._clock import SYSTEM_CLOCK, Clock
 from .errors import (
     ApiError,
     ConflictError,
@@ -56,7 +55,18 @@ from .errors import (
     TransportError,
     UnauthorizedError,
 )
-from .lease import LeaseClient, LeaseRecord, int_or_none, micro_time
+from .lease import (
+    Held,
+    LeaseAPI,
+    LeaseClient,
+    LeaseRecord,
+    Renew,
+    decide,
+    new_lease,
+    released,
+    renewed,
+    taken_over,
+)
 from .objects import KubeObject
 
 if TYPE_CHECKING:
@@ -125,6 +135,7 @@ class LeaderElector(BackgroundRunner):
     (``leader_elector=``), which then reconciles only while it leads. It runs once.
 
     :param api_client: a ``kubernetes_asyncio.client.ApiClient``; the caller owns and closes it.
+        Give this or ``lease_client``.
     :param lease_name: the Lease's name.
     :param namespace: the Lease's namespace.
     :param identity: this candidate's unique identity (e.g. pod name + a random suffix).
@@ -150,6 +161,11 @@ class LeaderElector(BackgroundRunner):
         exec-plugin or OIDC tokens are reloaded. Default None.
     :param on_new_leader: called with the holder's identity whenever a new holder is seen
         (this candidate included); an awaitable result runs as a task. Default None.
+    :param lease_client: reads and writes the Lease instead of ``api_client`` (for example an
+        in-memory one in tests). Default None.
+    :param clock: measures expiry, renew deadlines and waits. Default the system clock.
+    :param rand: uniform ``[0, 1)`` for the followers' retry jitter. Default
+        :func:`random.random`.
 
     Exceptions raised by callbacks are logged and otherwise ignored.
     """
@@ -157,7 +173,7 @@ class LeaderElector(BackgroundRunner):
     def __init__(
         self,
         *,
-        api_client: ApiClient,
+        api_client: ApiClient | None = None,
         lease_name: str,
         namespace: str,
         identity: str,
@@ -169,7 +185,12 @@ class LeaderElector(BackgroundRunner):
         on_stopped_leading: Callback | None = None,
         on_new_leader: NewLeaderCallback | None = None,
         credential_refresher: Callable[[], Awaitable[None]] | None = None,
+        lease_client: LeaseAPI | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+        rand: Callable[[], float] = random.random,
     ) -> None:
+        if (api_client is None) == (lease_client is None):
+            raise ValueError("give exactly one of api_client and lease_client")
         if not lease_name or not namespace or not identity:
             raise ValueError("lease_name, namespace and identity must not be empty")
         if not retry_period > 0:
@@ -190,8 +211,13 @@ class LeaderElector(BackgroundRunner):
         self._on_new_leader = on_new_leader
         self._credential_refresher = credential_refresher
         self._callback_tasks: set[asyncio.Task[None]] = set()
-        self._api = LeaseClient(api_client, namespace, lease_name)
-        self._clock = time.monotonic
+        self._api: LeaseAPI = (
+            lease_client
+            if lease_client is not None
+            else LeaseClient(api_client, namespace, lease_name)  # type: ignore[arg-type]
+        )
+        self._clock = clock
+        self._rand = rand
         self._started = False
         self._finished = False
         self._stop = asyncio.Event()
@@ -247,7 +273,7 @@ class LeaderElector(BackgroundRunner):
 
     @property
     def last_renewal(self) -> float | None:
-        """:func:`time.monotonic` at the start of the last successful acquire or renew."""
+        """The clock's time at the start of the last successful acquire or renew."""
         return self._renewed_at
 
     async def wait_for_leadership(self) -> LeadershipTerm | None:
@@ -335,9 +361,9 @@ class LeaderElector(BackgroundRunner):
             if outcome is _Outcome.ACQUIRED:
                 self._begin_term()
                 return True
-            delay = self.retry_period * random.uniform(1.0 - _JITTER, 1.0)
+            delay = self.retry_period * (1.0 - _JITTER * self._rand())
             if outcome is _Outcome.HELD and self._expires_at is not None:
-                until_expiry = self._expires_at - self._clock() + _EXPIRY_MARGIN
+                until_expiry = self._expires_at - self._clock.now() + _EXPIRY_MARGIN
                 delay = min(delay, max(0.0, until_expiry))
             if await self._sleep(delay):
                 return False
@@ -350,7 +376,7 @@ class LeaderElector(BackgroundRunner):
             assert self._renewed_at is not None
             deadline = self._renewed_at + self.renew_deadline
             while True:
-                remaining = deadline - self._clock()
+                remaining = deadline - self._clock.now()
                 if remaining <= 0:
                     logger.warning(
                         "leader election: %s lost lease %s/%s: not renewed for %.1f s",
@@ -372,7 +398,7 @@ class LeaderElector(BackgroundRunner):
                         self.leader,
                     )
                     return True
-                pause = min(self.retry_period, deadline - self._clock())
+                pause = min(self.retry_period, deadline - self._clock.now())
                 if pause > 0 and await self._sleep(pause):
                     return False
 
@@ -380,29 +406,30 @@ class LeaderElector(BackgroundRunner):
         """Sleep ``delay`` seconds; True (at once) if stop was requested."""
         if self._stop.is_set():
             return True
-        try:
-            async with asyncio.timeout(delay):
-                await self._stop.wait()
-        except TimeoutError:
-            return False
-        return True
+        with self._clock.move_on_after(delay):
+            await self._stop.wait()
+            return True
+        return False
 
     async def _attempt(self, timeout: float) -> _Outcome:
+        with self._clock.move_on_after(timeout):
+            return await self._guarded_attempt()
+        logger.warning(
+            "leader election: %s: lease %s/%s request timed out after %.1f s",
+            self.identity,
+            self.namespace,
+            self.lease_name,
+            timeout,
+        )
+        return _Outcome.FAILED
+
+    async def _guarded_attempt(self) -> _Outcome:
         try:
-            async with asyncio.timeout(timeout):
-                return await self._try_acquire_or_renew()
-        except TimeoutError:
-            logger.warning(
-                "leader election: %s: lease %s/%s request timed out after %.1f s",
-                self.identity,
-                self.namespace,
-                self.lease_name,
-                timeout,
-            )
+            return await self._try_acquire_or_renew()
         except asyncio.CancelledError as exc:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
-                raise  # the elector itself is being cancelled
+                raise  # the elector itself is being cancelled, or the attempt timed out
             # Something the request awaited was cancelled elsewhere: a failed attempt.
             logger.warning("leader election: %s: lease request cancelled: %s", self.identity, exc)
         except (ApiError, TransportError) as exc:
@@ -434,9 +461,9 @@ class LeaderElector(BackgroundRunner):
         self._expires_at = None
         if self.is_leader and self._lease is not None:
             # Fast path: the leader updates the lease it wrote last, without reading it first.
-            started = self._clock()
+            started = self._clock.now()
             try:
-                lease = await api.replace(self._updated(self._lease, renew=True))
+                lease = await api.replace(self._renewed(self._lease))
             except (ApiError, TransportError) as exc:
                 logger.debug(
                     "leader election: %s: optimistic renew failed (%s), reading the lease",
@@ -447,12 +474,19 @@ class LeaderElector(BackgroundRunner):
                 self._observe(lease)
                 self._renewed_at = started
                 return _Outcome.ACQUIRED
-        started = self._clock()
+        started = self._clock.now()
         try:
             lease = await api.get()
         except NotFoundError:
+            body = new_lease(
+                name=self.lease_name,
+                namespace=self.namespace,
+                identity=self.identity,
+                lease_duration=self.lease_duration,
+                now=datetime.now(UTC),
+            )
             try:
-                lease = await api.create(self._new_lease())
+                lease = await api.create(body)
             except ConflictError:
                 logger.debug(
                     "leader election: %s: lost the race to create the lease", self.identity
@@ -461,20 +495,28 @@ class LeaderElector(BackgroundRunner):
             self._observe(lease)
             self._renewed_at = started
             return _Outcome.ACQUIRED
-        self._observe(lease)
-        record = self._record
-        assert record is not None
-        holder = record.holder_identity
-        if holder and holder != self.identity:
-            duration = record.lease_duration_seconds
-            if duration is None or duration <= 0:
-                duration = math.ceil(self.lease_duration)
-            expires_at = self._observed_at + duration
-            if self._clock() < expires_at:
-                self._expires_at = expires_at
-                return _Outcome.HELD
+        record = self._observe(lease)
+        decision = decide(
+            record,
+            me=self.identity,
+            observed_at=self._observed_at,
+            now=self._clock.now(),
+            lease_duration=self.lease_duration,
+        )
+        if isinstance(decision, Held):
+            self._expires_at = decision.until
+            return _Outcome.HELD
+        if isinstance(decision, Renew):
+            body = self._renewed(lease)
+        else:
+            body = taken_over(
+                lease,
+                identity=self.identity,
+                lease_duration=self.lease_duration,
+                now=datetime.now(UTC),
+            )
         try:
-            lease = await api.replace(self._updated(lease, renew=holder == self.identity))
+            lease = await api.replace(body)
         except ConflictError:
             logger.debug("leader election: %s: lost a race to update the lease", self.identity)
             return _Outcome.FAILED
@@ -482,42 +524,15 @@ class LeaderElector(BackgroundRunner):
         self._renewed_at = started
         return _Outcome.ACQUIRED
 
-    # -- lease bodies ----------------------------------------------------------------------
+    def _renewed(self, lease: KubeObject) -> KubeObject:
+        return renewed(
+            lease, identity=self.identity, lease_duration=self.lease_duration, now=datetime.now(UTC)
+        )
 
-    def _new_lease(self) -> KubeObject:
-        now = micro_time(datetime.now(UTC))
-        return {
-            "apiVersion": "coordination.k8s.io/v1",
-            "kind": "Lease",
-            "metadata": {"name": self.lease_name, "namespace": self.namespace},
-            "spec": {
-                "holderIdentity": self.identity,
-                "leaseDurationSeconds": math.ceil(self.lease_duration),
-                "acquireTime": now,
-                "renewTime": now,
-                "leaseTransitions": 0,
-            },
-        }
-
-    def _updated(self, lease: KubeObject, *, renew: bool) -> KubeObject:
-        """``lease`` (keeping its resourceVersion) held by us: renewed, or taken over."""
-        now = micro_time(datetime.now(UTC))
-        old_spec = lease.get("spec")
-        spec: dict[str, Any] = dict(old_spec) if isinstance(old_spec, Mapping) else {}
-        spec["holderIdentity"] = self.identity
-        spec["leaseDurationSeconds"] = math.ceil(self.lease_duration)
-        spec["renewTime"] = now
-        if not renew or "acquireTime" not in spec:
-            spec["acquireTime"] = now
-        if not renew:
-            transitions = int_or_none(spec.get("leaseTransitions")) or 0
-            spec["leaseTransitions"] = transitions + 1
-        return {**lease, "spec": spec}
-
-    def _observe(self, lease: KubeObject) -> None:
+    def _observe(self, lease: KubeObject) -> LeaseRecord:
         previous = self._lease
         if previous is None or previous.get("spec") != lease.get("spec"):
-            self._observed_at = self._clock()
+            self._observed_at = self._clock.now()
         self._lease = lease
         self._record = record = LeaseRecord.from_lease(lease)
         holder = record.holder_identity
@@ -531,6 +546,7 @@ class LeaderElector(BackgroundRunner):
             )
             if self._on_new_leader is not None:
                 self._spawn("on_new_leader", self._on_new_leader, holder)
+        return record
 
     # -- terms and callbacks ---------------------------------------------------------------
 
@@ -557,8 +573,9 @@ class LeaderElector(BackgroundRunner):
         task, self._started_task = self._started_task, None
         if task is not None and not task.done():
             task.cancel()
-            _, pending = await asyncio.wait([task], timeout=self.renew_deadline)
-            if pending:
+            with self._clock.move_on_after(self.renew_deadline):
+                await asyncio.wait([task])
+            if not task.done():
                 logger.warning(
                     "leader election: %s: on_started_leading ignores cancellation", self.identity
                 )
@@ -576,13 +593,9 @@ class LeaderElector(BackgroundRunner):
         lease = self._lease
         if lease is None:
             return
-        now = micro_time(datetime.now(UTC))
-        old_spec = lease.get("spec")
-        spec: dict[str, Any] = dict(old_spec) if isinstance(old_spec, Mapping) else {}
-        spec.update(holderIdentity="", leaseDurationSeconds=1, acquireTime=now, renewTime=now)
         try:
-            async with asyncio.timeout(self.renew_deadline):
-                released = await self._api.replace({**lease, "spec": spec})
+            with self._clock.fail_after(self.renew_deadline):
+                lease = await self._api.replace(released(lease, now=datetime.now(UTC)))
         except (ApiError, TransportError, TimeoutError) as exc:
             logger.warning(
                 "leader election: %s could not release lease %s/%s: %s: %s",
@@ -593,8 +606,8 @@ class LeaderElector(BackgroundRunner):
                 exc,
             )
             return
-        self._lease = released
-        self._record = LeaseRecord.from_lease(released)
+        self._lease = lease
+        self._record = LeaseRecord.from_lease(lease)
         logger.info(
             "leader election: %s released lease %s/%s",
             self.identity,

@@ -1,4 +1,9 @@
-"""The Lease object of leader election: its record, its time format, and its REST calls.
+"""The Lease object of leader election: its record, the pure rules on it, and its REST calls.
+
+The rules are pure functions (client-go ``tools/leaderelection``): :func:`decide` says what a
+candidate should do with the lease it just read, and :func:`new_lease`, :func:`renewed`,
+:func:`taken_over` and :func:`released` build the bodies it writes. The
+:class:`~aioinformer.leaderelection.LeaderElector` only runs the campaign around them.
 
 A ``coordination.k8s.io/v1`` Lease is read and written as a plain dict through kubernetes_asyncio
 (``_preload_content=False``, decoded with orjson), like every other object in aioinformer.
@@ -6,10 +11,11 @@ A ``coordination.k8s.io/v1`` Lease is read and written as a plain dict through k
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import aiohttp
 import orjson
@@ -21,7 +27,22 @@ from .transport import error_from_body, transport_error
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient
 
-__all__ = ["LeaseClient", "LeaseRecord", "int_or_none", "micro_time"]
+__all__ = [
+    "Acquire",
+    "Decision",
+    "Held",
+    "LeaseAPI",
+    "LeaseClient",
+    "LeaseRecord",
+    "Renew",
+    "decide",
+    "int_or_none",
+    "micro_time",
+    "new_lease",
+    "released",
+    "renewed",
+    "taken_over",
+]
 
 
 def micro_time(moment: datetime) -> str:
@@ -74,6 +95,139 @@ class LeaseRecord:
             renew_time=_parse_time(spec.get("renewTime")),
             lease_transitions=int_or_none(spec.get("leaseTransitions")) or 0,
         )
+
+
+# -- what to do with a lease -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """Another candidate, ``holder``, holds the lease until ``until`` (local monotonic time):
+    wait (at most until then) and look again."""
+
+    holder: str
+    until: float
+
+
+@dataclass(frozen=True, slots=True)
+class Acquire:
+    """The lease is free (never held, or released) or its holder let it expire: take it
+    over."""
+
+
+@dataclass(frozen=True, slots=True)
+class Renew:
+    """This candidate holds the lease: renew it."""
+
+
+Decision = Held | Acquire | Renew
+
+
+def decide(
+    record: LeaseRecord, *, me: str, observed_at: float, now: float, lease_duration: float
+) -> Decision:
+    """What candidate ``me`` should do with a lease whose record it first saw at
+    ``observed_at`` (monotonic seconds), at ``now``.
+
+    Expiry is measured on the local clock from ``observed_at`` plus the record's
+    ``leaseDurationSeconds`` (``lease_duration`` when the record has none): the holder's
+    ``renewTime`` is never compared with the local clock, so clock skew cannot elect two
+    leaders (client-go's ``tryAcquireOrRenew``).
+    """
+    holder = record.holder_identity
+    if not holder:
+        return Acquire()
+    if holder == me:
+        return Renew()
+    duration = record.lease_duration_seconds
+    if duration is None or duration <= 0:
+        duration = math.ceil(lease_duration)
+    until = observed_at + duration
+    return Held(holder, until) if now < until else Acquire()
+
+
+# -- lease bodies --------------------------------------------------------------------------
+
+
+def new_lease(
+    *, name: str, namespace: str, identity: str, lease_duration: float, now: datetime
+) -> KubeObject:
+    """A Lease held by ``identity`` from ``now``, never transitioned."""
+    stamp = micro_time(now)
+    return {
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "holderIdentity": identity,
+            "leaseDurationSeconds": math.ceil(lease_duration),
+            "acquireTime": stamp,
+            "renewTime": stamp,
+            "leaseTransitions": 0,
+        },
+    }
+
+
+def _spec(lease: Mapping[str, Any]) -> dict[str, Any]:
+    spec = lease.get("spec")
+    return dict(spec) if isinstance(spec, Mapping) else {}
+
+
+def renewed(
+    lease: KubeObject, *, identity: str, lease_duration: float, now: datetime
+) -> KubeObject:
+    """``lease`` (keeping its resourceVersion) renewed by its holder ``identity``: a new
+    ``renewTime``; ``acquireTime`` and ``leaseTransitions`` kept."""
+    spec = _spec(lease)
+    stamp = micro_time(now)
+    spec["holderIdentity"] = identity
+    spec["leaseDurationSeconds"] = math.ceil(lease_duration)
+    spec["renewTime"] = stamp
+    spec.setdefault("acquireTime", stamp)
+    return {**lease, "spec": spec}
+
+
+def taken_over(
+    lease: KubeObject, *, identity: str, lease_duration: float, now: datetime
+) -> KubeObject:
+    """``lease`` (keeping its resourceVersion) taken over by ``identity``: acquired and renewed
+    ``now``, ``leaseTransitions`` plus one."""
+    spec = _spec(lease)
+    stamp = micro_time(now)
+    spec["holderIdentity"] = identity
+    spec["leaseDurationSeconds"] = math.ceil(lease_duration)
+    spec["acquireTime"] = stamp
+    spec["renewTime"] = stamp
+    spec["leaseTransitions"] = (int_or_none(spec.get("leaseTransitions")) or 0) + 1
+    return {**lease, "spec": spec}
+
+
+def released(lease: KubeObject, *, now: datetime) -> KubeObject:
+    """``lease`` given up: no holder, a one-second duration, so any candidate takes it at its
+    next look."""
+    spec = _spec(lease)
+    stamp = micro_time(now)
+    spec.update(holderIdentity="", leaseDurationSeconds=1, acquireTime=stamp, renewTime=stamp)
+    return {**lease, "spec": spec}
+
+
+# -- the REST calls ------------------------------------------------------------------------
+
+
+class LeaseAPI(Protocol):
+    """Reads and writes one Lease (:class:`LeaseClient` over HTTP; tests use memory)."""
+
+    async def get(self) -> KubeObject:
+        """The Lease. :raises NotFoundError: if it does not exist."""
+        ...
+
+    async def create(self, body: KubeObject) -> KubeObject:
+        """Create it. :raises ConflictError: if it exists."""
+        ...
+
+    async def replace(self, body: KubeObject) -> KubeObject:
+        """Update it. :raises ConflictError: if its resourceVersion is stale."""
+        ...
 
 
 class LeaseClient:

@@ -33,8 +33,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, TypeAlias
 
+from ._reflector import RestartCause
 from .factory import SharedInformerFactory
 from .informer import SharedIndexInformer
+from .listwatch import WatchEventType
 from .workqueue.metrics import (
     HISTOGRAM_BUCKETS,
     METRIC_HELP,
@@ -224,19 +226,9 @@ def workqueue_metrics_provider(*, registry: CollectorRegistry | None = None) -> 
 # -- informers -----------------------------------------------------------------------------
 
 #: Event types reported even before the first event (as zeros), so rates work from the start.
-_EVENT_TYPES: Final = ("ADDED", "MODIFIED", "DELETED", "BOOKMARK")
+_EVENT_TYPES: Final = tuple(t for t in WatchEventType if t is not WatchEventType.ERROR)
 #: Watch restart causes reported even before the first restart (as zeros).
-_RESTART_CAUSES: Final = (
-    "timeout",
-    "disconnect",
-    "idle",
-    "too_many_requests",
-    "refused",
-    "unauthorized",
-    "expired",
-    "error",
-    "very_short",
-)
+_RESTART_CAUSES: Final = tuple(RestartCause)
 # Resource versions above 15 digits lose precision as floats; client-go keeps the last 15.
 _RV_DIGITS: Final = 15
 
@@ -375,8 +367,8 @@ class InformerCollector:
         for informer in self._informers():
             name = informer.name
             stats = informer.reflector_stats
-            events = dict.fromkeys(_EVENT_TYPES, 0)
-            restarts = dict.fromkeys(_RESTART_CAUSES, 0)
+            events: dict[str, int] = dict.fromkeys(_EVENT_TYPES, 0)
+            restarts: dict[str, int] = dict.fromkeys(_RESTART_CAUSES, 0)
             if stats is not None:
                 events.update(stats.events)
                 restarts.update(stats.watch_restarts)

@@ -26,7 +26,6 @@ import contextlib
 import logging
 import signal
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from aiohttp import web
 from kubernetes_asyncio.client import ApiClient
 from prometheus_client import CollectorRegistry
 
+from aioinformer import WatchConfig
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.integrations.aiohttp import (
     INFORMERS,
@@ -61,7 +61,7 @@ def create_app(
     *,
     namespace: str | None = None,
     registry: CollectorRegistry | None = None,
-    informer_options: Mapping[str, Any] | None = None,
+    watch: WatchConfig = WatchConfig(),
 ) -> web.Application:
     """The app: a pods informer and a demo controller, run for the app's lifetime.
 
@@ -69,7 +69,7 @@ def create_app(
         the app connects at startup with ``aioinformer.connect()`` and closes it at shutdown.
     :param namespace: watch one namespace only. Default None: all.
     :param registry: where the metrics go. Default None: a new registry for this app.
-    :param informer_options: extra informer options (e.g. ``backoff``). Default None.
+    :param watch: the informers' watch configuration. Default ``WatchConfig()``.
     """
     registry = registry if registry is not None else CollectorRegistry()
     phases: dict[str, str] = {}
@@ -78,7 +78,7 @@ def create_app(
         phases=phases,
         queue_metrics=workqueue_metrics_provider(registry=registry),
         namespace=namespace,
-        informer_options=informer_options,
+        watch=watch,
     )
     app = web.Application()
     app.cleanup_ctx.append(informer_cleanup_ctx(builder, require_consumers_synced=True))

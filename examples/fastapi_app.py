@@ -33,7 +33,6 @@ import argparse
 import asyncio
 import logging
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -44,6 +43,7 @@ from fastapi.responses import Response
 from kubernetes_asyncio.client import ApiClient
 from prometheus_client import CollectorRegistry
 
+from aioinformer import WatchConfig
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.integrations.fastapi import health_router, informer_lifespan, metrics_router
 from aioinformer.metrics import register_informer_metrics, workqueue_metrics_provider
@@ -65,7 +65,7 @@ def create_app(
     *,
     namespace: str | None = None,
     registry: CollectorRegistry | None = None,
-    informer_options: Mapping[str, Any] | None = None,
+    watch: WatchConfig = WatchConfig(),
 ) -> FastAPI:
     """The app: a pods informer and a demo controller, run for the app's lifetime.
 
@@ -73,7 +73,7 @@ def create_app(
         the app connects at startup with ``aioinformer.connect()`` and closes it at shutdown.
     :param namespace: watch one namespace only. Default None: all.
     :param registry: where the metrics go. Default None: a new registry for this app.
-    :param informer_options: extra informer options (e.g. ``backoff``). Default None.
+    :param watch: the informers' watch configuration. Default ``WatchConfig()``.
     """
     registry = registry if registry is not None else CollectorRegistry()
     phases: dict[str, str] = {}
@@ -82,7 +82,7 @@ def create_app(
         phases=phases,
         queue_metrics=workqueue_metrics_provider(registry=registry),
         namespace=namespace,
-        informer_options=informer_options,
+        watch=watch,
     )
     app = FastAPI(
         title="aioinformer pods", lifespan=informer_lifespan(builder, require_consumers_synced=True)

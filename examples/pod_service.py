@@ -6,13 +6,14 @@ framework, so the two stay comparable line by line.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from kubernetes_asyncio.client import ApiClient
 
 import aioinformer
+from aioinformer import WatchConfig
 from aioinformer.controller import Controller
 from aioinformer.errors import SelectorSyntaxError
 from aioinformer.factory import SharedInformerFactory
@@ -49,7 +50,7 @@ def pod_informers(
     phases: dict[str, str],
     queue_metrics: MetricsProvider | None = None,
     namespace: str | None = None,
-    informer_options: Mapping[str, Any] | None = None,
+    watch: WatchConfig = WatchConfig(),
 ) -> Any:
     """A builder for the integrations: a fresh factory with a pods informer, plus a controller
     that records each pod's phase in ``phases`` (so ``/metrics`` has workqueue metrics too).
@@ -68,7 +69,7 @@ def pod_informers(
             factory = SharedInformerFactory(
                 client,
                 namespace=namespace,
-                informer_options=informer_options,
+                watch=watch,
                 credential_refresher=refresher,
             )
             async with _controller(factory, phases, queue_metrics):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -10,14 +11,14 @@ from typing import Any
 
 import anyio
 
-from aioinformer.backoff import Backoff
+from aioinformer import BackoffPolicy, Clock, Reflector, WatchConfig, WatchErrorHandler
+from aioinformer._clock import SYSTEM_CLOCK
 from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType
 from aioinformer.errors import FIFOClosedError
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import Event, EventType
-from aioinformer.listwatch import Resource
+from aioinformer.listwatch import ListerWatcher, Resource
 from aioinformer.objects import KubeObject, deletion_handling_meta_namespace_key, meta_namespace_key
-from aioinformer.reflector import Reflector
 from aioinformer.store import Indexer
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
@@ -25,9 +26,12 @@ from aioinformer.transport import KubeListerWatcher
 CONFIGMAPS = Resource.parse("v1/configmaps")
 
 
-def fast_backoff() -> Backoff:
-    """A backoff short enough for tests (10 ms doubling to 50 ms, no jitter)."""
-    return Backoff(initial=0.01, cap=0.05, jitter=0.0)
+#: A backoff short enough for tests (10 ms doubling to 50 ms, no jitter).
+FAST_BACKOFF = BackoffPolicy(initial=0.01, cap=0.05, jitter=0.0)
+#: Informers in tests: fast backoff, short watches, a short idle timeout.
+FAST_WATCH = WatchConfig(backoff=FAST_BACKOFF, min_watch_timeout=2.0, idle_timeout=1.0)
+#: Reflector pipelines in tests: fast backoff, client-go's watch timeouts.
+PIPELINE_WATCH = WatchConfig(backoff=FAST_BACKOFF)
 
 
 def configmap(name: str, namespace: str = "default", **data: str) -> KubeObject:
@@ -99,17 +103,30 @@ async def running_pipeline(
     server: FakeApiServer,
     *,
     resource: Resource = CONFIGMAPS,
-    **reflector_options: Any,
+    lister_watcher: ListerWatcher | None = None,
+    config: WatchConfig = PIPELINE_WATCH,
+    resync_period: float = 0.0,
+    should_resync: Callable[[], bool] | None = None,
+    watch_error_handler: WatchErrorHandler | None = None,
+    clock: Clock = SYSTEM_CLOCK,
+    rand: Callable[[], float] = random.random,
 ) -> AsyncIterator[Pipeline]:
-    """Run a reflector (fast backoff unless given) and a consumer until the block ends."""
-    reflector_options.setdefault("backoff", fast_backoff())
+    """Run a reflector (with a fast backoff unless configured) and a consumer until the block
+    ends."""
     async with server.api_client() as api_client:
-        lister_watcher = reflector_options.pop("lister_watcher", None) or KubeListerWatcher(
-            api_client, resource
-        )
         indexer = Indexer()
         fifo = DeltaFIFO(known_objects=indexer)
-        reflector = Reflector(lister_watcher, fifo, name="test", **reflector_options)
+        reflector = Reflector(
+            lister_watcher or KubeListerWatcher(api_client, resource),
+            fifo,
+            config=config,
+            name="test",
+            resync_period=resync_period,
+            should_resync=should_resync,
+            watch_error_handler=watch_error_handler,
+            clock=clock,
+            rand=rand,
+        )
         pipeline = Pipeline(server, reflector, fifo, indexer)
         async with anyio.create_task_group() as tg:
             tg.start_soon(reflector.run)
@@ -128,9 +145,7 @@ def new_informer(
     api_client: Any, resource: Resource = CONFIGMAPS, **options: Any
 ) -> SharedIndexInformer:
     """A SharedIndexInformer with test-friendly timeouts (fast backoff, short watches)."""
-    options.setdefault("backoff", fast_backoff())
-    options.setdefault("min_watch_timeout", 2.0)
-    options.setdefault("idle_timeout", 1.0)
+    options.setdefault("watch", FAST_WATCH)
     return SharedIndexInformer(KubeListerWatcher(api_client, resource), **options)
 
 

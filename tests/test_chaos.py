@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 import pytest
 
+from aioinformer import WatchConfig
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import Event, EventStream, EventType, ResourceEventHandlerFuncs
 from aioinformer.objects import (
@@ -30,7 +31,7 @@ from aioinformer.objects import (
 )
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
-from tests.support import CONFIGMAPS, configmap, fast_backoff, wait_until
+from tests.support import CONFIGMAPS, FAST_BACKOFF, configmap, wait_until
 
 SEEDS = [1, 2, 3, 4, 5]
 FAULTS = [
@@ -251,9 +252,7 @@ async def test_informer_survives_chaos(seed: int) -> None:
             informer = SharedIndexInformer(
                 KubeListerWatcher(api_client, CONFIGMAPS),
                 resync_period=1.0,
-                backoff=fast_backoff(),
-                min_watch_timeout=1.0,
-                idle_timeout=0.6,
+                watch=WatchConfig(backoff=FAST_BACKOFF, min_watch_timeout=1.0, idle_timeout=0.6),
                 name=f"chaos-{seed}",
             )
             handler = models["handler"]

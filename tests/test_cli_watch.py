@@ -21,7 +21,7 @@ from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
 
 from ._kubeconfig import kubeconfig_for
-from .support import configmap, fast_backoff
+from .support import FAST_WATCH, configmap
 
 
 def pod(name: str, namespace: str = "default") -> dict[str, object]:
@@ -160,7 +160,7 @@ async def test_live_table_lists_objects_most_recent_first(fake_apiserver: FakeAp
         await fake_apiserver.create("configmaps", configmap(name))
     async with fake_apiserver.api_client() as client:
         resource = Resource.parse("v1/configmaps")
-        informer = SharedIndexInformer(KubeListerWatcher(client, resource), backoff=fast_backoff())
+        informer = SharedIndexInformer(KubeListerWatcher(client, resource), watch=FAST_WATCH)
         view = _View(informer, resource, all_namespaces=True)
         async with informer:
             stream = informer.events()

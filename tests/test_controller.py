@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
 
 import pytest
 
 from aioinformer.controller import Controller, ControllerStatistics, Result
 from aioinformer.errors import LifecycleError
+from aioinformer.testing import FakeClock
 from aioinformer.workqueue import (
     ItemExponentialFailureRateLimiter,
     RateLimitingQueue,
@@ -70,29 +70,34 @@ async def test_reconcile_error_is_logged_without_contents(
 
 
 async def test_requeue_after_forgets_and_adds_after_the_delay() -> None:
-    """Result(requeue_after=s) resets the backoff and reconciles the key again after s."""
+    """Result(requeue_after=s) resets the backoff and reconciles the key again exactly s later
+    (on the controller's clock)."""
+    clock = FakeClock()
     times: list[float] = []
     again = asyncio.Event()
     requeues_seen: list[int] = []
 
     async def reconcile(key: str) -> Result | None:
-        times.append(time.monotonic())
+        times.append(clock.now())
         requeues_seen.append(controller.queue.num_requeues(key))
         if len(times) == 1:
             raise RuntimeError("first attempt fails")
         if len(times) == 2:
-            return Result(requeue_after=0.03)
+            return Result(requeue_after=30.0)
         again.set()
         return None
 
     controller: Controller[str] = Controller(
-        name="after", reconcile=reconcile, rate_limiter=instant_limiter()
+        name="after", reconcile=reconcile, rate_limiter=instant_limiter(), clock=clock
     )
     async with controller:
         controller.enqueue("k")
+        await clock.advance(29.0)
+        assert len(times) == 2
+        await clock.advance(1.0)
         await asyncio.wait_for(again.wait(), GUARD)
     assert requeues_seen == [0, 1, 0]  # forget() ran before add_after
-    assert times[2] - times[1] >= 0.03 * 0.9
+    assert times == [0.0, 0.0, 30.0]
     assert controller.statistics().requeues == 1
 
 

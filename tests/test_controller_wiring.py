@@ -15,7 +15,7 @@ from aioinformer.informer import SharedIndexInformer
 from aioinformer.objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import WorkQueue
-from tests.support import configmap, fast_backoff, wait_until
+from tests.support import FAST_WATCH, configmap, wait_until
 
 GUARD = 10.0
 
@@ -155,7 +155,7 @@ async def test_workers_wait_until_watches_have_synced(fake_apiserver: FakeApiSer
     fake_apiserver.fail_next(2, 500, verb="list", resource="configmaps")
     async with (
         fake_apiserver.api_client() as client,
-        SharedInformerFactory(client, informer_options={"backoff": fast_backoff()}) as factory,
+        SharedInformerFactory(client, watch=FAST_WATCH) as factory,
     ):
         informer = factory.for_resource("v1/configmaps")
         synced_at_first_call: list[bool] = []
@@ -258,7 +258,7 @@ async def test_workers_never_start_when_an_informer_stops_unsynced(
         reconciled.append(key)
 
     async with fake_apiserver.api_client() as client:
-        factory = SharedInformerFactory(client, informer_options={"backoff": fast_backoff()})
+        factory = SharedInformerFactory(client, watch=FAST_WATCH)
         informer = factory.for_resource("v1/configmaps")
         controller: Controller[str] = Controller(name="c", reconcile=reconcile)
         controller.watch(informer)

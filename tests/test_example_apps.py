@@ -25,7 +25,7 @@ from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import METRIC_NAMES
 
 from ._web import serve_aiohttp, serve_asgi
-from .support import fast_backoff
+from .support import FAST_WATCH
 
 GUARD = 10.0
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -66,14 +66,13 @@ class RunningApp:
 @asynccontextmanager
 async def run_example(kind: str, api_client: ApiClient) -> AsyncIterator[RunningApp]:
     """Serve one example app against ``api_client`` until the block ends."""
-    options = {"backoff": fast_backoff()}
     async with aiohttp.ClientSession() as http:
         if kind == "fastapi":
-            app = fastapi_app.create_app(api_client, informer_options=options)
+            app = fastapi_app.create_app(api_client, watch=FAST_WATCH)
             async with serve_asgi(app) as url:
                 yield RunningApp(url, http, lambda: app.state.informers)
         else:
-            app = aiohttp_app.create_app(api_client, informer_options=options)
+            app = aiohttp_app.create_app(api_client, watch=FAST_WATCH)
             async with serve_aiohttp(app) as url:
                 yield RunningApp(url, http, lambda: app[INFORMERS])
 

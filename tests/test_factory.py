@@ -12,13 +12,11 @@ from aioinformer.factory import SharedInformerFactory
 from aioinformer.listwatch import ListOptions, Resource
 from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
-from tests.support import configmap, fast_backoff
+from tests.support import FAST_WATCH, configmap
 
 CONFIGMAPS = Resource.parse("v1/configmaps")
 SECRETS = Resource.parse("v1/secrets")
 NAMESPACES = Resource.parse("v1/namespaces")
-
-FAST = {"backoff": fast_backoff(), "min_watch_timeout": 2.0, "idle_timeout": 1.0}
 
 
 def lists_of(server: FakeApiServer, plural: str) -> list[str]:
@@ -43,7 +41,7 @@ async def test_start_starts_only_new_informers(fake_apiserver: FakeApiServer) ->
     """start() starts what is not started yet; a second start() adds only later informers."""
     await fake_apiserver.create("configmaps", configmap("a"))
     async with fake_apiserver.api_client() as api_client:
-        async with SharedInformerFactory(api_client, informer_options=FAST) as factory:
+        async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             configmaps = factory.for_resource(CONFIGMAPS)
             factory.start()
             assert await factory.wait_for_cache_sync(timeout=10) == {CONFIGMAPS: True}
@@ -81,7 +79,7 @@ async def test_start_needs_a_running_factory(fake_apiserver: FakeApiServer) -> N
 async def test_shutdown_right_after_start(fake_apiserver: FakeApiServer) -> None:
     """Leaving the block right after start() (no await between) shuts down cleanly."""
     async with fake_apiserver.api_client() as api_client:
-        async with SharedInformerFactory(api_client, informer_options=FAST) as factory:
+        async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             informer = factory.for_resource(CONFIGMAPS)
             factory.start()
         assert informer.is_stopped
@@ -94,7 +92,7 @@ async def test_wait_for_cache_sync_reports_each_resource(fake_apiserver: FakeApi
     fake_apiserver.fail_next(10_000, 500, verb="list", resource="secrets")
     async with (
         fake_apiserver.api_client() as api_client,
-        SharedInformerFactory(api_client, informer_options=FAST) as factory,
+        SharedInformerFactory(api_client, watch=FAST_WATCH) as factory,
     ):
         factory.for_resource(CONFIGMAPS)
         factory.for_resource(SECRETS)
@@ -116,9 +114,7 @@ async def test_tweak_list_options_reach_every_request(fake_apiserver: FakeApiSer
         return dataclasses.replace(options, label_selector="app=web")
 
     async with fake_apiserver.api_client() as api_client:
-        factory = SharedInformerFactory(
-            api_client, tweak_list_options=only_web, informer_options=FAST
-        )
+        factory = SharedInformerFactory(api_client, tweak_list_options=only_web, watch=FAST_WATCH)
         async with factory:
             informer = factory.for_resource(CONFIGMAPS)
             factory.start()
@@ -139,7 +135,7 @@ async def test_namespace_scopes_namespaced_resources(fake_apiserver: FakeApiServ
     await fake_apiserver.create("configmaps", configmap("theirs", namespace="default"))
     async with (
         fake_apiserver.api_client() as api_client,
-        SharedInformerFactory(api_client, namespace="team", informer_options=FAST) as factory,
+        SharedInformerFactory(api_client, namespace="team", watch=FAST_WATCH) as factory,
     ):
         configmaps = factory.for_resource(CONFIGMAPS)
         namespaces = factory.for_resource(NAMESPACES)
@@ -182,7 +178,7 @@ async def test_factory_consumers_end_with_shutdown(fake_apiserver: FakeApiServer
     await fake_apiserver.create("configmaps", configmap("a"))
     seen: list[str] = []
     async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
-        async with SharedInformerFactory(api_client, informer_options=FAST) as factory:
+        async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             informer = factory.for_resource(CONFIGMAPS)
             stream = informer.events()
             first = anyio.Event()
@@ -199,17 +195,24 @@ async def test_factory_consumers_end_with_shutdown(fake_apiserver: FakeApiServer
     assert seen == ["a"]
 
 
-def test_each_informer_gets_its_own_backoff_sequence() -> None:
-    """A backoff given in informer_options is copied per informer (its state is not shared)."""
-    from aioinformer.backoff import Backoff
+def test_watch_configs_apply_per_resource_and_informers_get_the_clock() -> None:
+    """The factory-wide watch config applies unless a resource has its own; every informer
+    gets the factory's clock, and its own backoff sequence (the policy is shared, the state
+    is not)."""
+    from aioinformer import WatchConfig
     from aioinformer.factory import SharedInformerFactory
+    from aioinformer.testing import FakeClock
 
-    backoff = Backoff(rand=lambda: 0.0, clock=lambda: 0.0)
-    factory = SharedInformerFactory(object(), informer_options={"backoff": backoff})  # type: ignore[arg-type]
+    clock = FakeClock()
+    slow = WatchConfig(page_size=50, min_watch_timeout=600)
+    factory = SharedInformerFactory(
+        object(),  # type: ignore[arg-type]
+        watch=FAST_WATCH,
+        custom_watch={"v1/configmaps": slow},
+        clock=clock,
+    )
     pods = factory.for_resource("v1/pods")
     configmaps = factory.for_resource("v1/configmaps")
-    first, second = pods._backoff, configmaps._backoff
-    assert first is not second and first is not backoff
-    assert first is not None and second is not None
-    assert [first.next_delay(), first.next_delay()] == [0.8, 1.6]
-    assert second.next_delay() == 0.8
+    assert pods._watch_config is FAST_WATCH
+    assert configmaps._watch_config is slow
+    assert pods._clock is clock and configmaps._clock is clock

@@ -14,7 +14,7 @@ from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
 
-from .support import CONFIGMAPS, configmap, fast_backoff
+from .support import CONFIGMAPS, FAST_WATCH, configmap
 
 GUARD = 10.0
 
@@ -32,7 +32,7 @@ class Recorder:
 
 
 def informer_for(client: ApiClient) -> SharedIndexInformer:
-    return SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS), backoff=fast_backoff())
+    return SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS), watch=FAST_WATCH)
 
 
 async def test_removing_a_registration_through_another_informer_is_a_no_op(

@@ -9,14 +9,14 @@ from typing import Any
 import anyio
 import pytest
 
+from aioinformer import Reflector
 from aioinformer.delta_fifo import Delta, DeltaType
 from aioinformer.errors import ApiError, LifecycleError
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import Event, EventType, Listener, ResourceEventHandlerFuncs
 from aioinformer.listwatch import ListOptions, ListResult
 from aioinformer.objects import DeletedFinalStateUnknown, KubeObject
-from aioinformer.reflector import Reflector
-from aioinformer.testing import FakeApiServer
+from aioinformer.testing import FakeApiServer, FakeClock
 from tests.support import Recorder, configmap, new_informer
 
 # -- handle_deltas, without a server -----------------------------------------------------------
@@ -45,14 +45,6 @@ def cm(name: str, rv: int, uid: str = "u", **data: str) -> KubeObject:
     }
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 async def drain(listener: Listener) -> list[Event]:
     """Everything queued for a listener (returns at once)."""
     events = []
@@ -64,12 +56,12 @@ async def drain(listener: Listener) -> list[Event]:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock(1000.0)
 
 
 @pytest.fixture
-def informer(clock: Clock) -> Iterator[SharedIndexInformer]:
+def informer(clock: FakeClock) -> Iterator[SharedIndexInformer]:
     """An unstarted informer (resync every 1 s) with two subscribers: one resyncing every 1 s
     and one never."""
     inf = SharedIndexInformer(UnusedListerWatcher(), resync_period=1.0, clock=clock)
@@ -80,9 +72,9 @@ def informer(clock: Clock) -> Iterator[SharedIndexInformer]:
         stream.close()
 
 
-def mark_syncing(informer: SharedIndexInformer, clock: Clock) -> None:
+def mark_syncing(informer: SharedIndexInformer, clock: FakeClock) -> None:
     """A resync check when the first listener is due and the second is not."""
-    clock.now += 1.0
+    clock.jump(1.0)
     assert informer._should_resync() is True
     due, never = informer.listeners
     assert due.syncing and not never.syncing
@@ -92,7 +84,7 @@ def mark_syncing(informer: SharedIndexInformer, clock: Clock) -> None:
     "delta_type", [DeltaType.ADDED, DeltaType.UPDATED, DeltaType.REPLACED, DeltaType.SYNC]
 )
 async def test_any_non_delete_delta_for_an_absent_key_is_an_add(
-    informer: SharedIndexInformer, clock: Clock, delta_type: DeltaType
+    informer: SharedIndexInformer, clock: FakeClock, delta_type: DeltaType
 ) -> None:
     """Added/Updated/Replaced/Sync for a key not cached adds it and notifies every listener."""
     mark_syncing(informer, clock)
@@ -105,7 +97,7 @@ async def test_any_non_delete_delta_for_an_absent_key_is_an_add(
 
 @pytest.mark.parametrize("delta_type", [DeltaType.ADDED, DeltaType.UPDATED, DeltaType.REPLACED])
 async def test_a_changed_object_is_an_update_for_every_listener(
-    informer: SharedIndexInformer, clock: Clock, delta_type: DeltaType
+    informer: SharedIndexInformer, clock: FakeClock, delta_type: DeltaType
 ) -> None:
     """Added/Updated/Replaced with a new RV for a cached key update it; every listener hears."""
     old, new = cm("a", 5, v="1"), cm("a", 6, v="2")
@@ -121,7 +113,7 @@ async def test_a_changed_object_is_an_update_for_every_listener(
 
 @pytest.mark.parametrize("delta_type", [DeltaType.SYNC, DeltaType.REPLACED])
 async def test_a_sync_goes_only_to_listeners_due_for_resync(
-    informer: SharedIndexInformer, clock: Clock, delta_type: DeltaType
+    informer: SharedIndexInformer, clock: FakeClock, delta_type: DeltaType
 ) -> None:
     """Sync, and Replaced with an unchanged RV, are sync updates for syncing listeners only."""
     old, same = cm("a", 5), cm("a", 5)
@@ -151,7 +143,7 @@ async def test_every_listener_is_syncing_until_the_first_resync_check(
 
 
 async def test_delete_notifies_every_listener_with_the_last_cached_state(
-    informer: SharedIndexInformer, clock: Clock
+    informer: SharedIndexInformer, clock: FakeClock
 ) -> None:
     """Deleted removes the key; the event carries the final object and the cached one."""
     cached, final = cm("a", 5), cm("a", 7)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import anyio
@@ -10,7 +9,7 @@ import anyio
 from aioinformer.informer import MINIMUM_RESYNC_PERIOD, SharedIndexInformer
 from aioinformer.listener import Event, EventType
 from aioinformer.listwatch import ListOptions, ListResult
-from aioinformer.testing import FakeApiServer
+from aioinformer.testing import FakeApiServer, FakeClock
 from tests.support import Recorder, configmap, new_informer
 
 
@@ -84,32 +83,39 @@ async def test_after_start_a_smaller_period_is_raised(fake_apiserver: FakeApiSer
 
 
 async def test_resync_updates_reach_only_listeners_due(fake_apiserver: FakeApiServer) -> None:
-    """Every 1 s the due consumer gets old==new updates; others, and resync-off informers, not."""
+    """Every 1 s (on the informer's clock) the due consumer gets old==new updates; others, and
+    resync-off informers, not."""
     for name in ("a", "b"):
         await fake_apiserver.create("configmaps", configmap(name))
+    clock = FakeClock()
     async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
-        informer = new_informer(api_client, resync_period=0.2)
+        informer = new_informer(api_client, resync_period=0.25, clock=clock)
         due, never, later = Recorder(), Recorder(), Recorder()
-        tg.start_soon(due.consume, informer.events())  # 1 s (the 0.2 s default, raised)
+        tg.start_soon(due.consume, informer.events())  # 1 s (the 0.25 s default, raised)
         tg.start_soon(never.consume, informer.events(resync_period=0))
         tg.start_soon(later.consume, informer.events(resync_period=30))
         # A second informer with resync off: its 1 s consumer must never get a sync update.
-        quiet_informer = new_informer(api_client, resync_period=0)
+        quiet_informer = new_informer(api_client, resync_period=0, clock=clock)
         quiet = Recorder()
         tg.start_soon(quiet.consume, quiet_informer.events(resync_period=1.0))
         async with informer, quiet_informer:
             assert await informer.wait_for_cache_sync(timeout=10)
             assert await quiet_informer.wait_for_cache_sync(timeout=10)
-            synced_at = time.monotonic()
-            await due.wait_for(lambda events: len(syncs(events)) >= 4)  # two rounds
-            elapsed = time.monotonic() - synced_at
+            await due.wait_for_count(2)
+            await clock.advance(0.75)  # three checks, nobody due yet
+            assert syncs(due.events) == []
+            await clock.advance(0.25)  # 1 s: the first round
+            await due.wait_for(lambda events: len(syncs(events)) == 2)
+            await clock.advance(0.75)
+            assert len(syncs(due.events)) == 2  # not every 0.25 s check
+            await clock.advance(0.25)  # 2 s: the second round
+            await due.wait_for(lambda events: len(syncs(events)) == 4)
         for event in syncs(due.events):
             assert event.type is EventType.UPDATED
             assert event.old_object is event.object  # replayed from the cache
         rounds = syncs(due.events)
         assert {e.object["metadata"]["name"] for e in rounds[:2]} == {"a", "b"}
         assert {e.object["metadata"]["name"] for e in rounds[2:4]} == {"a", "b"}
-        assert elapsed >= 1.5  # two rounds 1 s apart, not 0.2 s apart
         for recorder in (never, later, quiet):
             assert syncs(recorder.events) == []
             assert len(recorder.events) == 2

@@ -35,14 +35,14 @@ from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 
 from ._web import serve_aiohttp, serve_asgi
-from .support import configmap, fast_backoff
+from .support import FAST_WATCH, configmap
 
 GUARD = 10.0
 
 
 def new_factory(api_client: ApiClient) -> SharedInformerFactory:
     """A factory with a configmaps informer and a fast backoff."""
-    factory = SharedInformerFactory(api_client, informer_options={"backoff": fast_backoff()})
+    factory = SharedInformerFactory(api_client, watch=FAST_WATCH)
     factory.for_resource("v1/configmaps")
     return factory
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -25,8 +24,6 @@ LEASE = "demo-lock"
 LEASE_DURATION = 1.0
 RENEW_DEADLINE = 0.6
 RETRY_PERIOD = 0.2
-#: Scheduling and request slack on top of the documented bounds.
-SLACK = 0.3
 GUARD = 10.0
 
 
@@ -39,7 +36,6 @@ class Candidate:
     stopped: asyncio.Event = field(default_factory=asyncio.Event)
     leaders: list[str] = field(default_factory=list)
     new_leader: asyncio.Event = field(default_factory=asyncio.Event)
-    started_at: float | None = None
 
 
 def candidate(server_client: object, identity: str, *, release_on_cancel: bool = True) -> Candidate:
@@ -47,9 +43,7 @@ def candidate(server_client: object, identity: str, *, release_on_cancel: bool =
     holder: list[Candidate] = []
 
     def started() -> None:
-        c = holder[0]
-        c.started_at = time.monotonic()
-        c.started.set()
+        holder[0].started.set()
 
     elector = LeaderElector(
         api_client=server_client,  # type: ignore[arg-type]
@@ -148,8 +142,8 @@ async def test_leader_renews_and_the_follower_waits(fake_apiserver: FakeApiServe
 async def test_graceful_stop_releases_and_the_follower_takes_over_at_once(
     fake_apiserver: FakeApiServer,
 ) -> None:
-    """Stopping the leader clears holderIdentity; the follower takes over within one retry
-    period, incrementing leaseTransitions."""
+    """Stopping the leader clears holderIdentity; the follower takes over, incrementing
+    leaseTransitions (the timing: tests/test_leaderelection_timing.py)."""
     async with fake_apiserver.api_client() as client_a, fake_apiserver.api_client() as client_b:
         a, b = candidate(client_a, "a"), candidate(client_b, "b")
         async with asyncio.TaskGroup() as group:
@@ -160,11 +154,8 @@ async def test_graceful_stop_releases_and_the_follower_takes_over_at_once(
                 assert not b.elector.is_leader
                 a.elector.stop()
                 await asyncio.wait_for(a.elector.wait_stopped(), GUARD)
-                released_at = time.monotonic()
                 assert a.stopped.is_set() and not a.elector.is_leader
                 await asyncio.wait_for(b.started.wait(), GUARD)
-                assert b.started_at is not None
-                assert b.started_at - released_at <= RETRY_PERIOD + SLACK
                 spec = (await lease(fake_apiserver))["spec"]
                 assert spec["holderIdentity"] == "b"
                 assert spec["leaseTransitions"] == 1
@@ -213,14 +204,12 @@ async def wait_for_poll(server: FakeApiServer, start: int) -> None:
 async def test_leader_that_cannot_renew_steps_down_then_leads_again(
     fake_apiserver: FakeApiServer,
 ) -> None:
-    """Renewals failing for renew_deadline end the term (before the lease could expire for
-    others) and cancel the on_started_leading task; once the server is back it leads again."""
+    """Renewals failing end the term and cancel the on_started_leading task; once the server
+    is back it leads again (the renew-deadline timing: tests/test_leaderelection_timing.py)."""
     cancelled = asyncio.Event()
     lost = asyncio.Event()
-    lost_at: list[float] = []
 
     def stopped_leading() -> None:
-        lost_at.append(time.monotonic())
         lost.set()
 
     async def lead() -> None:
@@ -242,10 +231,6 @@ async def test_leader_that_cannot_renew_steps_down_then_leads_again(
             await fake_apiserver.stop_listening()
             await asyncio.wait_for(lost.wait(), GUARD)
             assert first.ended and cancelled.is_set() and not elector.is_leader
-            last = elector.last_renewal
-            assert last is not None
-            assert lost_at[0] - last <= RENEW_DEADLINE + SLACK
-            assert lost_at[0] - last < LEASE_DURATION
             await fake_apiserver.start_listening()
             second = await asyncio.wait_for(elector.wait_for_leadership(), GUARD)
             assert second is not None and second.number == 2
@@ -268,7 +253,7 @@ async def test_wait_for_leadership_returns_none_once_stopped(
                 assert await asyncio.wait_for(waiting, GUARD) is None
             assert not b.stopped.is_set()  # never led, so on_stopped_leading was not called
         with pytest.raises(LifecycleError):
-            b.elector.run()
+            _ = b.elector.run()
 
 
 def test_invalid_timings_are_rejected() -> None:
@@ -295,12 +280,12 @@ class Replica:
     elector: LeaderElector
     controller: Controller[str]
     registration: Registration
-    reconciled: list[tuple[str, float]] = field(default_factory=list)
+    reconciled: list[str] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def keys(self) -> set[str]:
         """The keys this replica reconciled."""
-        return {key for key, _ in self.reconciled}
+        return set(self.reconciled)
 
 
 @asynccontextmanager
@@ -321,7 +306,7 @@ async def replica(
         )
 
         async def reconcile(key: str) -> None:
-            rep.reconciled.append((key, time.monotonic()))
+            rep.reconciled.append(key)
             rep.changed.set()
 
         controller: Controller[str] = Controller(
@@ -338,7 +323,7 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
     fake_apiserver: FakeApiServer,
 ) -> None:
     """Two controllers on one lease: only the leader reconciles; when it stops (releasing the
-    lease) the other reconciles everything within lease_duration + retry_period."""
+    lease) the other takes over and reconciles everything."""
     for i in range(3):
         await fake_apiserver.create("configmaps", configmap(f"cm{i}"))
     keys = {f"default/cm{i}" for i in range(3)}
@@ -363,10 +348,8 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
 
         a.controller.stop()
         await asyncio.wait_for(run_a, GUARD)
-        stopped_at = time.monotonic()
         count_a = len(a.reconciled)
         await wait_until(b.changed, lambda: b.keys() == keys)
-        assert b.reconciled[0][1] - stopped_at <= LEASE_DURATION + RETRY_PERIOD
         assert len(a.reconciled) == count_a  # a never reconciled again
         spec = (await lease(fake_apiserver))["spec"]
         assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
@@ -377,8 +360,9 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
 async def test_killed_leader_controller_is_replaced_after_expiry(
     fake_apiserver: FakeApiServer,
 ) -> None:
-    """A leader controller cancelled without releasing: the other takes over within
-    lease_duration + retry_period of the last renewal, and reconciles everything."""
+    """A leader controller cancelled without releasing: the other takes over once the lease
+    expired, and reconciles everything (the expiry timing:
+    tests/test_leaderelection_timing.py)."""
     await fake_apiserver.create("configmaps", configmap("cm"))
     async with (
         replica(fake_apiserver, "a", release_on_cancel=False) as a,
@@ -392,12 +376,8 @@ async def test_killed_leader_controller_is_replaced_after_expiry(
         run_a.cancel()
         with pytest.raises(asyncio.CancelledError):
             await run_a
-        last_renewal = a.elector.last_renewal
-        assert last_renewal is not None
         assert (await lease(fake_apiserver))["spec"]["holderIdentity"] == "a"
         await wait_until(b.changed, lambda: b.keys() == {"default/cm"})
-        elapsed = b.reconciled[0][1] - last_renewal
-        assert LEASE_DURATION <= elapsed <= LEASE_DURATION + RETRY_PERIOD + SLACK
         spec = (await lease(fake_apiserver))["spec"]
         assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
         b.controller.stop()

@@ -27,7 +27,7 @@ from aioinformer.metrics import (
     workqueue_metrics_provider,
 )
 from aioinformer.objects import KubeObject
-from aioinformer.testing import FakeApiServer
+from aioinformer.testing import FakeApiServer, FakeClock
 from aioinformer.transport import KubeListerWatcher
 from aioinformer.workqueue import (
     HISTOGRAM_BUCKETS,
@@ -37,8 +37,7 @@ from aioinformer.workqueue import (
     WorkQueue,
 )
 
-from .support import configmap, fast_backoff
-from .workqueue._support import FakeClock
+from .support import FAST_WATCH, configmap
 
 GUARD = 10.0
 
@@ -86,20 +85,20 @@ async def test_a_queue_records_through_the_provider() -> None:
     registry = CollectorRegistry()
     provider = workqueue_metrics_provider(registry=registry)
     assert isinstance(provider, PrometheusWorkqueueMetricsProvider)
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     queue: DelayingQueue[str] = DelayingQueue(name="q", metrics_provider=provider, clock=clock)
     queue.add("a")
     queue.add("b")
     assert value(registry, "workqueue_depth", name="q") == 2
     assert value(registry, "workqueue_adds_total", name="q") == 2
-    clock.advance(0.25)
+    clock.jump(0.25)
     with anyio.fail_after(GUARD):
         item = await queue.get()
     assert value(registry, "workqueue_depth", name="q") == 1
     assert value(registry, "workqueue_queue_duration_seconds_sum", name="q") == 0.25
     assert value(registry, "workqueue_queue_duration_seconds_bucket", name="q", le="0.1") == 0
     assert value(registry, "workqueue_queue_duration_seconds_bucket", name="q", le="1.0") == 1
-    clock.advance(3.0)
+    clock.jump(3.0)
     queue.update_unfinished_work_metrics()
     assert value(registry, "workqueue_unfinished_work_seconds", name="q") == 3.0
     assert value(registry, "workqueue_longest_running_processor_seconds", name="q") == 3.0
@@ -171,7 +170,7 @@ async def test_collector_reads_live_counters(
     informer = SharedIndexInformer(
         KubeListerWatcher(api_client, Resource.parse("v1/configmaps")),
         name="cms",
-        backoff=fast_backoff(),
+        watch=FAST_WATCH,
     )
     handler = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
     register_informer_metrics(informer, registry=registry)

@@ -19,7 +19,6 @@ PUBLIC_MODULES = [
     "aioinformer.delta_fifo",
     "aioinformer.listwatch",
     "aioinformer.transport",
-    "aioinformer.reflector",
     "aioinformer.backoff",
     "aioinformer.informer",
     "aioinformer.listener",

@@ -7,13 +7,16 @@ from typing import Any
 
 import pytest
 
+from aioinformer import WatchConfig
+from aioinformer._reflector import INITIAL_EVENTS_END
 from aioinformer.errors import ExpiredError
 from aioinformer.listwatch import ListOptions, ListResult, WatchEvent, WatchEventType, WatchStream
-from aioinformer.reflector import INITIAL_EVENTS_END
-from aioinformer.testing import FakeApiServer
+from aioinformer.testing import FakeApiServer, FakeClock
 from aioinformer.transport import KubeListerWatcher
 
-from .support import CONFIGMAPS, configmap, running_pipeline
+from .support import CONFIGMAPS, FAST_BACKOFF, configmap, running_pipeline
+
+STREAMING = WatchConfig(backoff=FAST_BACKOFF, streaming_list=True)
 
 
 @pytest.fixture
@@ -43,11 +46,11 @@ async def test_streaming_list_syncs_without_a_list_and_keeps_the_stream(
     server: FakeApiServer,
 ) -> None:
     """The first sync is a watch with sendInitialEvents; the same stream then carries changes."""
-    async with running_pipeline(server, streaming_list=True) as pipeline:
+    async with running_pipeline(server, config=STREAMING) as pipeline:
         await pipeline.converged()
         await server.create("configmaps", configmap("later"))
         await pipeline.converged()
-        stats = pipeline.reflector.stats
+        stats = pipeline.reflector.statistics()
     requests = calls(server)
     assert requests == [
         (
@@ -69,7 +72,7 @@ async def test_streaming_relist_resumes_at_the_last_resource_version(
     server: FakeApiServer,
 ) -> None:
     """After a watch error, the next streaming list asks for the last RV, NotOlderThan."""
-    async with running_pipeline(server, streaming_list=True) as pipeline:
+    async with running_pipeline(server, config=STREAMING) as pipeline:
         await pipeline.converged()
         last = pipeline.reflector.last_sync_resource_version
         start = len(server.requests)
@@ -84,10 +87,10 @@ async def test_streaming_relist_resumes_at_the_last_resource_version(
 async def test_a_rejected_streaming_list_falls_back_to_a_list(server: FakeApiServer) -> None:
     """A server refusing sendInitialEvents (an error answer) gets a normal LIST instead."""
     server.fail_next(1, 400, verb="watch", message="sendInitialEvents is not supported")
-    async with running_pipeline(server, streaming_list=True) as pipeline:
+    async with running_pipeline(server, config=STREAMING) as pipeline:
         await pipeline.converged()
         await server.wait_for_request(plain_watch, start=0)
-        assert pipeline.reflector.stats.streaming_list_fallbacks == 1
+        assert pipeline.reflector.statistics().streaming_list_fallbacks == 1
     verbs = [(verb, status) for verb, _, status in calls(server)]
     assert verbs[:3] == [("watch", 400), ("list", 200), ("watch", 200)]
     assert calls(server)[1][1] == {"resourceVersion": "0", "limit": "500"}
@@ -100,7 +103,7 @@ async def test_an_expired_streaming_list_falls_back_to_a_consistent_list(
     server.fail_next(1, 410, verb="watch")
     errors: list[BaseException] = []
     async with running_pipeline(
-        server, streaming_list=True, watch_error_handler=lambda r, e: errors.append(e)
+        server, config=STREAMING, watch_error_handler=lambda r, e: errors.append(e)
     ) as pipeline:
         await pipeline.converged()
     assert calls(server)[1] == ("list", {"limit": "500"}, 200)
@@ -142,20 +145,25 @@ class _DropEndBookmark:
 async def test_a_missing_end_bookmark_falls_back_to_a_list_after_the_deadline(
     server: FakeApiServer,
 ) -> None:
-    """Where client-go waits forever, the reflector gives up on the bookmark and LISTs."""
+    """Where client-go waits forever, the reflector gives up on the bookmark after
+    streaming_list_deadline (on its clock) and LISTs at once."""
+    clock = FakeClock()
     errors: list[BaseException] = []
     async with server.api_client() as client:
         lw = _NoEndBookmark(KubeListerWatcher(client, CONFIGMAPS))
         async with running_pipeline(
             server,
             lister_watcher=lw,
-            streaming_list=True,
-            streaming_list_deadline=0.3,
+            config=WatchConfig(streaming_list=True, streaming_list_deadline=30),
             watch_error_handler=lambda r, e: errors.append(e),
+            clock=clock,
         ) as pipeline:
+            assert await clock.wait_for_timers() == (30,)
+            assert [verb for verb, _, _ in calls(server)] == ["watch"]
+            await clock.advance(30)
             await pipeline.converged()
             await server.wait_for_request(plain_watch, start=0)
-            assert pipeline.reflector.stats.streaming_list_fallbacks == 1
+            assert pipeline.reflector.statistics().streaming_list_fallbacks == 1
     assert [verb for verb, _, _ in calls(server)][:3] == ["watch", "list", "watch"]
     assert any(isinstance(e, TimeoutError) and INITIAL_EVENTS_END in str(e) for e in errors)
     await server.wait_for_watches(0, exactly=True, timeout=5)  # the abandoned stream was closed

@@ -41,7 +41,7 @@ from kubernetes_asyncio.client import CoreV1Api
 from kubernetes_asyncio.client.exceptions import ApiException
 
 from .._cli_support import EXIT_FAILURE, EXIT_INTERRUPTED, RICH_HINT, have_rich, note
-from ..backoff import Backoff
+from .._config import BackoffPolicy, WatchConfig
 from ..controller import Controller
 from ..factory import SharedInformerFactory
 from ..informer import SharedIndexInformer
@@ -75,10 +75,9 @@ RECONCILE_FAILURE_RATE = 0.05
 #: The longest wait, after the churn stopped, for the cache and the controller to settle.
 SETTLE_TIMEOUT = 30.0
 #: The informers' settings: short enough for recovery to show within a run.
-INFORMER_OPTIONS: Mapping[str, Any] = {
-    "idle_timeout": 2.5,
-    "min_watch_timeout": 5.0,
-}
+INFORMER_WATCH = WatchConfig(
+    idle_timeout=2.5, min_watch_timeout=5.0, backoff=BackoffPolicy(initial=0.2, cap=2.0)
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -353,10 +352,9 @@ class _Demo:
             )
             self.churn = churn
             await churn.populate()
-            options = {**INFORMER_OPTIONS, "backoff": Backoff(initial=0.2, cap=2.0)}
             async with (
                 server.api_client() as api_client,
-                SharedInformerFactory(api_client, informer_options=options) as factory,
+                SharedInformerFactory(api_client, watch=INFORMER_WATCH) as factory,
             ):
                 pods = factory.for_resource("v1/pods", indexers={BY_NODE: pods_by_node})
                 configmaps = factory.for_resource("v1/configmaps")

@@ -7,10 +7,18 @@ over real HTTP. The pytest fixture ``fake_apiserver`` is registered automaticall
 :mod:`aioinformer.testing.pytest_plugin`); ``aioinformer fake-apiserver`` runs it standalone.
 """
 
+from ._clock import FakeClock as FakeClock
 from .manifests import load_manifests as load_manifests
 from .request_log import RequestRecord as RequestRecord
 from .resources import BUILTIN_RESOURCES as BUILTIN_RESOURCES
 from .resources import ResourceInfo as ResourceInfo
 from .server import FakeApiServer as FakeApiServer
 
-__all__ = ["BUILTIN_RESOURCES", "FakeApiServer", "RequestRecord", "ResourceInfo", "load_manifests"]
+__all__ = [
+    "BUILTIN_RESOURCES",
+    "FakeApiServer",
+    "FakeClock",
+    "RequestRecord",
+    "ResourceInfo",
+    "load_manifests",
+]

@@ -9,9 +9,13 @@ Semantics are client-go's ``delayingType``:
 * Every call counts as a retry in the metrics, a zero delay included; calls during shutdown are
   ignored, and waiting items are discarded at shutdown.
 
-Waiting items sit in a min-heap keyed by deadline. One event-loop timer (``loop.call_later``)
-is armed for the earliest deadline and re-armed when an earlier item arrives; when it fires, every
-due item is added. There is no background task and no polling; shutdown cancels the timer.
+Waiting items sit in a min-heap keyed by deadline, measured on the queue's clock. Deadlines fire
+through that clock, without a timer task: a :meth:`~DelayingQueue.get` waiting on an empty
+queue waits (with :meth:`~aioinformer.Clock.move_on_after`) until the earliest deadline at
+most, and every operation first adds the items whose deadline has passed, in deadline order.
+So the queue behaves as if each item were added at its deadline, and a test that advances a
+:class:`~aioinformer.testing.FakeClock` sees due items handed out at once. (While no ``get``
+waits, the depth metric catches up at the next operation.)
 """
 
 from __future__ import annotations
@@ -20,10 +24,10 @@ import asyncio
 import heapq
 import itertools
 import math
-import time
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import TypeVar
 
+from .._clock import SYSTEM_CLOCK, Clock
 from .metrics import MetricsProvider
 from .queue import DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD, WorkQueue
 
@@ -35,12 +39,9 @@ T = TypeVar("T", bound=Hashable)
 class DelayingQueue(WorkQueue[T]):
     """A :class:`~aioinformer.workqueue.WorkQueue` with :meth:`add_after`.
 
-    Deadlines are measured on ``clock``; the timer that wakes the queue runs on the event loop
-    of the first :meth:`add_after` with a positive delay, so that call needs a running loop.
-
     :param name: the queue's name; metrics are recorded only for a named queue. Default None.
     :param metrics_provider: creates the queue's metric objects. Default None: no metrics.
-    :param clock: monotonic seconds for deadlines and metrics. Default :func:`time.monotonic`.
+    :param clock: time for deadlines and metrics. Default the system clock.
     :param unfinished_work_update_period: see :class:`~aioinformer.workqueue.WorkQueue`.
         Default 0.5 s.
     """
@@ -50,7 +51,7 @@ class DelayingQueue(WorkQueue[T]):
         *,
         name: str | None = None,
         metrics_provider: MetricsProvider | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = SYSTEM_CLOCK,
         unfinished_work_update_period: float = DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD,
     ) -> None:
         super().__init__(
@@ -64,23 +65,32 @@ class DelayingQueue(WorkQueue[T]):
         # (deadline, sequence, item); entries whose sequence is not the item's live one are stale.
         self._heap: list[tuple[float, int, T]] = []
         self._sequence = itertools.count()
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_deadline: float | None = None
 
     # -- introspection ---------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        self._catch_up()
+        return super().__len__()
 
     @property
     def waiting_count(self) -> int:
         """The number of items waiting for their deadline."""
+        self._catch_up()
         return len(self._waiting)
 
     @property
     def next_ready_at(self) -> float | None:
-        """The earliest deadline (on ``clock``) of a waiting item, or None."""
+        """The earliest deadline (on the clock) of a waiting item, or None."""
+        self._catch_up()
         head = self._live_head()
         return None if head is None else head[0]
 
     # -- producers -------------------------------------------------------------------------
+
+    def add(self, item: T) -> None:
+        """See :meth:`~aioinformer.workqueue.WorkQueue.add` (items already due go first)."""
+        self._catch_up()
+        super().add(item)
 
     def add_after(self, item: T, delay: float) -> None:
         """Add ``item`` once ``delay`` seconds have passed; at once if ``delay <= 0``.
@@ -89,36 +99,46 @@ class DelayingQueue(WorkQueue[T]):
         the queue is shutting down.
 
         :raises ValueError: if ``delay`` is NaN.
-        :raises RuntimeError: for a positive delay when no event loop is running.
         """
         if math.isnan(delay):
             raise ValueError("delay must be a number of seconds, not NaN")
         if self._shutting_down:
             return
+        self._metrics.retry()
         if delay <= 0:
-            self._metrics.retry()
             self.add(item)
             return
-        loop = asyncio.get_running_loop()
-        self._metrics.retry()
-        deadline = self._clock() + delay
+        self._catch_up()
+        deadline = self._clock.now() + delay
         current = self._waiting.get(item)
         if current is not None and current[0] <= deadline:
             return
+        head = self._live_head()
         sequence = next(self._sequence)
         self._waiting[item] = (deadline, sequence)
         heapq.heappush(self._heap, (deadline, sequence, item))
-        self._arm_timer(loop)
+        if head is None or deadline < head[0]:
+            # A getter may be waiting for a later deadline: let it wait for this one.
+            self._wakeup_next_getter()
 
-    # -- the synchronous core ----------------------------------------------------------------
+    # -- consumers -------------------------------------------------------------------------
 
-    def _add_ready(self) -> None:
+    def done(self, item: T) -> None:
+        """See :meth:`~aioinformer.workqueue.WorkQueue.done` (items already due go first)."""
+        self._catch_up()
+        super().done(item)
+
+    # -- the deadlines ---------------------------------------------------------------------
+
+    def _catch_up(self) -> None:
         """Add every waiting item whose deadline has passed, earliest deadline first."""
-        now = self._clock()
+        if not self._heap:
+            return
+        now = self._clock.now()
         while (head := self._live_head()) is not None and head[0] <= now:
             heapq.heappop(self._heap)
             del self._waiting[head[2]]
-            self.add(head[2])
+            WorkQueue.add(self, head[2])
 
     def _live_head(self) -> tuple[float, int, T] | None:
         heap = self._heap
@@ -129,36 +149,19 @@ class DelayingQueue(WorkQueue[T]):
             heapq.heappop(heap)
         return None
 
-    # -- the timer -------------------------------------------------------------------------
+    async def _wait(self, waiter: asyncio.Future[None]) -> None:
+        """Wait for a wake-up, or until the earliest deadline."""
+        head = self._live_head()
+        if head is None:
+            await waiter
+            return
+        with self._clock.move_on_after(head[0] - self._clock.now()):
+            await waiter
 
-    def _arm_timer(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
-        """Make the timer fire at the earliest deadline (or cancel it when nothing waits)."""
-        deadline = self.next_ready_at
-        if deadline == self._timer_deadline and self._timer is not None:
-            return
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-            self._timer_deadline = None
-        if deadline is None:
-            return
-        if loop is None:
-            loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(max(0.0, deadline - self._clock()), self._on_timer)
-        self._timer_deadline = deadline
-
-    def _on_timer(self) -> None:
-        self._timer = None
-        self._timer_deadline = None
-        if self._shutting_down:
-            return
-        self._add_ready()
-        self._arm_timer()
+    def _begin_shutdown(self) -> None:
+        self._catch_up()  # items already due were added before the shutdown
+        super()._begin_shutdown()
 
     def _on_shutdown(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = None
-        self._timer_deadline = None
         self._waiting.clear()
         self._heap.clear()

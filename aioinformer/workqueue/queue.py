@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Generic, TypeVar
 
+from .._clock import SYSTEM_CLOCK, Clock
 from ..errors import QueueShutDown
 from .metrics import MetricsProvider, QueueMetrics, new_queue_metrics
 
@@ -49,8 +49,7 @@ class WorkQueue(Generic[T]):
     :param name: the queue's name; metrics are recorded only for a named queue. Default None.
     :param metrics_provider: creates the queue's metric objects
         (see :mod:`aioinformer.workqueue.metrics`). Default None: no metrics.
-    :param clock: monotonic seconds, used for metrics (and deadlines in subclasses).
-        Default :func:`time.monotonic`.
+    :param clock: time for metrics (and deadlines in subclasses). Default the system clock.
     :param unfinished_work_update_period: seconds between refreshes of the unfinished-work and
         longest-running metrics while something is processing. Default
         :data:`DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD` (0.5 s).
@@ -61,7 +60,7 @@ class WorkQueue(Generic[T]):
         *,
         name: str | None = None,
         metrics_provider: MetricsProvider | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = SYSTEM_CLOCK,
         unfinished_work_update_period: float = DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD,
     ) -> None:
         if not unfinished_work_update_period > 0:
@@ -74,7 +73,7 @@ class WorkQueue(Generic[T]):
         self._shutting_down = False
         self._getters: deque[asyncio.Future[None]] = deque()
         self._drain_waiters: list[asyncio.Future[None]] = []
-        self._metrics: QueueMetrics[T] = new_queue_metrics(name, metrics_provider, clock)
+        self._metrics: QueueMetrics[T] = new_queue_metrics(name, metrics_provider, clock.now)
         self._unfinished_period = unfinished_work_update_period
         self._unfinished_timer: asyncio.TimerHandle | None = None
 
@@ -127,6 +126,7 @@ class WorkQueue(Generic[T]):
         :raises QueueShutDown: once the queue is shutting down and nothing is left queued.
         """
         while True:
+            self._catch_up()
             if self._queue:
                 return self._take()
             if self._shutting_down:
@@ -135,17 +135,17 @@ class WorkQueue(Generic[T]):
             waiter = asyncio.get_running_loop().create_future()
             self._getters.append(waiter)
             try:
-                await waiter
+                await self._wait(waiter)
             except BaseException:
                 waiter.cancel()
-                try:
-                    self._getters.remove(waiter)
-                except ValueError:
-                    pass
+                self._forget_getter(waiter)
                 # We may have been woken for an item we will not take: pass the wake-up on.
                 if self._queue and not waiter.cancelled():
                     self._wakeup_next_getter()
                 raise
+            if not waiter.done():  # the wait ended without a wake-up (a subclass deadline)
+                waiter.cancel()
+            self._forget_getter(waiter)
 
     def done(self, item: T) -> None:
         """Mark ``item`` as finished; re-queue it if it was added while processing.
@@ -227,6 +227,19 @@ class WorkQueue(Generic[T]):
             self._unfinished_timer = loop.call_later(
                 self._unfinished_period, self._on_unfinished_tick
             )
+
+    def _catch_up(self) -> None:
+        """Hook for subclasses: bring the queue up to date (add items that became due)."""
+
+    async def _wait(self, waiter: asyncio.Future[None]) -> None:
+        """Wait for a wake-up; subclasses may return earlier (with ``waiter`` pending)."""
+        await waiter
+
+    def _forget_getter(self, waiter: asyncio.Future[None]) -> None:
+        try:
+            self._getters.remove(waiter)
+        except ValueError:
+            pass
 
     def _wakeup_next_getter(self) -> None:
         while self._getters:

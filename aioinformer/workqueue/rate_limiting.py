@@ -9,10 +9,10 @@ limiter.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import TypeVar
 
+from .._clock import SYSTEM_CLOCK, Clock
 from .delaying import DelayingQueue
 from .limiters import RateLimiter, default_controller_rate_limiter
 from .metrics import MetricsProvider
@@ -30,7 +30,8 @@ class RateLimitingQueue(DelayingQueue[T]):
         :func:`~aioinformer.workqueue.default_controller_rate_limiter` on this queue's clock.
     :param name: the queue's name; metrics are recorded only for a named queue. Default None.
     :param metrics_provider: creates the queue's metric objects. Default None: no metrics.
-    :param clock: monotonic seconds for deadlines and metrics. Default :func:`time.monotonic`.
+    :param clock: time for deadlines, metrics and the default limiter. Default the system
+        clock.
     :param unfinished_work_update_period: see :class:`~aioinformer.workqueue.WorkQueue`.
         Default 0.5 s.
     """
@@ -41,7 +42,7 @@ class RateLimitingQueue(DelayingQueue[T]):
         *,
         name: str | None = None,
         metrics_provider: MetricsProvider | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = SYSTEM_CLOCK,
         unfinished_work_update_period: float = DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD,
     ) -> None:
         super().__init__(
@@ -51,7 +52,7 @@ class RateLimitingQueue(DelayingQueue[T]):
             unfinished_work_update_period=unfinished_work_update_period,
         )
         if rate_limiter is None:
-            rate_limiter = default_controller_rate_limiter(clock=clock)
+            rate_limiter = default_controller_rate_limiter(clock=clock.now)
         self.rate_limiter: RateLimiter[T] = rate_limiter
 
     def add_rate_limited(self, item: T) -> None:

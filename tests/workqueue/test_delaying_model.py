@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import TypeVar
 
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from aioinformer.testing import FakeClock
 from aioinformer.workqueue import DelayingQueue
 
-from ._support import FakeClock, RecordingProvider
+from ._support import RecordingProvider
 from .test_queue_model import ITEMS, WorkQueueModel
 
 R = TypeVar("R")
@@ -56,7 +57,7 @@ class DelayingQueueMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.loop = asyncio.new_event_loop()
-        self.clock = FakeClock()
+        self.clock = FakeClock(1000.0)
         self.provider = RecordingProvider()
         self.q: DelayingQueue[str] = DelayingQueue(
             name="delaying", metrics_provider=self.provider, clock=self.clock
@@ -69,12 +70,6 @@ class DelayingQueueMachine(RuleBasedStateMachine):
 
         return self.loop.run_until_complete(guarded())
 
-    def in_loop(self, fn: Callable[[], None]) -> None:
-        async def call() -> None:
-            fn()
-
-        self.loop.run_until_complete(call())
-
     @rule(item=ITEMS)
     def add(self, item: str) -> None:
         self.q.add(item)
@@ -82,18 +77,14 @@ class DelayingQueueMachine(RuleBasedStateMachine):
 
     @rule(item=ITEMS, delay=DELAYS)
     def add_after(self, item: str, delay: float) -> None:
-        self.in_loop(lambda: self.q.add_after(item, delay))
-        self.model.add_after(item, delay, self.clock.now)
+        self.q.add_after(item, delay)
+        self.model.add_after(item, delay, self.clock.now())
 
     @rule(seconds=st.sampled_from([0.0, 0.5, 1.0, 1.5, 4.0]))
     def advance_clock(self, seconds: float) -> None:
-        """The clock moves and the queue's timer fires (simulated: the sync core runs)."""
-        self.clock.advance(seconds)
-        timer = self.q._timer
-        if timer is not None:
-            timer.cancel()  # the real handle is replaced by this simulated firing
-        self.in_loop(self.q._on_timer)
-        self.model.add_ready(self.clock.now)
+        """The clock moves: due items join the queue (at the queue's next operation)."""
+        self.clock.jump(seconds)
+        self.model.add_ready(self.clock.now())
 
     @precondition(lambda self: bool(self.model.queue))
     @rule()
@@ -119,11 +110,9 @@ class DelayingQueueMachine(RuleBasedStateMachine):
         assert self.q.shutting_down == self.model.shutting_down
 
     @invariant()
-    def timer_is_armed_for_the_earliest_deadline_only(self) -> None:
+    def next_ready_at_is_the_earliest_deadline(self) -> None:
         earliest = min((v[0] for v in self.model.waiting.values()), default=None)
         assert self.q.next_ready_at == earliest
-        assert self.q._timer_deadline == earliest
-        assert (self.q._timer is None) == (earliest is None)
 
     @invariant()
     def retries_metric_counts_every_add_after(self) -> None:
@@ -131,7 +120,7 @@ class DelayingQueueMachine(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         self.q.shutdown()
-        assert self.q._timer is None
+        assert self.q.next_ready_at is None
         self.loop.close()
 
 

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from aioinformer.testing import FakeClock
 from aioinformer.workqueue import (
     HISTOGRAM_BUCKETS,
     METRIC_NAMES,
@@ -15,7 +16,7 @@ from aioinformer.workqueue import (
 )
 from aioinformer.workqueue.metrics import NOOP_METRIC
 
-from ._support import FakeClock, RecordedMetric, RecordingProvider
+from ._support import RecordedMetric, RecordingProvider
 
 GUARD = 5.0
 
@@ -31,7 +32,7 @@ def observations(provider: RecordingProvider, kind: str, name: str = "q") -> lis
 async def test_depth_and_adds_follow_client_go() -> None:
     """depth/adds count adds of non-dirty items (in-flight ones included); get lowers depth."""
     provider = RecordingProvider()
-    q: WorkQueue[str] = WorkQueue(name="q", metrics_provider=provider, clock=FakeClock())
+    q: WorkQueue[str] = WorkQueue(name="q", metrics_provider=provider, clock=FakeClock(1000.0))
     q.add("a")
     q.add("a")  # dirty already: not counted
     q.add("b")
@@ -48,15 +49,15 @@ async def test_depth_and_adds_follow_client_go() -> None:
 
 async def test_latency_runs_from_first_add_and_work_duration_from_get() -> None:
     """latency = first add while dirty -> get; work duration = get -> done."""
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     provider = RecordingProvider()
     q: WorkQueue[str] = WorkQueue(name="q", metrics_provider=provider, clock=clock)
     q.add("a")
-    clock.advance(2.0)
+    clock.jump(2.0)
     q.add("a")  # does not restart the latency clock
-    clock.advance(1.0)
+    clock.jump(1.0)
     await asyncio.wait_for(q.get(), GUARD)
-    clock.advance(0.5)
+    clock.jump(0.5)
     q.done("a")
     assert observations(provider, "latency") == [3.0]
     assert observations(provider, "work_duration") == [0.5]
@@ -65,15 +66,15 @@ async def test_latency_runs_from_first_add_and_work_duration_from_get() -> None:
 
 async def test_unfinished_and_longest_running_on_demand() -> None:
     """unfinished = sum of in-flight ages; longest = the oldest age; both zero when idle."""
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     provider = RecordingProvider()
     q: WorkQueue[str] = WorkQueue(name="q", metrics_provider=provider, clock=clock)
     q.add("a")
     q.add("b")
     await asyncio.wait_for(q.get(), GUARD)
-    clock.advance(3.0)
+    clock.jump(3.0)
     await asyncio.wait_for(q.get(), GUARD)
-    clock.advance(1.0)
+    clock.jump(1.0)
     q.update_unfinished_work_metrics()
     assert metric(provider, "unfinished_work_seconds") == 5.0  # 4 + 1
     assert metric(provider, "longest_running_processor_seconds") == 4.0
@@ -87,7 +88,7 @@ async def test_unfinished_and_longest_running_on_demand() -> None:
 
 async def test_unfinished_work_is_refreshed_periodically_while_processing() -> None:
     """While an item is in flight the unfinished-work gauge is refreshed by a timer."""
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     refreshed = asyncio.Event()
 
     class SignallingGauge(RecordedMetric):
@@ -108,7 +109,7 @@ async def test_unfinished_work_is_refreshed_periodically_while_processing() -> N
     )
     q.add("a")
     await asyncio.wait_for(q.get(), GUARD)
-    clock.advance(7.0)
+    clock.jump(7.0)
     await asyncio.wait_for(refreshed.wait(), GUARD)
     assert metric(provider, "unfinished_work_seconds") == 7.0
     assert metric(provider, "longest_running_processor_seconds") == 7.0

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from aioinformer.errors import QueueShutDown
+from aioinformer.testing import FakeClock
 from aioinformer.workqueue import WorkQueue
 
-from ._support import FakeClock, RecordingProvider
+from ._support import RecordingProvider
 
 R = TypeVar("R")
 ITEMS = st.sampled_from(["a", "b", "c", "d", "e"])
@@ -52,7 +53,7 @@ class WorkQueueMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.loop = asyncio.new_event_loop()
-        self.clock = FakeClock()
+        self.clock = FakeClock(1000.0)
         self.provider = RecordingProvider()
         self.q: WorkQueue[str] = WorkQueue(
             name="model", metrics_provider=self.provider, clock=self.clock
@@ -95,7 +96,7 @@ class WorkQueueMachine(RuleBasedStateMachine):
 
     @rule(seconds=st.sampled_from([0.0, 0.25, 1.0]))
     def tick(self, seconds: float) -> None:
-        self.clock.advance(seconds)
+        self.clock.jump(seconds)
 
     @invariant()
     def same_length_and_state(self) -> None:

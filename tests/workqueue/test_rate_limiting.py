@@ -4,26 +4,27 @@ from __future__ import annotations
 
 import asyncio
 
+from aioinformer.testing import FakeClock
 from aioinformer.workqueue import (
     ItemExponentialFailureRateLimiter,
     MaxOfRateLimiter,
     RateLimitingQueue,
 )
 
-from ._support import FakeClock, RecordingProvider
+from ._support import RecordingProvider
 
 GUARD = 5.0
 
 
 async def test_add_rate_limited_waits_the_limiters_delay() -> None:
     """Each add_rate_limited schedules the item at now + limiter.when(item)."""
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     limiter: ItemExponentialFailureRateLimiter[str] = ItemExponentialFailureRateLimiter(1.0, 60.0)
     q: RateLimitingQueue[str] = RateLimitingQueue(limiter, clock=clock)
     q.add_rate_limited("a")
-    assert q.next_ready_at == clock.now + 1.0
+    assert q.next_ready_at == clock.now() + 1.0
     q.add_rate_limited("a")  # 2 s: later than the waiting deadline, which is kept
-    assert q.next_ready_at == clock.now + 1.0
+    assert q.next_ready_at == clock.now() + 1.0
     assert q.num_requeues("a") == 2
     q.forget("a")
     assert q.num_requeues("a") == 0
@@ -43,11 +44,11 @@ async def test_rate_limited_item_is_delivered() -> None:
 
 async def test_default_limiter_is_the_controller_default() -> None:
     """Without a limiter the queue uses max(exponential 5 ms..1000 s, bucket 10 qps/100)."""
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     q: RateLimitingQueue[str] = RateLimitingQueue(clock=clock)
     assert isinstance(q.rate_limiter, MaxOfRateLimiter)
     q.add_rate_limited("a")
-    assert q.next_ready_at == clock.now + 0.005
+    assert q.next_ready_at == clock.now() + 0.005
     q.shutdown()
 
 

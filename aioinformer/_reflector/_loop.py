@@ -1,0 +1,430 @@
+"""The Reflector: keeps a store (usually a DeltaFIFO) in step with one resource.
+
+It is a thin async loop around the synchronous machine of :mod:`._machine`, which holds every
+resource-version rule: the loop performs each action the machine asks for (a list page, a
+store replace, a watch, a streaming list, a pause) against the
+:class:`~aioinformer.listwatch.ListerWatcher`, the store and the clock, and feeds the outcome
+back. It also owns what the machine leaves out: how long a backoff lasts (a
+:class:`~aioinformer.backoff.Backoff` from the configured policy), the random watch timeouts,
+the idle and streaming-list deadlines, the resync ticker (which runs while watching), the
+counters and the watch-error handler.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+import anyio
+from anyio import CancelScope
+
+from .._clock import SYSTEM_CLOCK, Clock
+from .._config import WatchConfig
+from ..backoff import Backoff
+from ..errors import (
+    ExpiredError,
+    LifecycleError,
+    MalformedWatchEventError,
+    TransportError,
+    WatchIdleTimeoutError,
+)
+from ..listwatch import ListerWatcher, ListOptions, WatchEventType, WatchStream
+from ..objects import KubeObject
+from ._machine import ListWatch
+from ._states import RestartCause
+from ._statistics import Counters, ReflectorStatistics
+from ._steps import (
+    Action,
+    Apply,
+    Delay,
+    ListFailed,
+    ListPage,
+    ListReason,
+    Malformed,
+    NextEvent,
+    OpenWatch,
+    Pause,
+    Proceed,
+    ReplaceStore,
+    RequestList,
+    StoreFailed,
+    StreamingListFailed,
+    StreamingListSynced,
+    StreamList,
+    WatchEnded,
+    WatchOpened,
+    WatchOpenFailed,
+)
+from ._streaming import InitialEvents, collect
+
+__all__ = ["Reflector", "ReflectorStore", "WatchErrorHandler"]
+
+logger = logging.getLogger(__name__)
+
+_ADDED = WatchEventType.ADDED
+_MODIFIED = WatchEventType.MODIFIED
+_DELETED = WatchEventType.DELETED
+
+
+class ReflectorStore(Protocol):
+    """What a reflector writes to; :class:`~aioinformer.delta_fifo.DeltaFIFO` implements it."""
+
+    async def add(self, obj: KubeObject) -> None: ...
+
+    async def update(self, obj: KubeObject) -> None: ...
+
+    async def delete(self, obj: Any) -> None: ...
+
+    async def replace(self, objs: Iterable[KubeObject], resource_version: str) -> None: ...
+
+    async def resync(self) -> None: ...
+
+
+class WatchErrorHandler(Protocol):
+    """Called with the reflector and the error for every list or watch error (before the
+    wait that follows it)."""
+
+    def __call__(self, reflector: Reflector, error: BaseException, /) -> object: ...
+
+
+class Reflector:
+    """Lists and watches one resource into a store, following client-go's rules.
+
+    :param lister_watcher: where objects come from.
+    :param store: where they go (a :class:`~aioinformer.delta_fifo.DeltaFIFO`, usually).
+    :param config: page size, watch timeouts, streaming lists and backoff. Default
+        :class:`~aioinformer.WatchConfig` ``()``.
+    :param name: used in logs. Default ``"reflector"``.
+    :param resync_period: seconds between resync checks while watching; 0 (the default)
+        disables resync.
+    :param should_resync: asked at every resync tick; ``store.resync()`` runs only when it
+        returns True. None (the default) means always.
+    :param watch_error_handler: called with ``(reflector, error)`` for every error. Its own
+        exceptions are logged and ignored. Default None (errors are logged).
+    :param clock: time for backoff waits, deadlines and the resync ticker. Default the system
+        clock.
+    :param rand: uniform ``[0, 1)`` for watch timeouts and backoff jitter. Default
+        :func:`random.random`.
+    """
+
+    def __init__(
+        self,
+        lister_watcher: ListerWatcher,
+        store: ReflectorStore,
+        *,
+        config: WatchConfig = WatchConfig(),
+        name: str = "reflector",
+        resync_period: float = 0.0,
+        should_resync: Callable[[], bool] | None = None,
+        watch_error_handler: WatchErrorHandler | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+        rand: Callable[[], float] = random.random,
+    ) -> None:
+        self.name = name
+        self._lw = lister_watcher
+        self._store = store
+        self._config = config
+        self._resync_period = max(0.0, resync_period)
+        self._should_resync = should_resync
+        self._watch_error_handler = watch_error_handler
+        self._clock = clock
+        self._rand = rand
+        self._backoff = Backoff(config.backoff, clock=clock, rand=rand)
+        self._machine = ListWatch(page_size=config.page_size, streaming_list=config.streaming_list)
+        self._counters = Counters()
+        self._running = False
+
+    def __repr__(self) -> str:
+        return f"<Reflector {self.name} rv={self.last_sync_resource_version!r}>"
+
+    @property
+    def config(self) -> WatchConfig:
+        """The watch configuration."""
+        return self._config
+
+    @property
+    def last_sync_resource_version(self) -> str:
+        """The resource version of the last list, event or bookmark seen (``""`` before)."""
+        return self._machine.cursor.resource_version
+
+    @property
+    def resync_period(self) -> float:
+        """Seconds between resync checks (0: none); a change applies from the next watch."""
+        return self._resync_period
+
+    @resync_period.setter
+    def resync_period(self, value: float) -> None:
+        self._resync_period = max(0.0, value)
+
+    def set_watch_error_handler(self, handler: WatchErrorHandler | None) -> None:
+        """Replace the watch-error handler."""
+        self._watch_error_handler = handler
+
+    def statistics(self) -> ReflectorStatistics:
+        """A snapshot of the counters."""
+        return self._counters.snapshot()
+
+    async def run(self) -> None:
+        """List and watch until cancelled; never returns otherwise.
+
+        :raises LifecycleError: if this reflector is already running.
+        """
+        if self._running:
+            raise LifecycleError(f"reflector {self.name} is already running")
+        self._running = True
+        try:
+            self._machine.restart()
+            action = self._machine.feed(Proceed())
+            stream: WatchStream | None = None
+            while True:
+                if self._machine.watching:
+                    action = await self._watch_phase(action, stream)
+                    stream = None
+                else:
+                    action, stream = await self._sync(action)
+        finally:
+            self._running = False
+
+    # -- filling the store -----------------------------------------------------------------
+
+    async def _sync(self, action: Action) -> tuple[Action, WatchStream | None]:
+        """One step towards a full store: a list page, a replace, a streaming list or the
+        pause before a relist. Returns the next action (and a streaming list's stream)."""
+        machine = self._machine
+        if isinstance(action, RequestList):
+            self._before_list(action)
+            try:
+                result = await self._lw.list(action.options)
+            except Exception as exc:
+                return machine.feed(ListFailed(exc)), None
+            return machine.feed(ListPage(result)), None
+        if isinstance(action, ReplaceStore):
+            try:
+                await self._store.replace(action.items, action.resource_version)
+            except Exception as exc:
+                return machine.feed(StoreFailed(exc)), None
+            self._counters.listed(len(action.items))
+            logger.debug(
+                "%s: listed %d objects at RV %s",
+                self.name,
+                len(action.items),
+                action.resource_version,
+            )
+            return machine.feed(Proceed()), None
+        if isinstance(action, StreamList):
+            return await self._stream_list(action.options)
+        if isinstance(action, Pause):
+            await self._pause(action)
+            return machine.feed(Proceed()), None
+        raise RuntimeError(f"{self.name}: unexpected action {action!r} while listing")
+
+    def _before_list(self, action: RequestList) -> None:
+        after = action.after
+        if action.reason is ListReason.RETRY_AT_EMPTY_RV:
+            assert after is not None
+            logger.info("%s: list failed (%s); relisting at RV ''", self.name, type(after).__name__)
+        elif action.reason is ListReason.STREAMING_FALLBACK:
+            assert after is not None
+            self._counters.streaming_list_fallbacks += 1
+            self._report(after)
+            logger.info("%s: streaming list failed; falling back to a LIST", self.name)
+
+    async def _stream_list(self, options: ListOptions) -> tuple[Action, WatchStream | None]:
+        machine = self._machine
+        initial = InitialEvents()
+        config = self._config
+        try:
+            stream = await self._lw.watch(self._timed(options), idle_timeout=config.idle_timeout)
+            try:
+                rv = await collect(
+                    stream,
+                    initial,
+                    clock=self._clock,
+                    deadline=config.streaming_list_deadline,
+                    name=self.name,
+                )
+                objects = initial.objects
+                await self._store.replace(objects, rv)
+            except BaseException:
+                await _close(stream)
+                raise
+        except Exception as exc:
+            return machine.feed(StreamingListFailed(exc)), None
+        finally:
+            counters = self._counters
+            counters.malformed_events += initial.malformed
+            counters.unknown_events += initial.unknown
+            counters.store_errors += initial.key_errors
+        self._counters.listed(len(objects))
+        self._counters.watches += 1
+        logger.debug("%s: streamed %d objects at RV %s", self.name, len(objects), rv)
+        return machine.feed(StreamingListSynced(rv, initial.malformed)), stream
+
+    # -- watching --------------------------------------------------------------------------
+
+    async def _watch_phase(self, action: Action, stream: WatchStream | None) -> Action:
+        """Watch and re-watch, with the resync ticker alongside, until a relist is needed;
+        returns the pause before that relist."""
+        if self._resync_period <= 0:
+            return await self._watch(action, stream)
+        failure: Exception | None = None
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._resync_ticker, self._resync_period)
+                action = await self._watch(action, stream)
+                tg.cancel_scope.cancel()
+        except* _ResyncFailed as group:
+            resync_failed = group.exceptions[0]
+            assert isinstance(resync_failed, _ResyncFailed)
+            failure = resync_failed.error
+        if failure is None:
+            return action
+        if not self._machine.watching:  # the watch had just ended: that relist stands
+            self._report(failure)
+            return action
+        return self._machine.feed(StoreFailed(failure))
+
+    async def _resync_ticker(self, period: float) -> None:
+        while True:
+            await self._clock.sleep(period)
+            if self._should_resync is None or self._should_resync():
+                try:
+                    await self._store.resync()
+                except Exception as exc:
+                    raise _ResyncFailed(exc) from exc
+
+    async def _watch(self, action: Action, stream: WatchStream | None) -> Action:
+        machine = self._machine
+        started = self._clock.now()
+        while machine.watching:
+            if isinstance(action, NextEvent):
+                assert stream is not None
+                action = await self._consume(stream, started)
+                stream = None
+            elif isinstance(action, OpenWatch):
+                started = self._clock.now()
+                try:
+                    stream = await self._lw.watch(
+                        self._timed(action.options), idle_timeout=self._config.idle_timeout
+                    )
+                except Exception as exc:
+                    action = machine.feed(WatchOpenFailed(exc))
+                    continue
+                self._counters.watches += 1
+                action = machine.feed(WatchOpened())
+            elif isinstance(action, Pause):
+                await self._pause(action)
+                action = machine.feed(Proceed())
+            else:
+                raise RuntimeError(f"{self.name}: unexpected action {action!r} while watching")
+        return action
+
+    async def _consume(self, stream: WatchStream, started: float) -> Action:
+        """Apply a watch's events to the store until it ends (then closes it)."""
+        machine, store, counters = self._machine, self._store, self._counters
+        events = counters.events
+        ended: Exception | None = None
+        try:
+            while True:
+                try:
+                    event = await stream.__anext__()
+                except StopAsyncIteration:
+                    break
+                except MalformedWatchEventError as exc:
+                    machine.feed(Malformed(exc))
+                    counters.malformed_events += 1
+                    logger.warning("%s: skipping malformed watch event: %s", self.name, exc.reason)
+                    continue
+                except Exception as exc:
+                    ended = exc
+                    break
+                action = machine.event(event)
+                if action.__class__ is Apply:
+                    kind = action.type
+                    try:
+                        if kind is _ADDED:
+                            await store.add(event.object)
+                        elif kind is _MODIFIED:
+                            await store.update(event.object)
+                        elif kind is _DELETED:
+                            await store.delete(event.object)
+                    except Exception as exc:
+                        counters.store_errors += 1
+                        logger.warning(
+                            "%s: store refused a %s event: %s: %s",
+                            self.name,
+                            kind,
+                            type(exc).__name__,
+                            exc,
+                        )
+                    events[kind] = events.get(kind, 0) + 1
+                else:
+                    counters.unknown_events += 1
+                    logger.warning(
+                        "%s: skipping watch event of unknown type %r", self.name, event.type
+                    )
+        finally:
+            # Closed before any wait: a stalled or throttled stream is not kept open.
+            await _close(stream)
+        return machine.feed(WatchEnded(ended, self._clock.now() - started))
+
+    def _timed(self, options: ListOptions) -> ListOptions:
+        """The options with a ``timeoutSeconds`` in ``[min, 2·min)`` of the configuration."""
+        timeout = int(self._config.min_watch_timeout * (self._rand() + 1.0))
+        return dataclasses.replace(options, timeout_seconds=max(1, timeout))
+
+    # -- waiting and reporting ---------------------------------------------------------------
+
+    async def _pause(self, pause: Pause) -> None:
+        if pause.cause is not None:
+            self._counters.restarted(pause.cause)
+        for error in pause.errors:
+            disconnected = pause.cause is RestartCause.DISCONNECT
+            quiet = disconnected and isinstance(error, TransportError)
+            self._report(error, level=logging.DEBUG if quiet else None)
+        if pause.refresh_credentials:
+            await self._refresh_credentials()
+        if pause.delay is Delay.BACKOFF:
+            await self._clock.sleep(self._backoff.next_delay())
+        elif pause.delay is Delay.RETRY_AFTER:
+            await self._clock.sleep(pause.seconds)
+
+    async def _refresh_credentials(self) -> None:
+        refresh = getattr(self._lw, "refresh_credentials", None)
+        if refresh is None:
+            return
+        try:
+            await refresh()
+        except Exception as exc:
+            logger.warning("%s: reloading credentials failed: %s", self.name, type(exc).__name__)
+
+    def _report(self, exc: BaseException, *, level: int | None = None) -> None:
+        counters = self._counters
+        counters.errors += 1
+        counters.last_error = f"{type(exc).__name__}: {exc}"
+        if level is None:
+            quiet = isinstance(exc, ExpiredError | WatchIdleTimeoutError)
+            level = logging.INFO if quiet else logging.WARNING
+        logger.log(level, "%s: list/watch error: %s: %s", self.name, type(exc).__name__, exc)
+        handler = self._watch_error_handler
+        if handler is not None:
+            try:
+                handler(self, exc)
+            except Exception:
+                logger.exception("%s: watch error handler failed", self.name)
+
+
+class _ResyncFailed(Exception):
+    """The store refused a resync: it ends the watch phase (and leads to a relist)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+async def _close(stream: WatchStream) -> None:
+    with CancelScope(shield=True):
+        await stream.aclose()

@@ -1,0 +1,165 @@
+"""The reflector machine's states: a :class:`Cursor` and where the list/watch cycle stands.
+
+Each state is documented with what it means and which inputs leave it (see
+:func:`~aioinformer._reflector._machine.step`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..objects import KubeObject
+
+__all__ = [
+    "Cursor",
+    "Listing",
+    "NeedList",
+    "NeedWatch",
+    "OpeningWatch",
+    "Replacing",
+    "RestartCause",
+    "State",
+    "StreamingList",
+    "Watching",
+]
+
+
+class RestartCause(StrEnum):
+    """Why a watch ended (the ``cause`` label of the restart counter)."""
+
+    #: The server ended the watch cleanly (its ``timeoutSeconds``, or EOF).
+    TIMEOUT = "timeout"
+    #: The connection broke after events arrived.
+    DISCONNECT = "disconnect"
+    #: No bytes arrived for the idle timeout.
+    IDLE = "idle"
+    #: 429, on watch start or as an ``ERROR`` event.
+    TOO_MANY_REQUESTS = "too_many_requests"
+    #: The API server refused the connection.
+    REFUSED = "refused"
+    #: 401: credentials are reloaded.
+    UNAUTHORIZED = "unauthorized"
+    #: 410: the watch's resource version is gone.
+    EXPIRED = "expired"
+    #: Any other ``ERROR`` event or failure.
+    ERROR = "error"
+    #: Ended within a second without any event.
+    VERY_SHORT = "very_short"
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """Where the store stands against the server; every state carries it."""
+
+    #: The RV of the last list, event or bookmark (client-go's ``lastSyncResourceVersion``);
+    #: ``""`` before the first list.
+    resource_version: str = ""
+    #: That RV is gone (a list failed with 410 or "too large"): list and stream at RV ``""``
+    #: until a list succeeds.
+    unavailable: bool = False
+    #: An RV ``"0"`` list came back paginated: the watch cache is off, so relists paginate.
+    paginated: bool = False
+    #: Undecodable watch events skipped since the store was last filled.
+    skipped: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class NeedList:
+    """The store must be (re)filled: the start, and after every error that relists.
+
+    :class:`Proceed` leaves it: to :class:`Listing` (:class:`RequestList`), or to
+    :class:`StreamingList` (:class:`StreamList`) when streaming lists are on.
+    """
+
+    cursor: Cursor = Cursor()
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """A LIST is in progress, one page per request (client-go's pager).
+
+    ``resource_version`` and ``page_size`` are the list's (0: unpaginated); ``pages`` holds
+    the items so far and ``list_rv`` the RV of the first page; ``unpaginated_retry`` marks
+    the one full list after a continue token expired; ``retried`` the retry at RV ``""``.
+
+    The last page leads to :class:`Replacing` (:class:`ReplaceStore`); 410 on a later page
+    to the unpaginated retry; 410 or "too large RV" otherwise (once) to a list at RV ``""``;
+    any other :class:`ListFailed` to :class:`NeedList` (:class:`Pause`);
+    """
+
+    cursor: Cursor
+    resource_version: str
+    page_size: int
+    pages: tuple[list[KubeObject], ...] = ()
+    list_rv: str = ""
+    continue_token: str | None = None
+    unpaginated_retry: bool = False
+    retried: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Replacing:
+    """The store is being replaced with a list's items, at ``resource_version``.
+
+    :class:`Proceed` (done) moves the cursor there and leads to :class:`OpeningWatch`;
+    :class:`StoreFailed` to :class:`NeedList`.
+    """
+
+    cursor: Cursor
+    resource_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamingList:
+    """A streaming list (a watch with ``sendInitialEvents``) is filling the store.
+
+    :class:`StreamingListSynced` leads to :class:`Watching` on the same stream;
+    :class:`StreamingListFailed` falls back to a LIST (:class:`Listing`), at RV ``""`` when
+    the failure was 410 or "too large RV".
+    """
+
+    cursor: Cursor
+
+
+@dataclass(frozen=True, slots=True)
+class OpeningWatch:
+    """A watch request from ``cursor.resource_version`` is in flight.
+
+    :class:`WatchOpened` leads to :class:`Watching`; a refused connection, 429 or 401 to
+    :class:`NeedWatch` (:class:`Pause`); any other :class:`WatchOpenFailed` to
+    :class:`NeedList`; :class:`StoreFailed` (a resync) too.
+    """
+
+    cursor: Cursor
+
+
+@dataclass(frozen=True, slots=True)
+class Watching:
+    """A watch stream is open.
+
+    ``replaying``: it started at RV ``""``/``"0"`` and has delivered only synthetic ADDED
+    events, so the RV does not move yet. ``delivered``: it delivered at least one event.
+
+    Events and malformed lines stay here (:class:`Apply` / :class:`Skip`); :class:`WatchEnded`
+    leads to :class:`NeedWatch` (re-watch) or :class:`NeedList` (relist), always through a
+    :class:`Pause`; so does :class:`StoreFailed` (a resync) to :class:`NeedList`.
+    """
+
+    cursor: Cursor
+    replaying: bool = False
+    delivered: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NeedWatch:
+    """Between two watches: a :class:`Pause` (possibly of no time) is under way.
+
+    :class:`Proceed` leads to :class:`OpeningWatch`; :class:`StoreFailed` to
+    :class:`NeedList`.
+    """
+
+    cursor: Cursor
+
+
+State = NeedList | Listing | Replacing | StreamingList | OpeningWatch | Watching | NeedWatch
