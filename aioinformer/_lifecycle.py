@@ -1,0 +1,262 @@
+"""One lifecycle for every long-running component (informer, factory, controller, elector, fake
+API server).
+
+Every such component is a :class:`Service` and has the same members:
+
+* ``async with component:`` runs it in the background of the block. Entering returns at once
+  (it does not wait for readiness); leaving the block normally, or with an exception, stops it
+  gracefully with :meth:`Service.aclose`; a cancelled block cancels it at once.
+* ``await component.run(task_status=...)`` runs it in the calling task until it is stopped.
+  It reports readiness through ``task_status`` (the informer once its cache synced, the
+  controller once its caches synced and its workers run), so
+  ``await tg.start(component.run)`` means "start it and wait until it is ready".
+* ``await component.aclose()`` stops it: graceful first (the component finishes what it is
+  doing), then cancelled when the component's own bound expires. Idempotent; returns once
+  ``run`` has returned. Closing a component that never ran makes a later ``run`` return at
+  once.
+* ``wait_<condition>()`` waiters take no timeout: bound them with :func:`anyio.fail_after` or
+  :func:`anyio.move_on_after`.
+* ``statistics()`` returns a frozen dataclass snapshot.
+
+Exception policy: a component failure comes out of ``async with`` as the exception ``run``
+raised, never wrapped in an :class:`ExceptionGroup`; so does an exception raised by the block.
+Only when both fail at once (two unrelated errors) does an ``ExceptionGroup`` carry both.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, Callable
+from contextlib import asynccontextmanager
+from enum import Enum
+from typing import Self
+
+import anyio
+from anyio import TASK_STATUS_IGNORED, AsyncContextManagerMixin, CancelScope
+from anyio.abc import TaskStatus
+
+from .errors import LifecycleError
+
+__all__ = ["Service", "State"]
+
+logger = logging.getLogger(__name__)
+
+
+class State(Enum):
+    """Where a :class:`Service` is in its life. It only ever moves down this list."""
+
+    #: Constructed; it may be configured. ``run`` has not been called.
+    NEW = "new"
+    #: ``run`` is active but the component is not ready yet (an informer is still listing).
+    STARTING = "starting"
+    #: Ready: ``run`` reported readiness and works until it is stopped.
+    RUNNING = "running"
+    #: :meth:`Service.aclose` was called (or ``run`` failed) and ``run`` is unwinding.
+    STOPPING = "stopping"
+    #: ``run`` returned, or the component was closed before it ran. Final: it cannot restart.
+    STOPPED = "stopped"
+
+
+class Service(AsyncContextManagerMixin):
+    """Base class of long-running components: the lifecycle described in the module docs.
+
+    A subclass implements :meth:`_serve` and may override :meth:`_on_stop_requested` (a
+    synchronous reaction to :meth:`aclose`, e.g. shutting down a queue) and set
+    :attr:`_stop_timeout` (how long a graceful stop may take before ``run`` is cancelled).
+    """
+
+    #: Seconds :meth:`aclose` lets :meth:`_serve` return after a stop request before
+    #: cancelling it. Subclasses set it (a class attribute or in ``__init__``).
+    _stop_timeout: float = 5.0
+
+    __state: State = State.NEW
+    __stop_requested: anyio.Event | None = None
+    __stopped: anyio.Event | None = None
+    __run_scope: CancelScope | None = None
+    __cancel_requested: bool = False
+
+    # -- for subclasses -------------------------------------------------------------------
+
+    async def _serve(self, ready: Callable[[], None]) -> None:
+        """The component's work: call ``ready()`` once ready; return soon after
+        :meth:`_wait_stop_requested` returns (or raise on failure)."""
+        raise NotImplementedError
+
+    def _on_stop_requested(self) -> None:
+        """Called once, synchronously, when a stop is first requested while running."""
+
+    async def _wait_stop_requested(self) -> None:
+        """Return once :meth:`aclose` asked the component to stop."""
+        await self._stop_event().wait()
+
+    @property
+    def _stop_requested(self) -> bool:
+        """Whether :meth:`aclose` asked the component to stop."""
+        return self.__state in (State.STOPPING, State.STOPPED)
+
+    # -- state ----------------------------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        """The component's :class:`State`."""
+        return self.__state
+
+    def _describe(self) -> str:
+        """How the component names itself in errors (``<Informer pods>`` style)."""
+        name = getattr(self, "name", None)
+        return f"{type(self).__name__} {name!r}" if name else type(self).__name__
+
+    def _stop_event(self) -> anyio.Event:
+        if self.__stop_requested is None:
+            self.__stop_requested = anyio.Event()
+            if self._stop_requested:
+                self.__stop_requested.set()
+        return self.__stop_requested
+
+    def _stopped_event(self) -> anyio.Event:
+        if self.__stopped is None:
+            self.__stopped = anyio.Event()
+            if self.__state is State.STOPPED:
+                self.__stopped.set()
+        return self.__stopped
+
+    def _require_new(self, what: str) -> None:
+        """Raise :class:`LifecycleError` unless the component has not started yet."""
+        if self.__state is not State.NEW:
+            raise LifecycleError(f"{what} must be called before {self._describe()} starts")
+
+    def _require_not_stopped(self) -> None:
+        """Raise :class:`LifecycleError` once the component is stopping or stopped."""
+        if self._stop_requested:
+            raise LifecycleError(f"{self._describe()} has stopped")
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def run(self, *, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:
+        """Run until :meth:`aclose` (or cancellation); see the module documentation.
+
+        Returns at once when the component was closed before it ran.
+
+        :param task_status: reports readiness (for :meth:`anyio.abc.TaskGroup.start`).
+        :raises LifecycleError: if it ran before; or, when started with ``task_status``, if
+            it stopped before it was ready.
+        """
+        if self.__state is State.STOPPED and self.__run_scope is None:
+            if task_status is not TASK_STATUS_IGNORED:
+                raise LifecycleError(f"{self._describe()} was closed before it ran")
+            return
+        self._claim()
+        await self._run_claimed(task_status)
+
+    def _claim(self) -> None:
+        if self.__state is not State.NEW:
+            raise LifecycleError(f"{self._describe()} runs only once")
+        self.__state = State.STARTING
+
+    async def _run_claimed(self, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:
+        is_ready = False
+
+        def ready() -> None:
+            nonlocal is_ready
+            if is_ready:
+                return
+            is_ready = True
+            if self.__state is State.STARTING:
+                self.__state = State.RUNNING
+            task_status.started()
+
+        try:
+            with CancelScope() as self.__run_scope:
+                if self.__cancel_requested:
+                    self.__run_scope.cancel()
+                await self._serve(ready)
+        finally:
+            self.__state = State.STOPPED
+            self._stop_event().set()
+            self._stopped_event().set()
+        if not is_ready and task_status is not TASK_STATUS_IGNORED:
+            raise LifecycleError(f"{self._describe()} stopped before it was ready")
+
+    def _request_stop(self) -> None:
+        """Ask the component to stop (synchronous, idempotent)."""
+        if self.__state is State.NEW:
+            self.__state = State.STOPPED
+            self._stop_event().set()
+            self._stopped_event().set()
+            return
+        if self._stop_requested:
+            return
+        self.__state = State.STOPPING
+        self._stop_event().set()
+        try:
+            self._on_stop_requested()
+        except Exception:
+            logger.exception("%s: reacting to a stop request failed", self._describe())
+
+    async def aclose(self) -> None:
+        """Stop gracefully, then by cancellation once the component's bound expires.
+
+        Idempotent; returns once :meth:`run` has returned (at once if it never ran).
+        """
+        self._request_stop()
+        stopped = self._stopped_event()
+        if stopped.is_set():
+            return
+        with anyio.move_on_after(self._stop_timeout):
+            await stopped.wait()
+        if not stopped.is_set():
+            logger.warning(
+                "%s: not stopped after %.1f s; cancelling it", self._describe(), self._stop_timeout
+            )
+            self._cancel()
+            await stopped.wait()
+
+    def _cancel(self) -> None:
+        """Cancel :meth:`run` at once (the hard stop)."""
+        self._request_stop()
+        self.__cancel_requested = True
+        if self.__run_scope is not None:
+            self.__run_scope.cancel()
+
+    async def wait_stopped(self) -> None:
+        """Wait until :meth:`run` has returned (or the component was closed before it ran)."""
+        await self._stopped_event().wait()
+
+    @asynccontextmanager
+    async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
+        self._claim()
+        single: BaseException | None = None
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._run_claimed, name=self._describe())
+                try:
+                    yield self
+                except anyio.get_cancelled_exc_class():
+                    self._cancel()
+                    raise
+                except BaseException:
+                    with CancelScope(shield=True):
+                        await self.aclose()
+                    raise
+                with CancelScope(shield=True):
+                    await self.aclose()
+        except BaseExceptionGroup as group:
+            single = _only_exception(group)
+            if single is None:
+                raise
+        if single is not None:
+            # Raised outside the except block: no "during handling of the group" chain.
+            raise single
+
+
+def _only_exception(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
+    """The single leaf exception of a (nested) group, or None if it holds several."""
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        exc = pending.pop()
+        if isinstance(exc, BaseExceptionGroup):
+            pending.extend(exc.exceptions)
+        else:
+            leaves.append(exc)
+    return leaves[0] if len(leaves) == 1 else None
