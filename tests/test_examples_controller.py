@@ -14,6 +14,8 @@ import pytest
 
 from aioinformer.testing import FakeApiServer
 
+from .support import kube_client
+
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "controller.py"
 GUARD = 10.0
 
@@ -80,7 +82,7 @@ async def test_reconcile_keeps_configmaps_right(
     await fake_apiserver.create("pods", example.pod("cart", "shop", "node-a"))
     await fake_apiserver.create("pods", example.pod("pay", "shop", "node-b"))
     async with (
-        fake_apiserver.api_client() as client,
+        kube_client(fake_apiserver) as client,
         example.running_controller(
             client, leader_election=False, on_reconciled=lambda _: reconciled.set()
         ) as running,

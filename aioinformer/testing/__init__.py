@@ -8,6 +8,7 @@ over real HTTP. The pytest fixture ``fake_apiserver`` is registered automaticall
 """
 
 from ._clock import FakeClock as FakeClock
+from ._memory_lw import MemorySource as MemorySource
 from .manifests import load_manifests as load_manifests
 from .request_log import RequestRecord as RequestRecord
 from .resources import BUILTIN_RESOURCES as BUILTIN_RESOURCES
@@ -18,6 +19,7 @@ __all__ = [
     "BUILTIN_RESOURCES",
     "FakeApiServer",
     "FakeClock",
+    "MemorySource",
     "RequestRecord",
     "ResourceInfo",
     "load_manifests",
