@@ -9,11 +9,7 @@ subresource (``fieldmanager``), and finalizers holding a deleted object until re
 from __future__ import annotations
 
 import base64
-import importlib.util
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -24,22 +20,16 @@ from aioinformer.errors import NotFoundError
 from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "widget_controller.py"
+from ._examples import imported_example, run_example
+
 GUARD = 10.0
 
 
 @pytest.fixture(scope="module")
 def example() -> Iterator[ModuleType]:
-    """The example imported as a module (its main() does not run)."""
-    spec = importlib.util.spec_from_file_location("widget_example", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+    """The example imported as a module."""
+    with imported_example("widget_controller.py") as module:
         yield module
-    finally:
-        del sys.modules[spec.name]
 
 
 def managers(obj: KubeObject) -> set[tuple[str, str, str]]:
@@ -52,14 +42,7 @@ def managers(obj: KubeObject) -> set[tuple[str, str, str]]:
 
 def test_widget_example_runs() -> None:
     """`python examples/widget_controller.py` exits 0 and prints what it wrote."""
-    result = subprocess.run(
-        [sys.executable, str(EXAMPLE)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        cwd=EXAMPLE.parent.parent,
-    )
+    result = run_example("widget_controller.py")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         "finalizers: ['example.com/widget-cleanup']",
