@@ -9,7 +9,6 @@ The names below are the public API; submodules hold the rest (``aioinformer.erro
 """
 
 from ._client import KubeClient as KubeClient
-from ._client import PatchType as PatchType
 from ._clock import Clock as Clock
 from ._config import BackoffPolicy as BackoffPolicy
 from ._config import WatchConfig as WatchConfig
@@ -17,6 +16,7 @@ from ._reflector import Reflector as Reflector
 from ._reflector import ReflectorStatistics as ReflectorStatistics
 from ._reflector import ReflectorStore as ReflectorStore
 from ._reflector import WatchErrorHandler as WatchErrorHandler
+from ._verbs import PatchType as PatchType
 from ._version import __version__ as __version__
 from .backoff import Backoff as Backoff
 from .controller import Controller as Controller

@@ -13,97 +13,36 @@ it, and so can a controller's writes::
 
 from __future__ import annotations
 
-import builtins
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from anyio.abc import AsyncResource
 
-from ._http import Transport
+from ._http import JSON, Transport
 from ._kube_asyncio import Credentials, endpoint_of, refresher_credentials
+from ._verbs import (
+    APPLY,
+    PatchType,
+    PropagationPolicy,
+    apply_body,
+    delete_options,
+    name_of,
+    object_path,
+    patch_body,
+    resolve,
+    write_query,
+)
 from .errors import TransportError
-from .factory import resolve_builtin_resource
 from .listwatch import ListOptions, Resource, list_result_from_body
 from .objects import KubeObject
 
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient
 
-__all__ = ["KubeClient", "PatchType", "PropagationPolicy", "delete_options"]
+__all__ = ["KubeClient"]
 
 logger = logging.getLogger(__name__)
-
-#: The content type of a server-side apply request (JSON is YAML too).
-_APPLY = "application/apply-patch+yaml"
-
-#: What happens to the dependents of a deleted object (``propagationPolicy``).
-PropagationPolicy = Literal["Orphan", "Background", "Foreground"]
-
-
-class PatchType(StrEnum):
-    """How :meth:`KubeClient.patch` merges its body into the object (server-side apply is
-    :meth:`KubeClient.apply`)."""
-
-    #: RFC 7386 JSON merge patch: maps merge, anything else (lists included) is replaced,
-    #: ``None`` deletes a key. Works on every resource.
-    MERGE = "application/merge-patch+json"
-    #: RFC 6902 JSON patch: a list of operations (``{"op": "replace", "path": ..., ...}``).
-    JSON = "application/json-patch+json"
-    #: Kubernetes' strategic merge patch: lists merge by their merge key (containers by
-    #: name, ...), as ``kubectl patch`` does. Built-in resources only (a custom resource
-    #: answers 415, :class:`~aioinformer.errors.UnsupportedMediaTypeError`).
-    STRATEGIC = "application/strategic-merge-patch+json"
-
-
-def _name_of(body: Mapping[str, Any], verb: str) -> str:
-    metadata = body.get("metadata")
-    name = metadata.get("name") if isinstance(metadata, Mapping) else None
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"{verb}: the body has no metadata.name")
-    return name
-
-
-def _write_query(
-    *, dry_run: bool, field_manager: str | None, force: bool | None = None
-) -> dict[str, str]:
-    query: dict[str, str] = {}
-    if dry_run:
-        query["dryRun"] = "All"
-    if field_manager:
-        query["fieldManager"] = field_manager
-    if force is not None:
-        query["force"] = "true" if force else "false"
-    return query
-
-
-def delete_options(
-    *,
-    uid: str | None = None,
-    resource_version: str | None = None,
-    propagation_policy: PropagationPolicy | None = None,
-    grace_period_seconds: int | None = None,
-    dry_run: bool = False,
-) -> dict[str, Any]:
-    """The ``DeleteOptions`` body of a delete (apimachinery's ``meta/v1``): preconditions on
-    ``uid`` and ``resourceVersion``, ``propagationPolicy``, ``gracePeriodSeconds``, ``dryRun``.
-    """
-    options: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1"}
-    preconditions = {
-        key: value
-        for key, value in (("uid", uid), ("resourceVersion", resource_version))
-        if value is not None
-    }
-    if preconditions:
-        options["preconditions"] = preconditions
-    if propagation_policy is not None:
-        options["propagationPolicy"] = propagation_policy
-    if grace_period_seconds is not None:
-        options["gracePeriodSeconds"] = grace_period_seconds
-    if dry_run:
-        options["dryRun"] = ["All"]
-    return options
 
 
 class KubeClient(AsyncResource):
@@ -125,6 +64,10 @@ class KubeClient(AsyncResource):
     ``Resource(..., namespaced=False)``). For one object of a namespaced resource,
     ``namespace=None`` means the body's ``metadata.namespace`` (writes), else the client's
     :attr:`namespace` (the kubeconfig context's, like kubectl).
+
+    **Writes** take ``field_manager=`` (who owns the fields written; default: the server
+    derives one from the User-Agent, ``aioinformer``) and ``dry_run=True`` (validated and
+    answered, nothing stored).
 
     **Errors.** An error status raises the most specific
     :class:`~aioinformer.errors.ApiError` (``NotFoundError``, ``AlreadyExistsError``,
@@ -154,55 +97,26 @@ class KubeClient(AsyncResource):
         connect_timeout: float = 30.0,
         request_timeout: float = 60.0,
     ) -> None:
-        self._setup(
-            api_client,
-            refresher_credentials(api_client.configuration, credential_refresher),
-            namespace=namespace,
-            source="api_client",
-            connect_timeout=connect_timeout,
-            request_timeout=request_timeout,
-        )
-
-    @classmethod
-    def _connected(
-        cls, api_client: ApiClient, credentials: Credentials, *, namespace: str, source: str
-    ) -> KubeClient:
-        """The client :func:`~aioinformer.connect` builds (credentials from the kubeconfig or
-        the service account)."""
-        client = cls.__new__(cls)
-        client._setup(
-            api_client,
-            credentials,
-            namespace=namespace,
-            source=source,
-            connect_timeout=30.0,
-            request_timeout=60.0,
-        )
-        return client
-
-    def _setup(
-        self,
-        api_client: ApiClient,
-        credentials: Credentials,
-        *,
-        namespace: str,
-        source: str,
-        connect_timeout: float,
-        request_timeout: float,
-    ) -> None:
         self._api_client = api_client
-        self._credentials = credentials
+        self._credentials = refresher_credentials(api_client.configuration, credential_refresher)
         #: The default namespace (the kubeconfig context's, ``"default"`` when unset).
         self.namespace = namespace
         #: Where the configuration came from: ``"server"``, ``"kubeconfig"``,
         #: ``"in-cluster"`` or ``"api_client"`` (built from an ``ApiClient``).
-        self.source = source
+        self.source = "api_client"
         self._transport = Transport(
             endpoint_of(api_client),
-            credentials,
+            self._credentials,
             connect_timeout=connect_timeout,
             request_timeout=request_timeout,
         )
+
+    def _connected(self, credentials: Credentials, source: str) -> Self:
+        """As :func:`~aioinformer.connect` makes it: credentials of the kubeconfig or the
+        service account."""
+        self._credentials = self._transport.auth = credentials
+        self.source = source
+        return self
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
@@ -240,24 +154,32 @@ class KubeClient(AsyncResource):
         self._transport.close()
         await self._api_client.close()
 
-    # -- addressing ----------------------------------------------------------------------
-
-    def _path(
+    async def _send(
         self,
+        method: str,
+        verb: str,
         resource: Resource | str,
-        *,
         namespace: str | None,
         name: str | None = None,
-        body: Mapping[str, Any] | None = None,
+        body: Any = None,
+        *,
         subresource: str | None = None,
-    ) -> tuple[Resource, str]:
-        res = resource if isinstance(resource, Resource) else resolve_builtin_resource(resource)
-        if res.namespaced and not namespace:
-            metadata = body.get("metadata") if body is not None else None
-            given = metadata.get("namespace") if isinstance(metadata, Mapping) else None
-            namespace = given if isinstance(given, str) and given else self.namespace
-        path = res.path(namespace=namespace, name=name)  # ValueError: cluster-scoped
-        return res, f"{path}/{subresource}" if subresource else path
+        query: Mapping[str, str] | None = None,
+        content_type: str = JSON,
+    ) -> KubeObject:
+        res = resolve(resource)
+        path = object_path(
+            res,
+            namespace=namespace,
+            default_namespace=self.namespace,
+            name=name,
+            body=body if isinstance(body, Mapping) else None,
+            subresource=subresource,
+        )
+        what = " ".join(filter(None, (f"{verb} of {res}", name and repr(name), subresource)))
+        return await self._transport.call(
+            method, path, what=what, query=query, body=body, content_type=content_type
+        )
 
     # -- reading -------------------------------------------------------------------------
 
@@ -268,8 +190,7 @@ class KubeClient(AsyncResource):
 
         :raises NotFoundError: when it does not exist.
         """
-        res, path = self._path(resource, namespace=namespace, name=name)
-        return await self._transport.call("GET", path, what=f"get of {res} {name!r}")
+        return await self._send("GET", "get", resource, namespace, name)
 
     async def list(
         self,
@@ -297,7 +218,7 @@ class KubeClient(AsyncResource):
         :param resource_version_match: ``"NotOlderThan"`` or ``"Exact"``.
         :raises ExpiredError: when ``continue_token`` is too old (410).
         """
-        res = resource if isinstance(resource, Resource) else resolve_builtin_resource(resource)
+        res = resolve(resource)
         options = ListOptions(
             resource_version=resource_version,
             resource_version_match=resource_version_match,
@@ -315,7 +236,7 @@ class KubeClient(AsyncResource):
             raise TransportError(f"list of {res}: the answer is not a list ({exc})") from None
         return body
 
-    # -- writing -------------------------------------------------------------------------
+    # -- writing: every write takes field_manager= and dry_run= (see the class) -----------
 
     async def create(
         self,
@@ -328,17 +249,10 @@ class KubeClient(AsyncResource):
     ) -> KubeObject:
         """Create an object; returns it as stored (with ``uid``, ``resourceVersion``, ...).
 
-        :param field_manager: the manager of the fields written (default: the server derives
-            one from the User-Agent, ``aioinformer``).
-        :param dry_run: validate and answer as if created, but store nothing.
         :raises AlreadyExistsError: when the name is taken.
-        :raises InvalidError: when the object is invalid.
         """
-        res, path = self._path(resource, namespace=namespace, body=body)
-        query = _write_query(dry_run=dry_run, field_manager=field_manager)
-        return await self._transport.call(
-            "POST", path, what=f"create of {res}", query=query, body=body
-        )
+        query = write_query(dry_run=dry_run, field_manager=field_manager)
+        return await self._send("POST", "create", resource, namespace, body=body, query=query)
 
     async def replace(
         self,
@@ -349,15 +263,14 @@ class KubeClient(AsyncResource):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> KubeObject:
-        """Replace the object named by ``body``'s ``metadata.name`` (an update, ``PUT``).
+        """Replace (``PUT``) the object named by ``body``'s ``metadata.name``. With the
+        ``metadata.resourceVersion`` it was read at, only if nobody changed it since.
 
-        With ``metadata.resourceVersion`` in the body (as read), the update happens only if
-        nobody changed the object since: optimistic concurrency.
-
-        :raises ConflictError: when the ``resourceVersion`` is stale.
-        :raises NotFoundError: when the object does not exist.
+        :raises ConflictError: when that ``resourceVersion`` is stale.
         """
-        return await self._put(resource, body, namespace, field_manager, dry_run, None)
+        query = write_query(dry_run=dry_run, field_manager=field_manager)
+        name = name_of(body, "replace")
+        return await self._send("PUT", "replace", resource, namespace, name, body, query=query)
 
     async def replace_status(
         self,
@@ -368,27 +281,12 @@ class KubeClient(AsyncResource):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> KubeObject:
-        """Replace the ``status`` of the object named by ``body`` (the ``/status``
-        subresource: the server keeps everything but the status as it is). See
-        :meth:`replace`."""
-        return await self._put(resource, body, namespace, field_manager, dry_run, "status")
-
-    async def _put(
-        self,
-        resource: Resource | str,
-        body: Mapping[str, Any],
-        namespace: str | None,
-        field_manager: str | None,
-        dry_run: bool,
-        subresource: str | None,
-    ) -> KubeObject:
-        name = _name_of(body, "replace")
-        res, path = self._path(
-            resource, namespace=namespace, name=name, body=body, subresource=subresource
+        """:meth:`replace` of the ``status`` subresource: only the status changes."""
+        query = write_query(dry_run=dry_run, field_manager=field_manager)
+        name = name_of(body, "replace_status")
+        return await self._send(
+            "PUT", "replace", resource, namespace, name, body, subresource="status", query=query
         )
-        query = _write_query(dry_run=dry_run, field_manager=field_manager)
-        what = f"replace of {res} {name!r}" + (f" {subresource}" if subresource else "")
-        return await self._transport.call("PUT", path, what=what, query=query, body=body)
 
     async def patch(
         self,
@@ -403,14 +301,13 @@ class KubeClient(AsyncResource):
     ) -> KubeObject:
         """Patch the object ``name``; returns it as stored.
 
-        :param patch: a dict (merge and strategic patches) or a list of operations (JSON
-            patch).
-        :param patch_type: :class:`PatchType` ``MERGE`` (default), ``STRATEGIC`` or ``JSON``.
-        :raises NotFoundError: when the object does not exist.
-        :raises ValueError: for a list with a merge patch type, or a dict with ``JSON``.
+        :param patch: a dict (``MERGE`` and ``STRATEGIC``) or a list of operations (``JSON``).
+        :param patch_type: a :class:`PatchType`. Default ``MERGE``.
         """
-        return await self._patch(
-            resource, name, patch, namespace, patch_type, field_manager, dry_run, None
+        query = write_query(dry_run=dry_run, field_manager=field_manager)
+        body = patch_body(patch, patch_type)
+        return await self._send(
+            "PATCH", "patch", resource, namespace, name, body, query=query, content_type=patch_type
         )
 
     async def patch_status(
@@ -424,34 +321,13 @@ class KubeClient(AsyncResource):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> KubeObject:
-        """Patch the ``status`` of the object ``name`` (the ``/status`` subresource). See
-        :meth:`patch`."""
-        return await self._patch(
-            resource, name, patch, namespace, patch_type, field_manager, dry_run, "status"
-        )
-
-    async def _patch(
-        self,
-        resource: Resource | str,
-        name: str,
-        patch: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-        namespace: str | None,
-        patch_type: PatchType,
-        field_manager: str | None,
-        dry_run: bool,
-        subresource: str | None,
-    ) -> KubeObject:
-        patch_type = PatchType(patch_type)
-        if (patch_type is PatchType.JSON) == isinstance(patch, Mapping):
-            wanted = "a list of operations" if patch_type is PatchType.JSON else "a dict"
-            raise ValueError(f"a {patch_type.name} patch is {wanted}")
-        res, path = self._path(resource, namespace=namespace, name=name, subresource=subresource)
-        query = _write_query(dry_run=dry_run, field_manager=field_manager)
-        what = f"patch of {res} {name!r}" + (f" {subresource}" if subresource else "")
-        body = patch if isinstance(patch, Mapping) else builtins.list(patch)
-        return await self._transport.call(
-            "PATCH", path, what=what, query=query, body=body, content_type=patch_type.value
-        )
+        """:meth:`patch` of the ``status`` subresource: only the status changes."""
+        query = write_query(dry_run=dry_run, field_manager=field_manager)
+        body = patch_body(patch, patch_type)
+        return await self._send(
+            "PATCH", "patch", resource, namespace, name, body,
+            subresource="status", query=query, content_type=patch_type,
+        )  # fmt: skip
 
     async def apply(
         self,
@@ -464,38 +340,23 @@ class KubeClient(AsyncResource):
         subresource: Literal["status"] | None = None,
         dry_run: bool = False,
     ) -> KubeObject:
-        """Server-side apply: make ``field_manager`` own exactly the fields of ``body``
-        (creating the object if needed); returns it as stored.
+        """Server-side apply: ``field_manager`` (required) owns exactly the fields of ``body``
+        (the object is created if needed; ``apiVersion`` and ``kind`` are filled in). Fields
+        it applied before and leaves out now are removed, unless another manager owns them.
 
-        Give the whole intent of this manager every time: fields it applied before and leaves
-        out now are removed (unless another manager owns them too). ``apiVersion`` and
-        ``kind`` are filled in from ``resource`` when the body has none.
-
-        :param field_manager: who owns the fields (required; e.g. the controller's name).
         :param force: take over fields other managers own instead of failing.
         :param subresource: ``"status"`` to apply the status.
-        :raises ConflictError: when another manager owns a field with another value (the
-            ``causes`` name the fields and managers); ``force=True`` takes them over.
+        :raises ConflictError: another manager owns a field with another value (the
+            ``causes`` name fields and managers).
         """
         if not field_manager:
             raise ValueError("apply needs a field_manager (who owns the applied fields)")
-        name = _name_of(body, "apply")
-        res, path = self._path(
-            resource, namespace=namespace, name=name, body=body, subresource=subresource
-        )
-        document = dict(body)
-        document.setdefault("apiVersion", res.api_version)
-        if res.kind:
-            document.setdefault("kind", res.kind)
-        query = _write_query(dry_run=dry_run, field_manager=field_manager, force=force or None)
-        return await self._transport.call(
-            "PATCH",
-            path,
-            what=f"apply of {res} {name!r}",
-            query=query,
-            body=document,
-            content_type=_APPLY,
-        )
+        query = write_query(dry_run=dry_run, field_manager=field_manager, force=force or None)
+        name, document = name_of(body, "apply"), apply_body(resolve(resource), body)
+        return await self._send(
+            "PATCH", "apply", resource, namespace, name, document,
+            subresource=subresource, query=query, content_type=APPLY,
+        )  # fmt: skip
 
     async def delete(
         self,
@@ -509,20 +370,16 @@ class KubeClient(AsyncResource):
         grace_period_seconds: int | None = None,
         dry_run: bool = False,
     ) -> KubeObject:
-        """Delete the object ``name``.
+        """Delete the object ``name``; returns it as last stored (still there, with a
+        ``deletionTimestamp``, while finalizers remain) or a ``Status`` of ``Success``.
 
-        :param uid: delete only if the object still has this ``metadata.uid`` (not a new
-            object of the same name).
-        :param resource_version: delete only if nobody changed it since this version.
+        :param uid: only if it still has this ``metadata.uid`` (not a new one of that name).
+        :param resource_version: only if nobody changed it since this version.
         :param propagation_policy: ``"Orphan"``, ``"Background"`` or ``"Foreground"``: what
             happens to its dependents. Default None: the resource's default.
         :param grace_period_seconds: for pods: seconds to terminate (0: at once).
-        :returns: the object as last stored (still there, with a ``deletionTimestamp``, while
-            finalizers remain), or a ``Status`` of ``Success`` for resources that answer one.
-        :raises NotFoundError: when it does not exist.
         :raises ConflictError: when a precondition failed.
         """
-        res, path = self._path(resource, namespace=namespace, name=name)
         options = delete_options(
             uid=uid,
             resource_version=resource_version,
@@ -530,9 +387,7 @@ class KubeClient(AsyncResource):
             grace_period_seconds=grace_period_seconds,
             dry_run=dry_run,
         )
-        return await self._transport.call(
-            "DELETE", path, what=f"delete of {res} {name!r}", body=options
-        )
+        return await self._send("DELETE", "delete", resource, namespace, name, options)
 
     async def delete_collection(
         self,
@@ -545,19 +400,14 @@ class KubeClient(AsyncResource):
         grace_period_seconds: int | None = None,
         dry_run: bool = False,
     ) -> KubeObject:
-        """Delete every object of a namespace (or of a cluster-scoped resource) that the
-        selectors match; returns the list of what was deleted.
-
-        :param namespace: default: the client's :attr:`namespace` (the API has no
-            cluster-wide delete of a namespaced resource).
-        """
-        res, path = self._path(resource, namespace=namespace)
+        """Delete what the selectors match in a namespace (default: the client's; the API
+        has no cluster-wide delete of a namespaced resource); returns the list deleted."""
         query = ListOptions(label_selector=label_selector, field_selector=field_selector)
         options = delete_options(
             propagation_policy=propagation_policy,
             grace_period_seconds=grace_period_seconds,
             dry_run=dry_run,
         )
-        return await self._transport.call(
-            "DELETE", path, what=f"delete of {res}", query=query.to_query(), body=options
+        return await self._send(
+            "DELETE", "delete", resource, namespace, body=options, query=query.to_query()
         )

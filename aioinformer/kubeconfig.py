@@ -70,9 +70,8 @@ class PendingConnection:
 def _client(
     configuration: Configuration, credentials: Credentials, namespace: str, source: str
 ) -> KubeClient:
-    return KubeClient._connected(
-        ApiClient(configuration), credentials, namespace=namespace, source=source
-    )
+    client = KubeClient(ApiClient(configuration), namespace=namespace)
+    return client._connected(credentials, source)
 
 
 def _kubeconfig_paths(kubeconfig: str | None) -> list[Path]:

@@ -15,7 +15,7 @@ import pytest
 
 import aioinformer
 from aioinformer import KubeClient, PatchType, Resource
-from aioinformer._client import delete_options
+from aioinformer._verbs import delete_options
 from aioinformer.errors import (
     AlreadyExistsError,
     ConflictError,
