@@ -17,10 +17,12 @@ profiles to ``benchmarks/results/`` (``profile-b1.pstats``, ``profile-b1-pyspy.t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import gc
 import json
 import pstats
+import re
 import shutil
 import subprocess
 import sys
@@ -34,8 +36,9 @@ sys.path.insert(0, str(HERE))
 
 RESULTS = HERE / "results"
 
-#: The stages of the data path, in order, and how to recognise their code: (file part,
-#: function names or None for every function of the file). First match wins.
+#: The stages of the data path, in order, and how to recognise their code: (a path, matched
+#: at a path-segment boundary, and function names or None for every function of the file).
+#: First match wins.
 STAGES: list[tuple[str, list[tuple[str, set[str] | None]]]] = [
     ("decoding", [("orjson", None), ("transport.py", {"_decode"})]),
     (
@@ -72,7 +75,8 @@ STAGES: list[tuple[str, list[tuple[str, set[str] | None]]]] = [
             ("asyncio/", None),
             ("anyio/", None),
             ("selectors.py", None),
-            ("socket", None),
+            ("socketmodule.c", None),
+            ("socket.py", None),
         ],
     ),
 ]
@@ -80,11 +84,18 @@ GC = "cyclic GC"
 OTHER = "other"
 
 
+_MATCHERS = [
+    (stage, re.compile(r"(?:^|/)" + re.escape(part)), functions)
+    for stage, patterns in STAGES
+    for part, functions in patterns
+]
+
+
 def stage_of(path: str, function: str) -> str | None:
-    for stage, patterns in STAGES:
-        for part, functions in patterns:
-            if part in path and (functions is None or function in functions):
-                return stage
+    """The stage a function belongs to (None: not recognised)."""
+    for stage, pattern, functions in _MATCHERS:
+        if pattern.search(path) and (functions is None or function in functions):
+            return stage
     return None
 
 
@@ -144,8 +155,12 @@ def child_cprofile(url: str, n: int) -> dict[str, Any]:
 
 
 def child_plain(url: str, n: int) -> dict[str, Any]:
+    """Import everything, say ``ready``, wait for a line on stdin (py-spy attaches), run."""
+    import _variants  # noqa: F401
     import _worker
 
+    print("ready", flush=True)
+    sys.stdin.readline()
     return _worker.run(_spec(url, n))
 
 
@@ -163,6 +178,8 @@ def pyspy_stages(raw: Path) -> dict[str, float]:
         if not stack:
             continue
         frames = stack.split(";")
+        if any("Thread._bootstrap" in f for f in frames):
+            continue  # another thread (an executor's idle worker): not the event loop's time
         if any(
             "gc_collect" in f or "collect_generations" in f or "gc_collect_main" in f
             for f in frames
@@ -178,6 +195,49 @@ def pyspy_stages(raw: Path) -> dict[str, float]:
                 break
         samples[stage] += float(count)
     return dict(samples)
+
+
+def _pyspy(pyspy: str, raw: Path, url: str, n: int) -> dict[str, float]:
+    """Run the plain child with py-spy attached once its imports are done."""
+    child = subprocess.Popen(
+        _child_command("plain", url, n), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        if child.stdout.readline().strip() != "ready":
+            raise OSError("the profiled child did not start")
+        recorder = subprocess.Popen(
+            [
+                pyspy,
+                "record",
+                "--native",
+                "--rate",
+                "200",
+                "--format",
+                "raw",
+                "--output",
+                str(raw),
+                "--pid",
+                str(child.pid),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(1.0)  # py-spy has no "attached" signal; give it a moment
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        child.wait()
+        _, errors = recorder.communicate(timeout=60)
+        if recorder.returncode != 0:
+            raise subprocess.CalledProcessError(recorder.returncode, "py-spy", stderr=errors)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        with contextlib.suppress(OSError):
+            child.stdin.close()
+    return pyspy_stages(raw)
 
 
 # -- orchestration -----------------------------------------------------------------------------
@@ -224,25 +284,7 @@ def main() -> int:
         spy: dict[str, float] | None = None
         raw = RESULTS / "profile-b1-pyspy.txt"
         try:
-            subprocess.run(
-                [
-                    pyspy,
-                    "record",
-                    "--native",
-                    "--rate",
-                    "200",
-                    "--format",
-                    "raw",
-                    "--output",
-                    str(raw),
-                    "--",
-                    *_child_command("plain", server.url, n),
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            spy = pyspy_stages(raw)
+            spy = _pyspy(pyspy, raw, server.url, n)
         except (OSError, subprocess.CalledProcessError) as exc:
             print(f"py-spy failed: {exc}", file=sys.stderr)
     finally:
