@@ -59,7 +59,7 @@ def informer(
     transform: Callable[[Any], Any] | None = None,
 ) -> SharedIndexInformer:
     """A ``SharedIndexInformer`` with the given cache mode (and object transform)."""
-    created = SharedIndexInformer(lw, name="bench", **CACHE_MODES[cache_mode])
+    created = SharedIndexInformer(lw, **CACHE_MODES[cache_mode])
     if transform is not None:
         created.set_transform(transform)
     return created

@@ -245,7 +245,9 @@ async def plain_memory(spec: Spec) -> Result:
         for item in decoded["items"]:
             if transform is not None:
                 item = transform(item)
-            cache[_key(item)] = orjson.dumps(item) if as_bytes else item
+            # orjson.dumps returns bytes inside a larger buffer (8 KB for a 2.5 KB Pod with
+            # orjson 3.13); a copy holds exactly the object's bytes, as a wire slice would.
+            cache[_key(item)] = bytes(memoryview(orjson.dumps(item))) if as_bytes else item
         token: str | None = decoded["metadata"].get("continue")
         return token
 

@@ -102,18 +102,18 @@ PLANS: dict[str, Sizes] = {
     ),
     "quick": Sizes(
         rounds=3,
-        b1=(10_000,),
+        b1=(5_000,),
         b1_slow=None,
         b1_references=None,
-        b2=(10_000,),
+        b2=(5_000,),
         b2_gc_row=None,
         b3=5_000,
         b3_traced=False,
         b3_references=False,
         b4_adds=50_000,
         b4_workers=8,
-        b5=(5_000, 5_000, 2),
-        b6=(1_000, 5_000),
+        b5=(2_000, 5_000, 2),
+        b6=(1_000, 3_000),
         b6_consumers=(1, 10, 100),
         reads=(5_000, 5_000, 5),
     ),
@@ -722,6 +722,12 @@ class Row:
     met: bool | None
     rounds: list[float | None]
     baseline_rounds: list[float | None]
+    #: The per-round ratios (``ratio`` is their median).
+    ratios: list[float] = field(default_factory=list)
+
+
+def _round_ratios(subject: list[float | None], baseline: list[float | None]) -> list[float]:
+    return [s / b for s, b in zip(subject, baseline, strict=True) if s is not None and b]
 
 
 def _median(values: list[float | None]) -> float | None:
@@ -759,7 +765,7 @@ def run_group(
         else:
             base_key, base_metric = spec.baseline
             baseline = [m[base_metric] if m else None for m in measured[base_key]]
-        ratios = [s / b for s, b in zip(subject, baseline, strict=True) if s is not None and b]
+        ratios = _round_ratios(subject, baseline)
         value, base_value = _median(subject), _median(baseline)
         ratio = statistics.median(ratios) if ratios else None
         rows.append(
@@ -776,6 +782,7 @@ def run_group(
                 spec.goal.met(value, ratio) if spec.goal else None,
                 subject,
                 baseline,
+                ratios,
             )
         )
     return rows, measured
@@ -806,15 +813,25 @@ def _format(value: float | None, unit: str) -> str:
     return f"{value:,.0f} {unit}"
 
 
+def _number(ratio: float) -> str:
+    digits = 3 if ratio < 0.1 else 2 if ratio < 10 else 1 if ratio < 100 else 0
+    return f"{ratio:.{digits}f}"
+
+
 def _ratio(ratio: float | None) -> str:
-    if ratio is None:
-        return "—"
-    return f"{ratio:.3f}x" if ratio < 0.1 else f"{ratio:.2f}x"
+    return "—" if ratio is None else f"{_number(ratio)}x"
+
+
+def _spread(ratios: list[float]) -> str:
+    """The range of the per-round ratios, to judge the noise of a median."""
+    if len(ratios) < 2:
+        return ""
+    return f" ({_number(min(ratios))}-{_number(max(ratios))})"
 
 
 def table(rows: list[Row]) -> str:
     lines = [
-        "| figure | measurement | value | baseline (same run) | ratio | goal |",
+        "| figure | measurement | value | baseline (same run) | ratio (range) | goal |",
         "|---|---|---:|---|---:|---|",
     ]
     for row in rows:
@@ -827,7 +844,7 @@ def table(rows: list[Row]) -> str:
             goal = f"{row.goal} {verdict}"
         lines.append(
             f"| {row.figure} {row.case} | {row.label} | {_format(row.value, row.unit)} "
-            f"| {baseline} | {_ratio(row.ratio)} | {goal} |"
+            f"| {baseline} | {_ratio(row.ratio)}{_spread(row.ratios)} | {goal} |"
         )
     return "\n".join(lines)
 
@@ -871,6 +888,7 @@ def machine(node_version: str | None) -> dict[str, Any]:
             return None
 
     return {
+        "started": f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),
         "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
@@ -897,9 +915,8 @@ def _client_node_version() -> str | None:
 
 
 def header(info: dict[str, Any], mode: str) -> str:
-    started = datetime.datetime.now(datetime.UTC)
     return (
-        f"aioinformer benchmarks ({mode}), {started:%Y-%m-%d %H:%M} UTC\n"
+        f"aioinformer benchmarks ({mode}), {info.get('started', '?')}\n"
         f"machine: {info['cpu']}, {info['cores']} cores, {info['memory_gb']} GB; {info['os']}\n"
         f"Python {info['python']}; node {info['node'] or '(none)'}; aioinformer "
         f"{info['aioinformer']} ({info['aioinformer_commit'] or 'no git'}); kubernetes_asyncio "
@@ -950,6 +967,34 @@ def official_available(notes: list[str]) -> bool:
     return True
 
 
+def render(document: dict[str, Any]) -> str:
+    """The report of a run (also from a saved JSON document: ``--report FILE``)."""
+    rows = []
+    for data in document["rows"]:
+        row = Row(**data)
+        if not row.ratios:
+            row.ratios = _round_ratios(row.rounds, row.baseline_rounds)
+        rows.append(row)
+    info = document["machine"]
+    load = info.get("load_average") or [float("nan"), float("nan")]
+    return "\n".join(
+        [
+            header(info, document["mode"]),
+            "",
+            f"Every value is the median of {document['rounds']} interleaved rounds, each variant "
+            "in a fresh process; a ratio is the median of the per-round ratios (subject ÷ "
+            "baseline), with their range.",
+            "",
+            table(rows),
+            "",
+            *(f"note: {note}" for note in document["notes"]),
+            *(f"FAILED: {failure}" for failure in document["failures"]),
+            f"({len(rows)} rows in {document['seconds']:.0f} s; load average {load[0]:.1f} at "
+            f"the start, {load[1]:.1f} at the end, on {info['cores']} cores)",
+        ]
+    )
+
+
 # -- main -----------------------------------------------------------------------------------------
 
 
@@ -967,7 +1012,11 @@ def main(argv: list[str] | None = None) -> int:
         help="run Python variants in this process (smoke tests; figures are then not isolated)",
     )
     parser.add_argument("--results", type=Path, default=HERE / "results")
+    parser.add_argument("--report", type=Path, help="print the report of a saved JSON run; exit")
     args = parser.parse_args(argv)
+    if args.report:
+        print(render(json.loads(args.report.read_text())))
+        return 0
     sizes = PLANS[args.mode]
     rounds = args.rounds or sizes.rounds
     in_process = args.in_process or args.mode == "smoke"
@@ -1007,26 +1056,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.close()
     elapsed = time.perf_counter() - started
-    load_after = os.getloadavg()[0]
-    info["load_average"] = [load_before, load_after]
-    report = "\n".join(
-        [
-            title,
-            "",
-            f"Every value is the median of {rounds} interleaved rounds, each variant in a fresh "
-            "process; a ratio is the median of the per-round ratios (subject ÷ baseline).",
-            "",
-            table(rows),
-            "",
-            *(f"note: {note}" for note in notes),
-            *(f"FAILED: {failure}" for failure in failures),
-            f"({len(rows)} rows in {elapsed:.0f} s; load average {load_before:.1f} at the start, "
-            f"{load_after:.1f} at the end, on {info['cores']} cores)",
-        ]
-    )
-    print(report, flush=True)
-    args.results.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
+    info["load_average"] = [load_before, os.getloadavg()[0]]
     document = {
         "mode": args.mode,
         "rounds": rounds,
@@ -1036,8 +1066,11 @@ def main(argv: list[str] | None = None) -> int:
         "raw": raw,
         "notes": notes,
         "failures": failures,
-        "table": table(rows),
     }
+    document["report"] = render(document)
+    print(document["report"], flush=True)
+    args.results.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
     for name in (f"bench-{args.mode}-{stamp}.json", f"latest-{args.mode}.json"):
         (args.results / name).write_text(json.dumps(document, indent=1) + "\n")
     _progress(f"(saved to {args.results / f'latest-{args.mode}.json'})")
