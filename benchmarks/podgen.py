@@ -3,8 +3,9 @@
 A Pod here is shaped like what a kubelet-managed cluster serves for a replica of a small
 Deployment: four labels and an annotation, an owner reference, two ``managedFields`` entries
 (controller-manager and kubelet), two containers with resources, a port and a mount,
-and a status with five conditions and two container statuses. Encoded it is about 2.4 KB of
-JSON, typical of a Pod in a real cluster's list.
+and a status with four conditions and two container statuses. Encoded it is about 2.5 KB of
+JSON (2,482 bytes on average as a list item), typical of a Pod in a real cluster's list;
+decoded, 33 containers the cyclic garbage collector tracks.
 
 Every Pod is a pure function of its index, resource version and revision, so the server and
 the clients agree on the data without sharing state. :func:`make_pod` builds the dict;
