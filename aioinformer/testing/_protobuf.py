@@ -27,11 +27,9 @@ __all__ = [
     "JSON",
     "PROTOBUF",
     "YAML",
-    "accepts_json",
     "body_format",
     "decode_protobuf_object",
     "decodable_kinds",
-    "not_acceptable",
 ]
 
 JSON = "application/json"
@@ -117,28 +115,6 @@ def _unsupported(accepted: tuple[str, ...], note: str = "") -> ApiError:
         + ", ".join(accepted)
     )
     return status_error(415, "UnsupportedMediaType", message + note)
-
-
-def accepts_json(accept: str | None) -> bool:
-    """Whether a JSON answer satisfies ``Accept`` (kubectl's typed client asks for
-    ``application/vnd.kubernetes.protobuf,application/json``, so it does; no header or
-    ``*/*`` does too). The fake answers JSON only; see :func:`not_acceptable`."""
-    if not accept:
-        return True
-    for entry in accept.split(","):
-        media = _media_type(entry)
-        if media in ("*/*", "application/*", JSON) or media.endswith("+json"):
-            return True
-    return False
-
-
-def not_acceptable() -> ApiError:
-    """406 for an ``Accept`` without JSON (real: ``errNotAcceptable``), e.g. protobuf only."""
-    return status_error(
-        406,
-        "NotAcceptable",
-        f"only the following media types are accepted: {JSON}, {YAML}",
-    )
 
 
 def _split(api_version: str) -> tuple[str, str]:

@@ -18,13 +18,12 @@ from aiohttp import web
 from aioinformer.errors import ApiError
 from aioinformer.testing._protobuf import (
     PROTOBUF,
-    accepts_json,
     body_format,
     decodable_kinds,
     decode_protobuf_object,
-    not_acceptable,
 )
 from aioinformer.testing._protobuf_wire import ProtobufError, decode_message, iter_fields
+from aioinformer.testing._table import negotiate
 
 from .tiny_server import KUBECTL, NO_KUBECTL, Kubectl, Recorded, TinyServer, discovery, status
 
@@ -225,14 +224,13 @@ def test_content_types_for_bodies() -> None:
 
 def test_json_answers_satisfy_kubectl_accept() -> None:
     """kubectl's typed client sends ``Accept: application/vnd.kubernetes.protobuf,
-    application/json``: a JSON answer is acceptable (client-go decodes by the answer's
-    Content-Type). Protobuf alone is 406 ``errNotAcceptable``."""
-    assert accepts_json("application/vnd.kubernetes.protobuf,application/json")
-    assert accepts_json("application/json;as=Table;v=v1;g=meta.k8s.io,application/json")
-    assert accepts_json(None) and accepts_json("*/*")
-    assert not accepts_json(PROTOBUF)
-    err = not_acceptable()
-    assert err.code == 406 and err.reason == "NotAcceptable"
+    application/json``: the fake answers JSON, which client-go decodes by the answer's
+    Content-Type (the kubectl tests below see kubectl take it). Protobuf alone is 406
+    ``errNotAcceptable`` (``negotiation.NegotiateOutputMediaType``)."""
+    assert negotiate(f"{PROTOBUF},application/json") is None
+    with pytest.raises(ApiError) as caught:
+        negotiate(PROTOBUF)
+    assert caught.value.code == 406 and caught.value.reason == "NotAcceptable"
 
 
 # --- kubectl 1.32 against a tiny server that decodes its bodies
