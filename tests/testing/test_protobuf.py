@@ -159,6 +159,20 @@ def test_envelope_kind_and_defaults() -> None:
     assert decoded["kind"] == "Namespace" and decoded["metadata"] == {"name": "n"}
 
 
+def test_delete_options_in_any_group_version() -> None:
+    """apimachinery ``AddToGroupVersion`` registers DeleteOptions in every group version, so
+    a typed client's delete body decodes whatever apiVersion its envelope names; the
+    ``propagationPolicy`` pointer is written when present."""
+    body = envelope("apps/v1", "DeleteOptions", v(1, 0) + b(4, "Foreground"))
+    decoded = decode_protobuf_object(body, api_version="apps/v1", kind="DeleteOptions")
+    assert decoded == {
+        "kind": "DeleteOptions",
+        "apiVersion": "apps/v1",
+        "gracePeriodSeconds": 0,
+        "propagationPolicy": "Foreground",
+    }
+
+
 def _error(call: Callable[[], object]) -> ApiError:
     with pytest.raises(ApiError) as caught:
         call()
@@ -347,6 +361,55 @@ async def test_kubectl_binary_configmap_and_token(tmp_path: Path) -> None:
         "spec": {"audiences": ["a"], "expirationSeconds": 600, "boundObjectRef": None},
         "status": {"token": "", "expirationTimestamp": None},
     }
+
+
+STORED = {
+    "/apis/apps/v1/namespaces/default/deployments/web": {
+        "kind": "Deployment",
+        "apiVersion": "apps/v1",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {}},
+    },
+    "/apis/batch/v1/namespaces/default/cronjobs/nightly": {
+        "kind": "CronJob",
+        "apiVersion": "batch/v1",
+        "metadata": {"name": "nightly", "namespace": "default", "uid": "u-1"},
+        "spec": {
+            "schedule": "@daily",
+            "jobTemplate": {
+                "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+            },
+        },
+    },
+}
+
+
+async def _with_stored(request: web.Request, body: bytes) -> web.StreamResponse:
+    if request.method == "GET" and request.path in STORED:
+        return web.json_response(STORED[request.path])
+    return await _decode_and_answer(request, body)
+
+
+@pytest.mark.skipif(KUBECTL is None, reason=NO_KUBECTL)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["autoscale", "deployment", "web", "--min=1", "--max=3", "--cpu-percent=50"],
+        ["create", "job", "manual", "--from=cronjob/nightly"],
+    ],
+    ids=["autoscale", "job-from-cronjob"],
+)
+async def test_kubectl_commands_that_read_first(args: list[str], tmp_path: Path) -> None:
+    """``kubectl autoscale`` (an autoscaling/v1 HorizontalPodAutoscaler) and ``create job
+    --from=cronjob/…`` (a Job with an ownerReference and an annotation) read the object
+    first, then POST protobuf; decoded, the body equals kubectl's ``--dry-run=client``."""
+    async with TinyServer(_with_stored) as server:
+        kubectl = Kubectl(server.url, tmp_path)
+        expected = json.loads(await kubectl.out(*args, "--dry-run=client", "-o", "json"))
+        await kubectl.out(*args)
+    (post,) = (r for r in server.requests if r.method == "POST")
+    assert post.content_type == PROTOBUF
+    assert _decoded(post) == _strip_null_creation(expected)
 
 
 def _decoded(recorded: Recorded) -> dict[str, Any]:

@@ -119,7 +119,7 @@ class Kubectl:
         return (await self.run(*args)).stdout.decode()
 
 
-def _resource(name: str, kind: str, namespaced: bool = True) -> dict[str, object]:
+def _resource(name: str, kind: str, namespaced: bool = True, **extra: str) -> dict[str, object]:
     verbs = ["create", "delete", "get", "list", "patch", "update", "watch"]
     return {
         "name": name,
@@ -127,7 +127,13 @@ def _resource(name: str, kind: str, namespaced: bool = True) -> dict[str, object
         "namespaced": namespaced,
         "kind": kind,
         "verbs": verbs,
+        **extra,
     }
+
+
+def _group(name: str, version: str) -> dict[str, object]:
+    listed = {"groupVersion": f"{name}/{version}", "version": version}
+    return {"name": name, "versions": [listed], "preferredVersion": listed}
 
 
 #: Legacy discovery for a few resources, enough for kubectl to map names to resources.
@@ -136,13 +142,7 @@ DISCOVERY: dict[str, dict[str, object]] = {
     "/apis": {
         "kind": "APIGroupList",
         "apiVersion": "v1",
-        "groups": [
-            {
-                "name": "apps",
-                "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
-                "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"},
-            }
-        ],
+        "groups": [_group("apps", "v1"), _group("batch", "v1"), _group("autoscaling", "v1")],
     },
     "/api/v1": {
         "kind": "APIResourceList",
@@ -157,7 +157,20 @@ DISCOVERY: dict[str, dict[str, object]] = {
         "kind": "APIResourceList",
         "apiVersion": "v1",
         "groupVersion": "apps/v1",
-        "resources": [_resource("deployments", "Deployment")],
+        "resources": [
+            _resource("deployments", "Deployment"),
+            _resource("deployments/scale", "Scale", group="autoscaling", version="v1"),
+        ],
+    },
+    "/apis/batch/v1": {
+        "kind": "APIResourceList",
+        "groupVersion": "batch/v1",
+        "resources": [_resource("jobs", "Job"), _resource("cronjobs", "CronJob")],
+    },
+    "/apis/autoscaling/v1": {
+        "kind": "APIResourceList",
+        "groupVersion": "autoscaling/v1",
+        "resources": [_resource("horizontalpodautoscalers", "HorizontalPodAutoscaler")],
     },
 }
 
