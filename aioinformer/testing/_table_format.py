@@ -148,6 +148,7 @@ _PACKAGES = {
     "rbac": "io.k8s.api.rbac.v1",
     "coordination": "io.k8s.api.coordination.v1",
     "scheduling": "io.k8s.api.scheduling.v1",
+    "autoscaling": "io.k8s.api.autoscaling.v2",
 }
 
 

@@ -26,6 +26,7 @@ from ._table_format import (
     part,
     since,
 )
+from ._table_more import MORE
 from ._table_pod import POD_COLUMNS, pod_cells, pod_conditions
 from ._table_workloads import WORKLOADS, Printer
 
@@ -216,6 +217,7 @@ _BINDING_COLUMNS = (
 PRINTERS: dict[tuple[str, str], Printer] = {
     ("", "Pod"): (POD_COLUMNS, pod_cells),
     **WORKLOADS,
+    **MORE,
     ("", "Service"): (
         (
             NAME,
