@@ -49,11 +49,13 @@ def _pod(name: str, namespace: str = "default") -> dict[str, Any]:
     }
 
 
-DEPLOYMENT = {
-    "metadata": {"name": "web", "namespace": "default", "creationTimestamp": _ago(hours=2)},
-    "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {}},
-    "status": {"readyReplicas": 2, "updatedReplicas": 3, "availableReplicas": 2},
-}
+def _deployment() -> dict[str, Any]:
+    """Built per request: its age is measured from now."""
+    return {
+        "metadata": {"name": "web", "namespace": "default", "creationTimestamp": _ago(hours=2)},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {}},
+        "status": {"readyReplicas": 2, "updatedReplicas": 3, "availableReplicas": 2},
+    }
 
 
 def _events(objects: list[dict[str, Any]]) -> Iterator[bytes]:
@@ -84,7 +86,7 @@ async def _answer(request: web.Request, body: bytes) -> web.StreamResponse:
         "/api/v1/namespaces/default/configmaps": ("v1", "ConfigMap", []),
         "/api/v1/namespaces/default/pods": ("v1", "Pod", [_pod("web-2"), _pod("web-1")]),
         "/api/v1/pods": ("v1", "Pod", [_pod("web-2"), _pod("web-1"), _pod("dns", "kube-system")]),
-        "/apis/apps/v1/namespaces/default/deployments": ("apps/v1", "Deployment", [DEPLOYMENT]),
+        "/apis/apps/v1/namespaces/default/deployments": ("apps/v1", "Deployment", [_deployment()]),
     }
     result: dict[str, Any]
     if path in listed:
