@@ -45,8 +45,9 @@ def regex_error(message: str, pattern: str, *examples: str) -> str:
     """``RegexError``: the explanation of a value that does not match ``pattern``."""
     if not examples:
         return f"{message} (regex used for validation is '{pattern}')"
-    shown = " or ".join(f"'{example}'" for example in examples)
-    return f"{message} (e.g. {shown}, regex used for validation is '{pattern}')"
+    # each example is followed by "', " and joined with " or ": Go prints ",  or "
+    shown = " or ".join(f"'{example}', " for example in examples)
+    return f"{message} (e.g. {shown}regex used for validation is '{pattern}')"
 
 
 def max_len_error(length: int) -> str:

@@ -29,7 +29,7 @@ LABEL_REGEX = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
     "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
     "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-).replace(",  or", " or")
+)
 SUBDOMAIN_REGEX = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
     "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
@@ -141,9 +141,7 @@ def meta(**fields: Any) -> dict[str, Any]:
                 'metadata.labels: Invalid value: "bad key!": name part must consist of '
                 "alphanumeric characters, '-', '_' or '.', and must start and end with an "
                 "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
-                "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".replace(
-                    ",  or", " or"
-                )
+                "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
             ],
         ),
         (

@@ -1,0 +1,489 @@
+"""Per-kind validation of defaulted objects, with the real field paths and messages.
+
+Each case builds a valid defaulted object, breaks one thing and checks the errors
+``validate_create`` reports, as the kind's ``Validate`` function in kubernetes
+``pkg/apis/*/validation`` does.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from aioinformer.testing._defaults import apply_defaults
+from aioinformer.testing._validation import validate_create, warnings_on_create
+
+Obj = dict[str, Any]
+
+
+def pod() -> Obj:
+    obj: Obj = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
+    }
+    apply_defaults("", "v1", "Pod", obj)
+    return obj
+
+
+def deployment() -> Obj:
+    obj: Obj = {
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+            },
+        },
+    }
+    apply_defaults("apps", "v1", "Deployment", obj)
+    return obj
+
+
+def errors_of(group: str, kind: str, obj: Obj, *, namespaced: bool = True) -> list[str]:
+    return [str(e) for e in validate_create(group, kind, obj, namespaced=namespaced)]
+
+
+def change(obj: Obj, path: str, value: Any) -> Obj:
+    """A copy with ``value`` at the dotted ``path`` (``[i]`` steps into lists; None deletes)."""
+    result = copy.deepcopy(obj)
+    node: Any = result
+    steps = path.replace("[", ".[").split(".")
+    for step in steps[:-1]:
+        node = node[int(step[1:-1])] if step.startswith("[") else node.setdefault(step, {})
+    last = steps[-1]
+    if value is None:
+        del node[last]
+    else:
+        node[last] = value
+    return result
+
+
+POD_CASES: list[tuple[str, Callable[[Obj], Obj], list[str]]] = [
+    ("valid", lambda p: p, []),
+    (
+        "no containers",
+        lambda p: change(p, "spec.containers", []),
+        ["spec.containers: Required value"],
+    ),
+    (
+        "container without name or image",
+        lambda p: change(
+            p,
+            "spec.containers",
+            [{"imagePullPolicy": "Always", "terminationMessagePolicy": "File"}],
+        ),
+        ["spec.containers[0].name: Required value", "spec.containers[0].image: Required value"],
+    ),
+    (
+        "duplicate container names",
+        lambda p: change(p, "spec.containers", p["spec"]["containers"] * 2),
+        ['spec.containers[1].name: Duplicate value: "app"'],
+    ),
+    (
+        "init container named like a container",
+        lambda p: change(p, "spec.initContainers", p["spec"]["containers"]),
+        ['spec.initContainers[0].name: Duplicate value: "app"'],
+    ),
+    (
+        "bad restart policy",
+        lambda p: change(p, "spec.restartPolicy", "Sometimes"),
+        [
+            'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+            '"OnFailure", "Never"'
+        ],
+    ),
+    (
+        "bad port",
+        lambda p: change(
+            p, "spec.containers[0].ports", [{"containerPort": 70000, "protocol": "TCP"}]
+        ),
+        [
+            "spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 "
+            "and 65535, inclusive"
+        ],
+    ),
+    (
+        "bad protocol",
+        lambda p: change(
+            p, "spec.containers[0].ports", [{"containerPort": 80, "protocol": "HTTP"}]
+        ),
+        [
+            'spec.containers[0].ports[0].protocol: Unsupported value: "HTTP": supported values: '
+            '"SCTP", "TCP", "UDP"'
+        ],
+    ),
+    (
+        "mount of an unknown volume",
+        lambda p: change(
+            p, "spec.containers[0].volumeMounts", [{"name": "data", "mountPath": "/d"}]
+        ),
+        ['spec.containers[0].volumeMounts[0].name: Not found: "data"'],
+    ),
+    (
+        "volume without a type",
+        lambda p: change(p, "spec.volumes", [{"name": "data"}]),
+        ["spec.volumes[0]: Required value: must specify a volume type"],
+    ),
+    (
+        "requests above limits",
+        lambda p: change(
+            p, "spec.containers[0].resources", {"limits": {"cpu": "1"}, "requests": {"cpu": "2"}}
+        ),
+        [
+            'spec.containers[0].resources.requests[cpu]: Invalid value: "2": must be less than or '
+            "equal to cpu limit of 1"
+        ],
+    ),
+    (
+        "env without a name",
+        lambda p: change(p, "spec.containers[0].env", [{"value": "x"}]),
+        [
+            "spec.containers[0].env[0].name: Required value",
+            'spec.containers[0].env[0].name: Invalid value: "": environment variable name must be '
+            "non-empty",
+        ],
+    ),
+    (
+        "image with surrounding space",
+        lambda p: change(p, "spec.containers[0].image", " nginx"),
+        [
+            'spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing '
+            "whitespace"
+        ],
+    ),
+    (
+        "toleration with seconds but not NoExecute",
+        lambda p: change(
+            p,
+            "spec.tolerations",
+            [{"key": "k", "operator": "Exists", "effect": "NoSchedule", "tolerationSeconds": 5}],
+        ),
+        [
+            'spec.tolerations[0].effect: Invalid value: "NoSchedule": effect must be '
+            "'NoExecute' when `tolerationSeconds` is set"
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "edit", "expected"), POD_CASES, ids=[c[0] for c in POD_CASES])
+def test_pod_validation(case: str, edit: Callable[[Obj], Obj], expected: list[str]) -> None:
+    """``ValidatePodCreate``/``ValidatePodSpec`` (kubernetes ``pkg/apis/core/validation``):
+    containers required and uniquely named across init and regular containers, an image,
+    port numbers and protocols, known volumes, requests within limits, env names, restart
+    policy, tolerations."""
+    assert errors_of("", "Pod", edit(pod())) == expected
+
+
+DEPLOYMENT_CASES: list[tuple[str, Callable[[Obj], Obj], list[str]]] = [
+    ("valid", lambda d: d, []),
+    (
+        "no selector",
+        lambda d: change(d, "spec.selector", None),
+        [
+            "spec.selector: Required value",
+            'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not '
+            "match template `labels`",
+        ],
+    ),
+    (
+        "selector not matching",
+        lambda d: change(d, "spec.selector", {"matchLabels": {"app": "api"}}),
+        [
+            'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not '
+            "match template `labels`"
+        ],
+    ),
+    (
+        "empty selector",
+        lambda d: change(d, "spec.selector", {}),
+        ["spec.selector: Invalid value: {}: empty selector is invalid for deployment"],
+    ),
+    (
+        "negative replicas",
+        lambda d: change(d, "spec.replicas", -1),
+        ["spec.replicas: Invalid value: -1: must be greater than or equal to 0"],
+    ),
+    (
+        "template restart policy",
+        lambda d: change(d, "spec.template.spec.restartPolicy", "Never"),
+        [
+            'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: '
+            '"Always"'
+        ],
+    ),
+    (
+        "bad template label",
+        lambda d: change(d, "spec.template.metadata.labels", {"app": "web", "x": "a b"}),
+        [
+            'spec.template.labels: Invalid value: "a b": a valid label must be an empty string or '
+            "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+            "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+            "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+        ],
+    ),
+    (
+        "zero surge and unavailable",
+        lambda d: change(d, "spec.strategy.rollingUpdate", {"maxSurge": 0, "maxUnavailable": "0%"}),
+        [
+            'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when '
+            "`maxSurge` is 0"
+        ],
+    ),
+    (
+        "bad percent",
+        lambda d: change(d, "spec.strategy.rollingUpdate.maxSurge", "lots"),
+        [
+            'spec.strategy.rollingUpdate.maxSurge: Invalid value: "lots": a valid percent string '
+            "must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used "
+            "for validation is '[0-9]+%')"
+        ],
+    ),
+    (
+        "recreate with rolling parameters",
+        lambda d: change(d, "spec.strategy.type", "Recreate"),
+        [
+            "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is "
+            "'Recreate'"
+        ],
+    ),
+    (
+        "progress deadline not above minReadySeconds",
+        lambda d: change(d, "spec.minReadySeconds", 600),
+        ["spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "edit", "expected"), DEPLOYMENT_CASES, ids=[c[0] for c in DEPLOYMENT_CASES]
+)
+def test_deployment_validation(case: str, edit: Callable[[Obj], Obj], expected: list[str]) -> None:
+    """``ValidateDeployment``/``ValidateDeploymentSpec`` (kubernetes
+    ``pkg/apis/apps/validation``): a non-empty selector that matches the template labels
+    (errors at ``spec.template.metadata.labels``; template label syntax at
+    ``spec.template.labels``), ``restartPolicy: Always``, replicas ≥ 0, the rolling-update
+    parameters, the progress deadline."""
+    assert errors_of("apps", "Deployment", edit(deployment())) == expected
+
+
+def workload(kind: str) -> Obj:
+    obj = deployment()
+    obj["spec"] = {k: v for k, v in obj["spec"].items() if k in ("selector", "template")}
+    apply_defaults("apps", "v1", kind, obj)
+    return obj
+
+
+def test_replica_sets_stateful_sets_and_daemon_sets() -> None:
+    """``ValidateReplicaSetSpec`` (its empty-selector message says "deployment"),
+    ``ValidateStatefulSetSpec`` (DNS-label names; "statefulset"), ``ValidateDaemonSetSpec``
+    (a missing selector only fails the template match; "daemonset")."""
+    assert errors_of("apps", "ReplicaSet", workload("ReplicaSet")) == []
+    assert errors_of("apps", "ReplicaSet", change(workload("ReplicaSet"), "spec.selector", {})) == [
+        "spec.selector: Invalid value: {}: empty selector is invalid for deployment"
+    ]
+    sts = workload("StatefulSet")
+    assert errors_of("apps", "StatefulSet", sts) == []
+    assert errors_of("apps", "StatefulSet", change(sts, "metadata.name", "web.v1"))[0] == (
+        'metadata.name: Invalid value: "web.v1": must not contain dots'
+    )
+    assert errors_of("apps", "StatefulSet", change(sts, "spec.podManagementPolicy", "Fast")) == [
+        "spec.podManagementPolicy: Invalid value: \"Fast\": must be 'OrderedReady' or 'Parallel'"
+    ]
+    ds = workload("DaemonSet")
+    assert errors_of("apps", "DaemonSet", ds) == []
+    assert errors_of("apps", "DaemonSet", change(ds, "spec.selector", None)) == [
+        'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match '
+        "template `labels`"
+    ]
+    assert errors_of(
+        "apps",
+        "DaemonSet",
+        change(ds, "spec.updateStrategy.rollingUpdate", {"maxSurge": 1, "maxUnavailable": 1}),
+    ) == [
+        "spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when "
+        "maxUnavailable is non-zero"
+    ]
+
+
+def job(restart: str = "Never") -> Obj:
+    obj: Obj = {
+        "metadata": {"name": "pi", "namespace": "default", "uid": "u-1"},
+        "spec": {
+            "template": {
+                "spec": {"restartPolicy": restart, "containers": [{"name": "pi", "image": "perl"}]}
+            }
+        },
+    }
+    apply_defaults("batch", "v1", "Job", obj)
+    from aioinformer.testing._strategy import prepare_create
+
+    prepare_create("batch", "Job", obj)
+    return obj
+
+
+def test_jobs() -> None:
+    """``ValidateJob``: the generated selector and labels (``validateGeneratedSelector``), a
+    template restart policy of OnFailure or Never — the defaulted ``Always`` is reported as
+    missing (``Required value: valid values: "OnFailure", "Never"``) — and non-negative
+    counts (kubernetes ``pkg/apis/batch/validation``)."""
+    assert errors_of("batch", "Job", job()) == []
+    assert errors_of("batch", "Job", job(restart="")) == [
+        'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'
+    ]
+    assert errors_of("batch", "Job", change(job(), "spec.backoffLimit", -1)) == [
+        "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"
+    ]
+    wrong = change(
+        job(), "spec.selector", {"matchLabels": {"batch.kubernetes.io/controller-uid": "other"}}
+    )
+    assert errors_of("batch", "Job", wrong) == [
+        "spec.selector: Invalid value: "
+        '{"matchLabels":{"batch.kubernetes.io/controller-uid":"other"}}: '
+        "`selector` not auto-generated",
+        'spec.template.metadata.labels: Invalid value: {"batch.kubernetes.io/controller-uid":"u-1",'
+        '"batch.kubernetes.io/job-name":"pi","controller-uid":"u-1","job-name":"pi"}: `selector` '
+        "does not match template `labels`",
+    ]
+
+
+def cron_job(schedule: str) -> Obj:
+    obj: Obj = {
+        "metadata": {"name": "tick", "namespace": "default"},
+        "spec": {
+            "schedule": schedule,
+            "jobTemplate": {
+                "spec": {
+                    "template": {
+                        "spec": {
+                            "restartPolicy": "OnFailure",
+                            "containers": [{"name": "c", "image": "busybox"}],
+                        }
+                    }
+                }
+            },
+        },
+    }
+    apply_defaults("batch", "v1", "CronJob", obj)
+    return obj
+
+
+@pytest.mark.parametrize(
+    ("schedule", "problem"),
+    [
+        ("*/5 * * * *", ""),
+        ("@hourly", ""),
+        ("0 0 * jan-mar mon", ""),
+        ("* * * *", "expected exactly 5 fields, found 4: [* * * *]"),
+        ("60 * * * *", "end of range (60) above maximum (59): 60"),
+        ("x * * * *", 'failed to parse int from x: strconv.Atoi: parsing "x": invalid syntax'),
+        ("5-1 * * * *", "beginning of range (5) beyond end of range (1): 5-1"),
+        ("*/0 * * * *", "step of range should be a positive number: */0"),
+        ("@sometimes", "unrecognized descriptor: @sometimes"),
+    ],
+)
+def test_cron_job_schedules(schedule: str, problem: str) -> None:
+    """``validateScheduleFormat`` reports robfig/cron v3 ``ParseStandard``'s error after
+    ``spec.schedule: Invalid value: "<schedule>"``."""
+    errors = errors_of("batch", "CronJob", cron_job(schedule))
+    expected = (
+        [f"spec.schedule: Invalid value: {schedule!r}: {problem}".replace("'", '"')]
+        if problem
+        else []
+    )
+    assert errors == expected
+
+
+def test_cron_job_names_and_time_zones() -> None:
+    """A CronJob name is at most 52 characters (``ValidateCronJobCreate``); ``timeZone`` must
+    be a known IANA zone (``validateTimeZone``)."""
+    long_name = change(cron_job("@daily"), "metadata.name", "a" * 53)
+    assert errors_of("batch", "CronJob", long_name) == [
+        f'metadata.name: Invalid value: "{"a" * 53}": must be no more than 52 characters'
+    ]
+    zoned = change(cron_job("@daily"), "spec.timeZone", "Mars/Olympus")
+    assert errors_of("batch", "CronJob", zoned) == [
+        'spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus'
+    ]
+
+
+def service(**spec: Any) -> Obj:
+    obj: Obj = {
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"ports": [{"port": 80}], **spec},
+    }
+    apply_defaults("", "v1", "Service", obj)
+    return obj
+
+
+def test_services() -> None:
+    """``ValidateService``: DNS-1035 names, ports (names required when several), type and
+    session affinity values, node ports only for NodePort/LoadBalancer, ExternalName needs an
+    external name (kubernetes ``pkg/apis/core/validation``)."""
+    assert errors_of("", "Service", service()) == []
+    assert errors_of("", "Service", change(service(), "metadata.name", "1web"))[0].startswith(
+        'metadata.name: Invalid value: "1web": a DNS-1035 label must consist of'
+    )
+    assert errors_of("", "Service", service(type="Internal")) == [
+        'spec.type: Unsupported value: "Internal": supported values: "ClusterIP", "ExternalName", '
+        '"LoadBalancer", "NodePort"'
+    ]
+    two = service(ports=[{"port": 80}, {"port": 81}])
+    assert errors_of("", "Service", two) == [
+        "spec.ports[0].name: Required value",
+        "spec.ports[1].name: Required value",
+    ]
+    assert errors_of("", "Service", service(ports=[])) == ["spec.ports: Required value"]
+    node_port = service(ports=[{"port": 80, "nodePort": 30080}])
+    assert errors_of("", "Service", node_port) == [
+        "spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"
+    ]
+    assert errors_of("", "Service", service(type="ExternalName", ports=[])) == [
+        "spec.externalName: Required value"
+    ]
+
+
+def test_config_maps_secrets_and_namespaces() -> None:
+    """``ValidateConfigMap``/``ValidateSecret``: keys are config keys, 1 MiB in total, typed
+    Secrets need their keys; ``ValidateNamespace``: DNS-label names, standard or qualified
+    finalizer names (kubernetes ``pkg/apis/core/validation``)."""
+    config_map: Obj = {
+        "metadata": {"name": "c", "namespace": "d"},
+        "data": {"a b": "1", "k": "x" * 1048577},
+    }
+    assert errors_of("", "ConfigMap", config_map) == [
+        'data[a b]: Invalid value: "a b": a valid config key must consist of alphanumeric '
+        "characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used "
+        "for validation is '[-._a-zA-Z0-9]+')",
+        ": Too long: may not be more than 1048576 bytes",
+    ]
+    tls: Obj = {
+        "metadata": {"name": "s", "namespace": "d"},
+        "type": "kubernetes.io/tls",
+        "data": {"tls.crt": ""},
+    }
+    assert errors_of("", "Secret", tls) == ["data[tls.key]: Required value"]
+    namespace: Obj = {"metadata": {"name": "team.a"}, "spec": {"finalizers": ["custom"]}}
+    assert errors_of("", "Namespace", namespace, namespaced=False) == [
+        'metadata.name: Invalid value: "team.a": must not contain dots',
+        'spec.finalizers: Invalid value: "custom": name is neither a standard finalizer name nor '
+        "is it fully qualified",
+    ]
+
+
+def test_name_warnings_on_create() -> None:
+    """``WarningsOnCreate`` of Pods and pod-owning controllers: a name that is not a DNS
+    label works but is warned about (kubernetes ``pkg/registry/core/pod/strategy.go``,
+    ``pkg/registry/apps/deployment/strategy.go``)."""
+    assert warnings_on_create("", "Pod", change(pod(), "metadata.name", "web.v1")) == [
+        "metadata.name: this is used in the Pod's hostname, which can result in surprising "
+        "behavior; a DNS label is recommended: [must not contain dots]"
+    ]
+    assert warnings_on_create("apps", "Deployment", deployment()) == []
+    assert warnings_on_create("", "ConfigMap", {"metadata": {"name": "a.b"}}) == []
