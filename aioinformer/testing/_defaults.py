@@ -80,6 +80,9 @@ def _stateful_set(obj: dict[str, Any]) -> None:
     _setdefault(spec, "revisionHistoryLimit", 10)
     for claim in spec.get("volumeClaimTemplates") or []:
         if isinstance(claim, dict):
+            # the apps/v1 encoding gives each claim template its type
+            claim.setdefault("apiVersion", "v1")
+            claim.setdefault("kind", "PersistentVolumeClaim")
             _persistent_volume_claim(claim)
     _template(spec)
 

@@ -21,7 +21,9 @@ from ._validation_meta import (
 from ._validation_meta import (
     label_selector_matches,
     nonnegative,
+    validate_annotations,
     validate_label_selector,
+    validate_labels,
 )
 from ._validation_pod import validate_pod_template
 
@@ -61,7 +63,14 @@ def _template_for_replicas(spec: Mapping[str, Any], path: str, kind: str) -> lis
     labels = _map(template.get("metadata")).get("labels")
     if not label_selector_matches(selector, labels):
         errors.append(invalid(f"{where}.metadata.labels", labels, _SELECTOR_MISMATCH))
-    errors.extend(validate_pod_template(template, where))
+    if kind == "StatefulSet":
+        # ValidatePodTemplateSpecForStatefulSet leaves the pod spec unchecked (its volume
+        # mounts may name claim templates): labels and annotations only
+        meta = _map(template.get("metadata"))
+        errors.extend(validate_labels(meta.get("labels"), f"{where}.labels"))
+        errors.extend(validate_annotations(meta.get("annotations"), f"{where}.annotations"))
+    else:
+        errors.extend(validate_pod_template(template, where))
     pod_spec = _map(template.get("spec"))
     restart = pod_spec.get("restartPolicy") or ""
     if restart != "Always":
