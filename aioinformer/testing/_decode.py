@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from ._decode_scalars import ScalarError, check_base64, format_time, parse_time
-from ._quantity import QuantityError, canonical, parse_quantity
+from ._quantity import QuantityError, canonical_text
 from ._schema import schemas
 
 __all__ = ["DecodeError", "Decoded", "decode_object"]
@@ -56,6 +56,7 @@ class Node:
     bits: str = "int64"
     element: Node | None = None
     fields: dict[str, Slot] = field(default_factory=dict)
+    plan: tuple[tuple[tuple[str, int, Node], ...], frozenset[str]] | None = None
 
 
 @dataclass(slots=True)
@@ -168,6 +169,21 @@ class Decoded:
     unknown: list[str]
 
 
+Link = tuple[Any, str] | None  # (parent link, segment): a path built only when needed
+
+
+def _dotted(link: Link) -> str:
+    """A strict-decoding path: keys joined with ``.``, list items as ``[i]``."""
+    parts: list[str] = []
+    while link is not None:
+        link, segment = link
+        parts.append(segment)
+    text = ""
+    for segment in reversed(parts):
+        text += segment if segment.startswith("[") or not text else "." + segment
+    return text
+
+
 class _Walk:
     __slots__ = ("strict", "unknown")
 
@@ -175,87 +191,94 @@ class _Walk:
         self.strict = strict
         self.unknown: list[str] = []
 
-    def fail(self, value: Any, go: str, struct: str, path: list[str], literal: str = "") -> None:
+    def fail(self, value: Any, go: str, struct: str, path: Link, literal: str = "") -> None:
         kind = _json_kind(value) + (f" {literal}" if literal else "")
-        where = f"Go struct field {struct}.{'.'.join(path)}" if struct else "Go value"
+        where = f"Go struct field {struct}.{_dotted(path)}" if struct else "Go value"
         raise DecodeError(f"json: cannot unmarshal {kind} into {where} of type {go}")
 
-    def value(self, node: Node, value: Any, go: str, ctx: tuple[str, list[str]], at: str) -> Any:
+    def value(self, node: Node, value: Any, go: str, struct: str, path: Link, at: Link) -> Any:
         kind = node.kind
         if kind == STRUCT:
             if not isinstance(value, dict):
-                self.fail(value, go, *ctx)
-            return self.struct(node, value, ctx[1], at)
+                self.fail(value, go, struct, path)
+            return self.struct(node, value, path, at)
         if kind == MAP:
             if not isinstance(value, dict):
-                self.fail(value, go, *ctx)
+                self.fail(value, go, struct, path)
             element_go = go.split("]", 1)[1] if go.startswith("map[") else "string"
             assert node.element is not None
             element = node.element
+            if element.kind == STRING:  # the common case: labels, annotations, data
+                for v in value.values():
+                    if not isinstance(v, str) and v is not None:
+                        self.fail(v, element_go, struct, path)
+                return {k: "" if v is None else v for k, v in value.items()}
             return {
-                k: self.value(element, v, element_go, ctx, _join(at, k))
+                k: self.value(element, v, element_go, struct, path, (at, k))
                 if v is not None
                 else _zero(element)
                 for k, v in value.items()
             }
         if kind == LIST:
             if not isinstance(value, list):
-                self.fail(value, go, *ctx)
+                self.fail(value, go, struct, path)
             element_go = go[2:] if go.startswith("[]") else go
             assert node.element is not None
             element = node.element
             return [
-                self.value(element, v, element_go, ctx, f"{at}[{i}]")
+                self.value(element, v, element_go, struct, path, (at, f"[{i}]"))
                 if v is not None
                 else _zero(element)
                 for i, v in enumerate(value)
             ]
-        return self.scalar(node, value, go, ctx)
+        return self.scalar(node, value, go, struct, path)
 
-    def scalar(self, node: Node, value: Any, go: str, ctx: tuple[str, list[str]]) -> Any:
+    def scalar(self, node: Node, value: Any, go: str, struct: str, path: Link) -> Any:
         kind = node.kind
-        if kind in (STRING, BYTES):
+        if kind == STRING:
             if not isinstance(value, str):
-                self.fail(value, go, *ctx)
-            if kind == BYTES:
-                try:
-                    check_base64(value)
-                except ScalarError as error:
-                    raise DecodeError(str(error)) from None
+                self.fail(value, go, struct, path)
             return value
         if kind == INT:
             limit = _INT_RANGES[node.bits]
             if isinstance(value, bool) or not isinstance(value, int | float):
-                self.fail(value, go, *ctx)
+                self.fail(value, go, struct, path)
             if isinstance(value, float) or not -limit <= value < limit:
-                self.fail(value, go, *ctx, literal=repr(value))
-            return value
-        if kind == NUMBER:
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                self.fail(value, go, *ctx)
+                self.fail(value, go, struct, path, literal=repr(value))
             return value
         if kind == BOOL:
             if not isinstance(value, bool):
-                self.fail(value, go, *ctx)
+                self.fail(value, go, struct, path)
+            return value
+        if kind == BYTES:
+            if not isinstance(value, str):
+                self.fail(value, go, struct, path)
+            try:
+                check_base64(value)
+            except ScalarError as error:
+                raise DecodeError(str(error)) from None
+            return value
+        if kind == NUMBER:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                self.fail(value, go, struct, path)
             return value
         if kind == INTSTR:
             if isinstance(value, str):
                 return value
             if isinstance(value, bool) or not isinstance(value, int | float):
-                self.fail(value, "int32", *ctx)
+                self.fail(value, "int32", struct, path)
             if isinstance(value, float) or not -(2**31) <= value < 2**31:
-                self.fail(value, "int32", *ctx, literal=repr(value))
+                self.fail(value, "int32", struct, path, literal=repr(value))
             return value
         if kind == QUANTITY:
             text = value if isinstance(value, str) else orjson.dumps(value).decode()
             try:
-                amount, form = parse_quantity(text)
+                return canonical_text(text)
             except QuantityError as error:
                 raise DecodeError(str(error)) from None
-            return canonical(amount, form)
         if kind in (TIME, MICROTIME):
             if not isinstance(value, str):
-                self.fail(value, "string", *ctx)
+                self.fail(value, "string", struct, path)
             try:
                 moment = parse_time(value, micro=kind == MICROTIME)
             except ScalarError as error:
@@ -263,26 +286,24 @@ class _Walk:
             return format_time(moment, micro=kind == MICROTIME)
         return value
 
-    def struct(self, node: Node, value: dict[str, Any], path: list[str], at: str) -> Any:
+    def struct(self, node: Node, value: dict[str, Any], path: Link, at: Link) -> Any:
         out: dict[str, Any] = {}
+        fields = node.fields
         for key, item in value.items():
-            slot = node.fields.get(key)
+            slot = fields.get(key)
             if slot is None:
                 if self.strict:
-                    self.unknown.append(f"{at}.{key}" if at else key)
+                    self.unknown.append(_dotted((at, key)))
                 continue
             if item is None:
                 continue
-            child_path = [*path, key]
-            out[key] = self.value(slot.node, item, slot.go, (node.go, child_path), _join(at, key))
+            out[key] = self.value(slot.node, item, slot.go, node.go, (path, key), (at, key))
         return _encode(node, out)
 
 
-def _join(at: str, key: str) -> str:
-    return f"{at}.{key}" if at else key
-
-
 _ZEROS = {STRING: "", BYTES: "", INT: 0, NUMBER: 0, BOOL: False, INTSTR: 0, QUANTITY: "0"}
+_EMPTY: tuple[Any, ...] = ("", 0, False, [], {})
+_NULL, _STRUCT, _ZERO = range(3)
 
 
 def _zero(node: Node) -> Any:
@@ -292,37 +313,50 @@ def _zero(node: Node) -> Any:
     return _ZEROS.get(node.kind)
 
 
-def _encode(node: Node, out: dict[str, Any]) -> dict[str, Any]:
-    """The fields as Go encodes the struct: zero ``omitempty`` plain fields dropped, plain
-    structs and fields without ``omitempty`` always present, in the Go field order."""
-    result: dict[str, Any] = {}
-    for key, slot in node.fields.items():
-        flags = slot.flags
-        value = out.get(key, _MISSING)
-        pointer, omitempty, omitzero = "p" in flags, "o" in flags, "z" in flags
-        kind = slot.node.kind
-        if value is _MISSING:
+def _plan(node: Node) -> tuple[tuple[tuple[str, int, Node], ...], frozenset[str]]:
+    """How Go encodes a struct type: the fields written when absent (as null, an empty
+    struct or a zero value) and the plain ``omitempty``/``omitzero`` fields dropped when
+    zero."""
+    if node.plan is None:
+        missing: list[tuple[str, int, Node]] = []
+        droppable: set[str] = set()
+        for key, slot in node.fields.items():
+            flags, child = slot.flags, slot.node
+            pointer, omitempty, omitzero = "p" in flags, "o" in flags, "z" in flags
+            shape = flags[:1]
             if pointer:
                 if not omitempty:
-                    result[key] = None
-            elif flags[:1] == "S":
+                    missing.append((key, _NULL, child))
+            elif shape == "S":
                 if not omitzero:
-                    result[key] = _encode(slot.node, {})
-            elif flags[:1] == "t":
+                    missing.append((key, _STRUCT, child))
+            elif shape == "t":
                 if not omitzero:
-                    result[key] = None
-            elif flags[:1] == "q":
-                result[key] = _ZEROS[kind]
+                    missing.append((key, _NULL, child))
+            elif shape == "q":
+                missing.append((key, _ZERO, child))
             elif not omitempty and not omitzero:
-                result[key] = _ZEROS.get(kind) if kind not in (LIST, MAP) else None
-            continue
-        droppable = (
-            not pointer and (omitempty or omitzero) and kind not in (STRUCT, INTSTR, QUANTITY)
-        )
-        if droppable and value in ("", 0, False, [], {}):
-            continue
-        result[key] = value
-    return result
+                missing.append((key, _NULL if child.kind in (LIST, MAP) else _ZERO, child))
+            elif child.kind not in (STRUCT, INTSTR, QUANTITY):
+                droppable.add(key)
+        node.plan = (tuple(missing), frozenset(droppable))
+    return node.plan
+
+
+def _encode(node: Node, out: dict[str, Any]) -> dict[str, Any]:
+    """The fields as Go encodes the struct: zero ``omitempty`` plain fields dropped, plain
+    structs and fields without ``omitempty`` always present."""
+    missing, droppable = _plan(node)
+    for key in droppable.intersection(out):
+        if out[key] in _EMPTY:
+            del out[key]
+    for key, how, child in missing:
+        if key not in out:
+            if how == _STRUCT:
+                out[key] = _encode(child, {})
+            else:
+                out[key] = None if how == _NULL else _ZEROS.get(child.kind)
+    return out
 
 
 def decode_object(group: str, version: str, kind: str, obj: Any, *, strict: bool) -> Decoded:
@@ -336,6 +370,6 @@ def decode_object(group: str, version: str, kind: str, obj: Any, *, strict: bool
     node = _named(root.name)
     walk = _Walk(strict)
     if not isinstance(obj, dict):
-        walk.fail(obj, f"{version}.{kind}", "", [])
-    result = walk.struct(node, obj, [], "")
+        walk.fail(obj, f"{version}.{kind}", "", None)
+    result = walk.struct(node, obj, None, None)
     return Decoded(result, walk.unknown)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._quantity import QuantityError, canonical, parse_quantity, round_up
+from ._quantity import quantity_value, rounded_text
 
 __all__ = [
     "admit_pod",
@@ -58,11 +58,7 @@ def default_resource_list(resources: Any) -> None:
     if not isinstance(resources, dict):
         return
     for name, text in resources.items():
-        try:
-            value, form = parse_quantity(str(text))
-        except QuantityError:
-            continue
-        resources[name] = canonical(round_up(value, -3), form)
+        resources[name] = rounded_text(str(text))
 
 
 def _probe(probe: Any) -> None:
@@ -281,10 +277,7 @@ def pod_qos(spec: Any) -> str:
 
 
 def _amount(text: Any) -> Any:
-    try:
-        return parse_quantity(str(text))[0]
-    except QuantityError:
-        return None
+    return quantity_value(str(text))
 
 
 def _positive(text: Any) -> bool:

@@ -11,11 +11,20 @@ exponent (a multiple of 3) that leaves an integer mantissa (``0.5`` → ``500m``
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
 
-__all__ = ["QuantityError", "canonical", "parse_quantity", "round_up"]
+__all__ = [
+    "QuantityError",
+    "canonical",
+    "canonical_text",
+    "parse_quantity",
+    "quantity_value",
+    "round_up",
+    "rounded_text",
+]
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -105,3 +114,41 @@ def canonical(value: Fraction, form: str) -> str:
         suffix = next(k for k, v in _BINARY.items() if v == power)
         return f"{sign}{mantissa}{suffix}"
     return _decimal(value, form == DECIMAL_EXPONENT)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached(text: str, scale: int) -> tuple[bool, str]:
+    try:
+        value, form = parse_quantity(text)
+    except QuantityError as error:
+        return False, str(error)
+    if scale != -9:
+        value = round_up(value, scale)
+    return True, canonical(value, form)
+
+
+def canonical_text(text: str) -> str:
+    """A quantity's canonical spelling (cached: the same few quantities recur).
+
+    :raises QuantityError: for what is not a quantity.
+    """
+    ok, result = _cached(text, -9)
+    if not ok:
+        raise QuantityError(result)
+    return result
+
+
+def rounded_text(text: str) -> str:
+    """A resource list's quantity: rounded up to milli-units, canonical
+    (``SetDefaults_ResourceList``); the text itself when it is not a quantity."""
+    ok, result = _cached(text, -3)
+    return result if ok else text
+
+
+@functools.lru_cache(maxsize=4096)
+def quantity_value(text: str) -> Fraction | None:
+    """The value of a quantity, None when the text is not one (cached)."""
+    try:
+        return parse_quantity(text)[0]
+    except QuantityError:
+        return None

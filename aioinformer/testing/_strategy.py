@@ -143,8 +143,12 @@ def begin_create(
 
 def begin_update(new: dict[str, Any], old: dict[str, Any]) -> None:
     """``rest.BeforeUpdate``'s metadata steps: the stored generation, creation time, deletion
-    time and grace period win; an empty ``uid`` takes the stored one."""
+    time and grace period win; an empty ``uid`` takes the stored one. An update without a
+    ``resourceVersion`` is unconditional (every built-in kind allows it): it takes the stored
+    one, as ``Store.Update`` does."""
     meta, old_meta = _meta(new), old.get("metadata") or {}
+    if not meta.get("resourceVersion") and old_meta.get("resourceVersion"):
+        meta["resourceVersion"] = old_meta["resourceVersion"]
     for key in ("generation", "creationTimestamp", "deletionTimestamp"):
         if old_meta.get(key) is not None:
             meta[key] = old_meta[key]

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._fielderrors import FieldError, duplicate, forbidden, invalid, not_supported, required
-from ._quantity import QuantityError, parse_quantity
+from ._quantity import quantity_value
 from ._validation_content import (
     is_config_map_key,
     is_dns1123_label,
@@ -163,9 +163,8 @@ def validate_resources(resources: Any, path: str) -> list[FieldError]:
         for name, text in _map(resources.get(part)).items():
             where = f"{path}.{part}[{name}]"
             errors.extend(invalid(where, name, msg) for msg in is_qualified_name(name))
-            try:
-                value, _ = parse_quantity(str(text))
-            except QuantityError:
+            value = quantity_value(str(text))
+            if value is None:
                 continue
             if value < 0:
                 errors.append(invalid(where, str(text), IS_NEGATIVE))
