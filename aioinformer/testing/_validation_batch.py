@@ -16,7 +16,7 @@ from ._cron import schedule_error, time_zone_error
 from ._fielderrors import FieldError, invalid, not_supported, required
 from ._validation_content import is_dns1123_label
 from ._validation_meta import as_map as _map
-from ._validation_meta import label_selector_matches, nonnegative, validate_label_selector
+from ._validation_meta import label_selector_matches, nonnegative, one_of, validate_label_selector
 from ._validation_pod import validate_pod_template
 
 __all__ = ["validate_cron_job", "validate_job_spec", "validate_job_generated_selector"]
@@ -174,13 +174,8 @@ def validate_cron_job(cron_job: Any, old: Any = None) -> list[FieldError]:
         problem = time_zone_error(zone)
         if problem:
             errors.append(invalid(f"{path}.timeZone", zone, problem))
-    policy = spec.get("concurrencyPolicy") or ""
-    if not policy:
-        errors.append(required(f"{path}.concurrencyPolicy"))
-    elif policy not in ("Allow", "Forbid", "Replace"):
-        errors.append(
-            not_supported(f"{path}.concurrencyPolicy", policy, ["Allow", "Forbid", "Replace"])
-        )
+    policies = ["Allow", "Forbid", "Replace"]
+    errors.extend(one_of(spec.get("concurrencyPolicy"), f"{path}.concurrencyPolicy", policies))
     job_spec = _map(_map(spec.get("jobTemplate")).get("spec"))
     where = f"{path}.jobTemplate.spec"
     errors.extend(_job_spec_body(job_spec, where))

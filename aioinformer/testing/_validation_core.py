@@ -35,7 +35,7 @@ from ._validation_content import (
 )
 from ._validation_meta import as_list as _list
 from ._validation_meta import as_map as _map
-from ._validation_meta import validate_labels
+from ._validation_meta import one_of, validate_labels
 
 __all__ = [
     "MAX_SECRET_SIZE",
@@ -80,11 +80,7 @@ def _service_port(
         names.add(name)
     number = port.get("port") or 0
     errors.extend(invalid(f"{path}.port", number, m) for m in is_valid_port_num(number))
-    protocol = port.get("protocol") or ""
-    if not protocol:
-        errors.append(required(f"{path}.protocol"))
-    elif protocol not in ("TCP", "UDP", "SCTP"):
-        errors.append(not_supported(f"{path}.protocol", protocol, ["SCTP", "TCP", "UDP"]))
+    errors.extend(one_of(port.get("protocol"), f"{path}.protocol", ["SCTP", "TCP", "UDP"]))
     target = port.get("targetPort", 0)
     if isinstance(target, str):
         errors.extend(invalid(f"{path}.targetPort", target, m) for m in is_valid_port_name(target))
@@ -134,10 +130,7 @@ def validate_service(service: Any) -> list[FieldError]:
         )
     errors.extend(validate_labels(spec.get("selector"), "spec.selector"))
     affinity = spec.get("sessionAffinity") or ""
-    if not affinity:
-        errors.append(required("spec.sessionAffinity"))
-    elif affinity not in ("ClientIP", "None"):
-        errors.append(not_supported("spec.sessionAffinity", affinity, ["ClientIP", "None"]))
+    errors.extend(one_of(affinity, "spec.sessionAffinity", ["ClientIP", "None"]))
     if affinity == "None" and spec.get("sessionAffinityConfig") is not None:
         errors.append(
             forbidden("spec.sessionAffinityConfig", "must not be set when session affinity is None")
@@ -147,10 +140,7 @@ def validate_service(service: Any) -> list[FieldError]:
             errors.extend(invalid(f"spec.clusterIPs[{i}]", ip, m) for m in is_valid_ip(str(ip)))
     for i, ip in enumerate(_list(spec.get("externalIPs"))):
         errors.extend(invalid(f"spec.externalIPs[{i}]", ip, m) for m in is_valid_ip(str(ip)))
-    if not kind:
-        errors.append(required("spec.type"))
-    elif kind not in _SERVICE_TYPES:
-        errors.append(not_supported("spec.type", kind, _SERVICE_TYPES))
+    errors.extend(one_of(kind, "spec.type", _SERVICE_TYPES))
     if kind == "ClusterIP":
         for i, port in enumerate(ports):
             if port.get("nodePort"):

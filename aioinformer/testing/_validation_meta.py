@@ -29,6 +29,7 @@ __all__ = [
     "immutable",
     "label_selector_matches",
     "nonnegative",
+    "one_of",
     "semantic",
     "validate_annotations",
     "validate_label_selector",
@@ -56,6 +57,16 @@ def as_list(value: Any) -> list[Any]:
 
 
 _map, _list = as_map, as_list
+
+
+def one_of(value: Any, path: str, valid: list[str]) -> list[FieldError]:
+    """The common enum check: ``Required value`` when unset, ``Unsupported value: …:
+    supported values: …`` when not one of ``valid`` (listed in the order given)."""
+    if not value:
+        return [required(path)]
+    if value not in valid:
+        return [not_supported(path, value, valid)]
+    return []
 
 
 def nonnegative(value: Any, path: str) -> list[FieldError]:

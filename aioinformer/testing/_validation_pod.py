@@ -20,7 +20,6 @@ from ._fielderrors import (
     forbidden,
     invalid,
     not_found,
-    not_supported,
     required,
 )
 from ._validation_content import (
@@ -37,6 +36,7 @@ from ._validation_meta import (
     as_map as _map,
 )
 from ._validation_meta import (
+    one_of,
     validate_annotations,
     validate_labels,
     validate_object_meta,
@@ -80,11 +80,7 @@ def _ports(ports: Any, path: str) -> list[FieldError]:
         host = port.get("hostPort") or 0
         if host:
             errors.extend(invalid(f"{where}.hostPort", host, m) for m in is_valid_port_num(host))
-        protocol = port.get("protocol") or ""
-        if not protocol:
-            errors.append(required(f"{where}.protocol"))
-        elif protocol not in ("TCP", "UDP", "SCTP"):
-            errors.append(not_supported(f"{where}.protocol", protocol, ["SCTP", "TCP", "UDP"]))
+        errors.extend(one_of(port.get("protocol"), f"{where}.protocol", ["SCTP", "TCP", "UDP"]))
     return errors
 
 
@@ -141,13 +137,8 @@ def _container(
                 "must be 'File' or 'FallbackToLogsOnError'",
             )
         )
-    pull = container.get("imagePullPolicy") or ""
-    if not pull:
-        errors.append(required(f"{path}.imagePullPolicy"))
-    elif pull not in ("Always", "IfNotPresent", "Never"):
-        errors.append(
-            not_supported(f"{path}.imagePullPolicy", pull, ["Always", "IfNotPresent", "Never"])
-        )
+    pulls = ["Always", "IfNotPresent", "Never"]
+    errors.extend(one_of(container.get("imagePullPolicy"), f"{path}.imagePullPolicy", pulls))
     errors.extend(validate_resources(container.get("resources"), f"{path}.resources"))
     return errors
 
@@ -196,19 +187,10 @@ def validate_pod_spec(spec: Any, path: str, *, is_pod: bool = False) -> list[Fie
     volumes, errors = validate_volumes(spec.get("volumes"), f"{path}.volumes")
     errors.extend(_containers(spec, volumes, path, is_pod=is_pod))
     errors.extend(_host_ports(spec, path))
-    restart = spec.get("restartPolicy") or ""
-    if not restart:
-        errors.append(required(f"{path}.restartPolicy"))
-    elif restart not in ("Always", "OnFailure", "Never"):
-        errors.append(
-            not_supported(f"{path}.restartPolicy", restart, ["Always", "OnFailure", "Never"])
-        )
-    dns = spec.get("dnsPolicy") or ""
+    restarts = ["Always", "OnFailure", "Never"]
+    errors.extend(one_of(spec.get("restartPolicy"), f"{path}.restartPolicy", restarts))
     dns_values = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
-    if not dns:
-        errors.append(required(f"{path}.dnsPolicy"))
-    elif dns not in dns_values:
-        errors.append(not_supported(f"{path}.dnsPolicy", dns, dns_values))
+    errors.extend(one_of(spec.get("dnsPolicy"), f"{path}.dnsPolicy", dns_values))
     errors.extend(validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector"))
     for field in ("serviceAccountName", "nodeName"):
         value = str(spec.get(field) or "")
