@@ -97,21 +97,43 @@ class HashRanges:
         return self.size / HASH_SPACE
 
     def __or__(self, other: HashRanges) -> HashRanges:
-        if not other.ranges:
+        a, b = self.ranges, other.ranges
+        if not b:
             return self
-        if not self.ranges:
+        if not a:
             return other
-        return HashRanges(self.ranges + other.ranges)
+        merged: list[_Range] = []
+        i = j = 0
+        na, nb = len(a), len(b)
+        while i < na or j < nb:
+            if j >= nb or (i < na and a[i][0] <= b[j][0]):
+                start, end = a[i]
+                i += 1
+            else:
+                start, end = b[j]
+                j += 1
+            if merged and start <= merged[-1][1]:
+                if end > merged[-1][1]:
+                    merged[-1] = (merged[-1][0], end)
+            else:
+                merged.append((start, end))
+        return HashRanges._trusted(tuple(merged))
 
     def __and__(self, other: HashRanges) -> HashRanges:
-        out: list[_Range] = []
         a, b = self.ranges, other.ranges
+        if not a or not b:
+            return EMPTY
+        out: list[_Range] = []
         i = j = 0
-        while i < len(a) and j < len(b):
-            start, end = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        na, nb = len(a), len(b)
+        while i < na and j < nb:
+            a_start, a_end = a[i]
+            b_start, b_end = b[j]
+            start = a_start if a_start > b_start else b_start
+            end = a_end if a_end < b_end else b_end
             if start < end:
                 out.append((start, end))
-            if a[i][1] < b[j][1]:
+            if a_end < b_end:
                 i += 1
             else:
                 j += 1
@@ -129,9 +151,26 @@ class HashRanges:
         return HashRanges._trusted(tuple(out))
 
     def __sub__(self, other: HashRanges) -> HashRanges:
-        if not other.ranges or not self.ranges:
+        a, b = self.ranges, other.ranges
+        if not a or not b:
             return self
-        return self & ~other
+        out: list[_Range] = []
+        j, nb = 0, len(b)
+        for start, end in a:
+            while j < nb and b[j][1] <= start:
+                j += 1
+            k = j
+            while k < nb and b[k][0] < end:
+                b_start, b_end = b[k]
+                if b_start > start:
+                    out.append((start, b_start))
+                start = b_end
+                if start >= end:
+                    break
+                k += 1
+            if start < end:
+                out.append((start, end))
+        return HashRanges._trusted(tuple(out))
 
     def isdisjoint(self, other: HashRanges) -> bool:
         """Whether no hash is in both sets."""
