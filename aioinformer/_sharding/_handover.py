@@ -52,7 +52,7 @@ class Timing:
         (default 2).
 
     Safety needs ``renew_deadline * (1 + e) < lease_duration * (1 - e)`` where ``e`` bounds the
-    rate error of every replica's clock; the defaults allow e up to 0.2.
+    rate error of every replica's clock; the defaults allow e below 0.2.
     """
 
     lease_duration: float = 15.0
@@ -108,9 +108,11 @@ class WriteKind(Enum):
     (``metadata.resourceVersion``: a stale write fails with 409 Conflict)."""
 
     CREATE = "create"
-    """Create the replica's own lease: holder = its name, the group label, ``serving``."""
+    """Create the replica's own lease: holder = its name, the group label, ``serving``,
+    ``ready``, ``leaseDurationSeconds``."""
     UPDATE = "update"
-    """Renew the own lease: holder = its name, ``renewTime`` = now, publish ``serving``."""
+    """Renew the own lease: holder = its name, ``renewTime`` = now, publish ``serving`` and
+    ``ready``."""
     RELEASE = "release"
     """Release the own lease when leaving: holder ``""``, serving nothing."""
     DELETE = "delete"
@@ -126,6 +128,7 @@ class WriteLease:
     kind: WriteKind
     name: str
     serving: HashRanges = EMPTY
+    ready: bool = False
     expected_rv: int | None = None
     issued_at: float
 

@@ -12,11 +12,11 @@ the records at one resource version, plus what only local observation can tell:
   it there, if this replica watched that write, else 0 ("before I started watching"). The
   protocol lets the earlier of two claims win with it.
 * Tombstones: a lease deleted while it still served something keeps counting, from the local
-  time the deletion was seen, for one lease duration (its holder may still be serving until its
-  own renew deadline; only a holder that released everything deletes its lease).
-* ``unknown``: after a list, the hashes no listed lease of another replica serves; a lease
-  deleted before the list might have served them. They count as served until one lease
-  duration after the list (see ``_membership``).
+  time the deletion was seen, for one lease duration (if someone else deleted it, its holder
+  may still be serving until its own renew deadline).
+* ``listed_at``: a lease deleted before the last list left no trace, and its holder may
+  still serve for up to its renew deadline: until one lease duration after a list nothing is
+  known to be free (the *horizon*, see ``_membership``).
 
 Events must be applied in resource-version order, as a watch delivers them; a relist replaces
 the records and keeps what is still valid (the ``first_seen`` of unchanged records, tombstones
@@ -34,6 +34,7 @@ from ._ranges import EMPTY, FULL, HashRanges
 
 __all__ = [
     "GROUP_LABEL",
+    "READY_ANNOTATION",
     "SERVING_ANNOTATION",
     "LeaseRecord",
     "LeaseView",
@@ -43,6 +44,9 @@ __all__ = [
 
 SERVING_ANNOTATION: Final = "sharding.aioinformer.dev/serving"
 """The Lease annotation that publishes the ranges its holder serves (``HashRanges.encode``)."""
+READY_ANNOTATION: Final = "sharding.aioinformer.dev/ready"
+"""``"true"`` once the holder has watched the group's leases for a lease duration: only then
+is it a member (others give it a share only when it can take it at once)."""
 GROUP_LABEL: Final = "sharding.aioinformer.dev/group"
 """The Lease label that names the replica group."""
 
@@ -58,13 +62,15 @@ class LeaseRecord:
     ``name`` is the replica's identity; ``holder`` is ``spec.holderIdentity``: the name while the
     replica holds it, ``""`` once it was released or fenced (then it serves nothing, whatever it
     says). ``rv`` is ``metadata.resourceVersion`` as an integer: the protocol needs resource
-    versions of one resource to be comparable, as etcd revisions are.
+    versions of one resource to be comparable, as etcd revisions are. ``ready``: see
+    :data:`READY_ANNOTATION`.
     """
 
     name: str
     rv: int
     holder: str = ""
     serving: HashRanges = EMPTY
+    ready: bool = False
     lease_duration: float | None = None
 
     @property
@@ -86,7 +92,8 @@ def record_from_lease(lease: Mapping[str, Any]) -> LeaseRecord:
     name, rv = metadata.get("name"), metadata.get("resourceVersion")
     if not isinstance(name, str) or not name or not isinstance(rv, str) or not rv.isdigit():
         raise ValueError(f"not a lease with a name and a numeric resourceVersion: {name!r} {rv!r}")
-    text = (metadata.get("annotations") or {}).get(SERVING_ANNOTATION, "")
+    annotations = metadata.get("annotations") or {}
+    text = annotations.get(SERVING_ANNOTATION, "")
     try:
         serving = HashRanges.decode(text) if isinstance(text, str) else FULL
     except ValueError:
@@ -98,6 +105,7 @@ def record_from_lease(lease: Mapping[str, Any]) -> LeaseRecord:
         rv=int(rv),
         holder=holder if isinstance(holder, str) else "",
         serving=serving,
+        ready=annotations.get(READY_ANNOTATION) == "true",
         lease_duration=float(duration) if isinstance(duration, int) and duration > 0 else None,
     )
 
@@ -143,7 +151,6 @@ class LeaseView:
     rv: int = 0
     leases: Mapping[str, ObservedLease] = field(default_factory=lambda: MappingProxyType({}))
     listed_at: float = float("-inf")
-    unknown: HashRanges = EMPTY
 
     @classmethod
     def listed(
@@ -152,7 +159,6 @@ class LeaseView:
         *,
         rv: int,
         now: float,
-        me: str,
         previous: LeaseView | None = None,
     ) -> LeaseView:
         """The view after a (re)list at ``rv``; ``previous`` is the view before a relist."""
@@ -171,11 +177,7 @@ class LeaseView:
                     if before.deleted
                     else ObservedLease(before.record, now, before.since, deleted=True)
                 )
-        served = EMPTY
-        for name, observed in leases.items():
-            if name != me and observed.record.held:
-                served |= observed.record.serving
-        return cls(rv, MappingProxyType(leases), now, ~served)
+        return cls(rv, MappingProxyType(leases), now)
 
     def applied(self, kind: EventType, record: LeaseRecord, *, now: float) -> LeaseView:
         """The view after one watch event (``record.rv`` is the event's resource version)."""
@@ -210,11 +212,14 @@ class LeaseView:
     # ---- what the protocol asks -----------------------------------------------------------
 
     def members(self, now: float, default: float) -> frozenset[str]:
-        """Replicas holding their own lease that does not look expired."""
+        """Ready replicas holding their own lease that does not look expired."""
         return frozenset(
             name
             for name, o in self.leases.items()
-            if not o.deleted and o.record.holder == name and not o.expired(now, default)
+            if not o.deleted
+            and o.record.holder == name
+            and o.record.ready
+            and not o.expired(now, default)
         )
 
     def served_by_others(self, me: str, now: float, default: float) -> HashRanges:

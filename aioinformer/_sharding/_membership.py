@@ -20,22 +20,27 @@ and carries out the actions (``_handover``).
 **Phases** (:class:`Phase`): ``JOINING`` (creating or adopting the lease; serves nothing) →
 ``MEMBER`` → (``leave()``) ``LEAVING`` (stops taking work everywhere, drains, publishes the
 shrinking set) → ``RELEASED`` (lease released: holder ``""``) → ``LEFT`` (lease deleted).
-A lease write answered 404 sends a member back to ``JOINING``.
+A lease write answered 404 sends a member back to ``JOINING``. A member becomes *ready* (and
+says so on its lease) once its view has watched for a lease duration since its first list;
+only ready members are in anyone's ring, so a joiner's share is handed to it when it can take
+it at once.
 
 **Rules**, in the order :func:`plan` applies them:
 
-1. *Stop everything* (:class:`StopAll`; all served ranges become unconfirmed claims) when no
-   lease write succeeded for ``renew_deadline`` since the issue of the last one that did, when
-   the view shows the own lease written by someone else (fenced), or on 404.
+1. *Stop everything* (:class:`StopAll`; all published ranges become unconfirmed claims) when
+   no lease write succeeded for ``renew_deadline`` since the issue of the last one that did,
+   when the own lease turns out to be held by someone else (the view shows it, or the read
+   after a 409 does: it was fenced), or on 404.
 2. *Lose*: active ranges outside the ring share → :class:`StopTaking` (draining); draining
    ranges inside it again → :class:`Resume`; claims outside it are dropped.
-3. *Check*: a confirmed claim (rv ``v``) is checked once the view's rv ≥ ``v``: the part that
-   another counting lease (held, or a fresh tombstone) has served since a version < ``v``
-   (or since before this replica watched) is withdrawn; the rest starts (:class:`Start`),
-   except what may belong to a lease deleted before the last list (``LeaseView.unknown``),
-   which waits until one lease duration after that list.
-4. *Gain*: the part of the share that is neither served, claimed nor served by any counting
-   lease in the view (nor unknown, as above) is claimed: added to the next write.
+3. *Check*: a confirmed claim (rv ``v``) is checked once the view's rv ≥ ``v`` and the
+   *horizon* has passed (one lease duration after the view's last list: a lease deleted
+   before a list leaves no trace, and its holder may serve until its renew deadline): the
+   part that another counting lease (held, or a tombstone younger than a lease duration) has
+   served since a version < ``v`` (or since before this replica watched) is withdrawn; the
+   rest starts (:class:`Start`).
+4. *Gain* (after the horizon): the part of the share that is neither served, claimed nor
+   served by any counting lease in the view is claimed: added to the next write.
 5. *Write* (one at a time): the own lease whenever the published set would change, and at
    least every ``retry_period`` (renewal; also the wait after a failed write). Otherwise
    *fence* one lease that looks expired and serves something: a conditional write (its
@@ -44,39 +49,46 @@ A lease write answered 404 sends a member back to ``JOINING``.
 **Safety: no hash is ever served by two replicas at once.** Assumptions: the API server
 orders all writes of the group's Leases by resource version, and a conditional write
 succeeds only if the record is unchanged (etcd); a view at rv ``c`` holds exactly the state
-after all writes ≤ ``c``; identities are unique among running processes; a lease is deleted
-only by its holder after it released everything (others' deletions are tolerated through
-tombstones and ``unknown``); clock rates err by at most ``e`` with
-``renew_deadline (1+e) < lease_duration (1-e)``; :class:`StopAll` takes effect at once.
+after all writes ≤ ``c``; identities are unique among running processes; clock rates err by
+at most ``e`` with ``renew_deadline (1+e) < lease_duration (1-e)``; :class:`StopAll` takes
+effect at once.
+Nothing is assumed about how stale a view is or how long a write takes.
 
-* Invariant A: a replica serves ``h`` only if ``h`` is in every write of its lease issued since
-  its claim was confirmed: it stops serving ``h`` before the write that leaves it out.
-* Invariant B: a replica starts ``h`` only after a check with the view at ``c`` ≥ ``v``
-  (the claim's rv) found no counting lease serving ``h`` since before ``v``.
+* Invariant A: a replica serves ``h`` only if ``h`` is in every write of its lease since its
+  claim was confirmed: it stops serving ``h`` before it issues the write that leaves it out,
+  and it confirms a claim only with a write that carried it.
+* Invariant B: a replica starts ``h`` only after a check with the view at ``c`` ≥ ``v`` (the
+  claim's rv) found no counting lease serving ``h`` since before ``v``.
 * Take two serving periods of ``h`` by R (claim rv ``v``) and Q (``w``), ``v < w``. Q's check
   at ``c ≥ w > v`` saw R's lease as of ``c``. (a) It still served ``h`` since ≤ ``v`` < ``w``
   (the view tracks since when, or says 0): conflict, Q withdraws. (b) It no longer served
   ``h``: R released it after it stopped (A), before Q started. (c) It was fenced at ``f`` in
   ``(v, c]``: the fencer saw R's last record unchanged for ``lease_duration`` of its time
   since it first saw it, after it was written; R stops at the issue of that last successful
-  write + ``renew_deadline`` of its time: earlier, by the clock assumption. And R's later
-  writes conflict until it sees the fence, stops and reclaims with rv > ``f``. (d) It was
-  deleted: by R after releasing (b), or else R stopped within ``renew_deadline`` of its last
-  write before the deletion, and the tombstone (or ``unknown``) held for a lease duration.
-  So the later claimant never starts while the earlier serves; since ``v ≠ w``, one of the
-  two is later. Expiry alone never frees a range: a stale view can make a live lease look
-  expired, but the fence is conditional on the record being unchanged at the server.
+  write + ``renew_deadline`` of its time: earlier, by the clock assumption. R's later writes
+  conflict; when it learns of the fence it has stopped, and it claims again with rv > ``f``.
+  (d) It was deleted (by R after releasing, or by anyone): R stopped within
+  ``renew_deadline`` of the issue of its last successful write, which came before the
+  deletion; Q saw the deletion (tombstone) or listed after it (horizon) and waited a lease
+  duration from then; R's later writes fail (404), and it comes back only as a new lease.
+  So the later claimant never starts while the earlier still publishes ``h``; since
+  ``v ≠ w``, one of the two is later.
 * After a stop, claims are unconfirmed: an old rv could predate a fence of the own lease.
+* Expiry alone never frees a range, only a fence does. Without fences (ranges of a lease
+  that looks expired taken as free) the argument would also need every view to lag less than
+  ``lease_duration - renew_deadline`` when it decides: a stale view can make a live lease
+  look expired; the fence is conditional on the record being unchanged at the server.
 
 **Liveness: within a bounded time after the last change every hash is served by exactly one
 live member, its ring owner.** With views lagging at most ``L``, lease writes taking at most
-``W``, reconciles at most ``D``: a dead member's record looks expired ``lease_duration``
-(in local time) after the others saw it, ≤ ``L`` after its last write; then the fence
-(≤ ``2W``, one write may be in flight), everyone sees it (``L``), the new owner claims (``2W``),
-its view reaches the claim (``L``) and it starts. A join or a return: the owner of the
-joiner's share sees it (``L``), drains (``D``), releases (``2W``), the joiner sees it (``L``),
-claims (``2W``) and catches up (``L``). A withdrawn claim (two replicas briefly disagreeing on
-the members) adds one such round. ``tests/sharding/sim.py`` states the bound it asserts.
+``W`` (round trip), reconciles at most ``D``, ``x = 1/(1-e)``: the members settle within
+``max(L + x·lease_duration + 3W, retry_period + 2W + L, D + 2W + L)`` (a dead member looks
+expired and is fenced, a joiner or a relisted view passes its horizon; a healed member takes
+its lease back; a leaver drains and releases; ``2W`` more per further lease to fence), then
+one hand-over takes ``D + 4W + 2L`` (drain, release, seen, claim, caught up) and a claim
+withdrawn while two replicas disagreed on the members one more round, ``4W + 3L``. With
+client-go's timing, ``L`` = 1 s, ``W`` = 0.4 s, ``D`` = 3 s, 5% clock error: 29.2 s
+(``tests/sharding/sim.py``, ``Config.bound``, asserts it).
 """
 
 from __future__ import annotations
@@ -144,6 +156,8 @@ class ReplicaState:
     :ivar attempt_at: local issue time of the last write; ``failed``: whether it failed.
     :ivar fenced: fences tried, as (lease name, rv): each record is fenced at most once.
     :ivar lost: the own lease was taken over or deleted: stop everything at the next plan.
+    :ivar ready: the view has watched for a lease duration since its first list: the replica
+        takes a share (``published_ready``: as last written on the lease).
     """
 
     identity: str
@@ -159,6 +173,8 @@ class ReplicaState:
     inflight: WriteLease | None = None
     fenced: frozenset[tuple[str, int]] = frozenset()
     lost: bool = False
+    ready: bool = False
+    published_ready: bool = False
 
     @property
     def claimed(self) -> HashRanges:
@@ -246,6 +262,8 @@ def plan(
     gone = s.lease_rv is None and s.inflight is None and own is None
     if s.phase in (Phase.LEAVING, Phase.RELEASED) and gone:
         s = replace(s, phase=Phase.LEFT)  # no lease to release or delete
+    elif s.phase is Phase.MEMBER and gone:
+        s = replace(s, phase=Phase.JOINING, lost=True)  # 409 unread and the lease not in view
     if s.lost or (s.phase in (Phase.JOINING, Phase.RELEASED, Phase.LEFT) and s.publishing):
         s = _stop_all(s, actions)
     if s.phase is Phase.LEFT:
@@ -258,10 +276,13 @@ def plan(
         s = replace(s, lease_rv=own.record.rv)
     if s.renewed_at is not None and now >= s.renewed_at + timing.renew_deadline:
         s = _stop_all(s, actions)
+    horizon = now < view.listed_at + duration  # a lease deleted before the list may be served
+    if s.phase is Phase.MEMBER and not s.ready and not horizon:
+        s = replace(s, ready=True)
 
     # 2. lose what the ring no longer gives this replica
     desired = EMPTY
-    if s.phase is Phase.MEMBER:
+    if s.phase is Phase.MEMBER and s.ready:
         desired = assign(view.members(now, duration) | {me}, me)
     losing, regained = s.active - desired, s.draining & desired
     if losing:
@@ -275,25 +296,22 @@ def plan(
         claims=_restrict(s.claims, desired),
     )
 
-    # 3. check the claims the view has caught up with
-    unknown = view.unknown if now < view.listed_at + duration else EMPTY
+    # 3. check the claims the view has caught up with (after the horizon)
     kept: list[tuple[HashRanges, int | None]] = []
     starting = EMPTY
     for part, rv in s.claims:
-        if rv is None or view.rv < rv:
+        if rv is None or view.rv < rv or horizon:
             kept.append((part, rv))
             continue
         free = part - view.conflicts(me, part, rv, now, duration)
-        if free & unknown:
-            kept.append((free & unknown, rv))
-        starting |= free - unknown
+        starting |= free
     if starting:
         actions.append(Start(starting))
     s = replace(s, active=s.active | starting, claims=tuple(kept))
 
-    # 4. claim what nobody serves
-    if s.phase is Phase.MEMBER:
-        free = desired - s.publishing - view.served_by_others(me, now, duration) - unknown
+    # 4. claim what nobody serves (after the horizon)
+    if s.phase is Phase.MEMBER and not horizon:
+        free = desired - s.publishing - view.served_by_others(me, now, duration)
         if free:
             s = replace(s, claims=(*s.claims, (free, None)))
 
@@ -317,11 +335,13 @@ def _next_write(s: ReplicaState, view: LeaseView, now: float, timing: Timing) ->
         return None
     if s.failed and s.attempt_at is not None and now < s.attempt_at + timing.retry_period:
         return None
-    me = s.identity
+    me, ready = s.identity, s.ready
     if s.phase is Phase.JOINING:
         if s.lease_rv is None:
-            return WriteLease(kind=WriteKind.CREATE, name=me, issued_at=now)
-        return WriteLease(kind=WriteKind.UPDATE, name=me, expected_rv=s.lease_rv, issued_at=now)
+            return WriteLease(kind=WriteKind.CREATE, name=me, ready=ready, issued_at=now)
+        return WriteLease(
+            kind=WriteKind.UPDATE, name=me, ready=ready, expected_rv=s.lease_rv, issued_at=now
+        )
     if s.lease_rv is None:
         return None  # after a conflict: wait until the view shows the own lease
     serving = s.publishing
@@ -330,9 +350,15 @@ def _next_write(s: ReplicaState, view: LeaseView, now: float, timing: Timing) ->
     if s.phase is Phase.LEAVING and not serving:
         return WriteLease(kind=WriteKind.RELEASE, name=me, expected_rv=s.lease_rv, issued_at=now)
     renew_due = s.attempt_at is None or now >= s.attempt_at + timing.retry_period
-    if serving != s.published or s.renewed_at is None or renew_due:
+    changed = serving != s.published or ready != s.published_ready
+    if changed or s.renewed_at is None or renew_due:
         return WriteLease(
-            kind=WriteKind.UPDATE, name=me, serving=serving, expected_rv=s.lease_rv, issued_at=now
+            kind=WriteKind.UPDATE,
+            name=me,
+            serving=serving,
+            ready=ready,
+            expected_rv=s.lease_rv,
+            issued_at=now,
         )
     if s.phase is Phase.MEMBER:
         for record in view.fence_candidates(me, now, timing.lease_duration):
@@ -352,8 +378,7 @@ def _wake_at(s: ReplicaState, view: LeaseView, now: float, timing: Timing) -> fl
     expiry = view.next_expiry(now, timing.lease_duration)
     if expiry is not None:
         times.append(expiry)
-    if view.unknown and now < view.listed_at + timing.lease_duration:
-        times.append(view.listed_at + timing.lease_duration)
+    times.append(view.listed_at + timing.lease_duration)  # the horizon
     return min((t for t in times if t > now), default=None)
 
 
@@ -381,6 +406,7 @@ def written(state: ReplicaState, result: WriteResult, now: float) -> ReplicaStat
             lease_rv=result.rv,
             renewed_at=write.issued_at,
             published=write.serving,
+            published_ready=write.ready,
             claims=_confirm(s.claims, write.serving, result.rv),
         )
     if result.outcome is Outcome.NOT_FOUND:
@@ -398,7 +424,11 @@ def written(state: ReplicaState, result: WriteResult, now: float) -> ReplicaStat
 
 
 def drained(state: ReplicaState, ranges: HashRanges) -> ReplicaState:
-    """No reconcile runs any more on ``ranges`` (which were stopping): release them."""
+    """No reconcile runs any more on ``ranges`` (which were stopping): release them.
+
+    Report only ranges on which no reconcile runs at all, whichever :class:`StopTaking` they
+    came from (a range may be resumed and stopped again while an older reconcile still runs).
+    """
     return replace(state, draining=state.draining - ranges)
 
 

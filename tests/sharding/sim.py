@@ -35,9 +35,8 @@ from __future__ import annotations
 import heapq
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
-from typing import Literal
 
 from aioinformer._sharding._handover import (
     Outcome,
@@ -45,12 +44,11 @@ from aioinformer._sharding._handover import (
     Start,
     StopAll,
     StopTaking,
-    Timing,
     WriteKind,
     WriteLease,
     WriteResult,
 )
-from aioinformer._sharding._lease_view import EventType, LeaseRecord, LeaseView
+from aioinformer._sharding._lease_view import LeaseView
 from aioinformer._sharding._membership import (
     Assign,
     Phase,
@@ -64,90 +62,9 @@ from aioinformer._sharding._membership import (
 from aioinformer._sharding._ranges import EMPTY, FULL, HashRanges
 from aioinformer._sharding._ring import ring
 
-OpKind = Literal["join", "leave", "kill", "partition", "stall", "delay", "heal", "slow", "delete"]
+from .sim_parts import Config, Interval, Op, OpKind, Server, Violation, fences
 
-
-@dataclass(frozen=True)
-class Op:
-    at: float
-    kind: OpKind
-    name: str
-    option: bool = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class Config:
-    timing: Timing = field(default_factory=Timing)
-    vnodes: int = 8
-    max_lag: float = 1.0  # L
-    max_write: float = 0.4  # W: a write's round trip
-    max_reconcile: float = 3.0  # D
-    clock_error: float = 0.05
-    work_gap: float = 0.25  # mean time between two objects needing work
-    objects: int = 48
-    lost_replies: float = 0.05
-    slow_write: float = 15.0  # how long a delayed replica's writes may take to land
-
-    def bound(self) -> float:
-        """How long after the last fault every hash has exactly one live owner (real time).
-
-        ``stretch`` turns local durations into real ones. The slowest chain: a dead member's
-        record looks expired ``stretch * lease_duration`` after the others saw its last write
-        (``W + L`` after the fault), a fence (``2W``: a renewal may be in flight), seen by all
-        (``L``); meanwhile a returning or joining member re-acquires its lease (two retry
-        periods and a conflict after a fence: ``2P + 2W + L``). Then one hand-over: seen
-        (``L``), drained (``D``), released (``2W``), seen (``L``), claimed (``2W``), caught up
-        (``L``); and one more claim round for a claim withdrawn while views disagreed or
-        after a relist (``2W + L``).
-        """
-        t, lag, w = self.timing, self.max_lag, self.max_write
-        stretch = 1 / (1 - self.clock_error)
-        first = max(stretch * t.lease_duration + 3 * w + 2 * lag, 2 * t.retry_period + 2 * w + lag)
-        handover = 4 * lag + self.max_reconcile + 4 * w
-        return first + handover + 2 * w + lag + 4 * t.retry_period
-
-
-@dataclass
-class Interval:
-    replica: str
-    obj: int
-    start: float
-    end: float | None = None
-
-
-class Server:
-    def __init__(self, timing: Timing) -> None:
-        self.rv = 0
-        self.leases: dict[str, LeaseRecord] = {}
-        self.log: list[tuple[EventType, LeaseRecord]] = []
-        self.duration = timing.lease_duration
-
-    def apply(self, w: WriteLease) -> WriteResult:
-        current = self.leases.get(w.name)
-        if w.kind is WriteKind.CREATE:
-            if current is not None:
-                return WriteResult(Outcome.CONFLICT, current=current)
-        elif current is None:
-            return WriteResult(Outcome.NOT_FOUND)
-        elif current.rv != w.expected_rv:
-            return WriteResult(Outcome.CONFLICT, current=current)  # as read after the 409
-        self.rv += 1
-        if w.kind is WriteKind.DELETE:
-            assert current is not None
-            del self.leases[w.name]
-            self.log.append(("DELETED", replace(current, rv=self.rv)))
-            return WriteResult(Outcome.OK, self.rv)
-        held = w.kind in (WriteKind.CREATE, WriteKind.UPDATE)
-        record = LeaseRecord(
-            name=w.name,
-            rv=self.rv,
-            holder=w.name if held else "",
-            serving=w.serving if held else EMPTY,
-            lease_duration=self.duration,
-        )
-        self.leases[w.name] = record
-        self.log.append(("ADDED" if current is None else "MODIFIED", record))
-        return WriteResult(Outcome.OK, self.rv)
+__all__ = ["Config", "Interval", "Op", "OpKind", "Planner", "Server", "Sim", "Violation"]
 
 
 @dataclass(eq=False)
@@ -168,7 +85,7 @@ class Replica:
     delivered_at: float = 0.0
     taking: HashRanges = EMPTY
     reconciling: dict[int, Interval] = field(default_factory=dict)
-    batches: list[tuple[HashRanges, set[int]]] = field(default_factory=list)
+    stopping: HashRanges = EMPTY  # stopped taking, not yet reported drained
     wake_token: int = 0
 
     def local(self, t: float) -> float:
@@ -176,10 +93,6 @@ class Replica:
 
     def real(self, local: float) -> float:
         return (local - self.offset) / self.rate + 1e-9
-
-
-class Violation(AssertionError):
-    pass
 
 
 Planner = Callable[..., Plan]
@@ -203,6 +116,7 @@ class Sim:
         self.converged_at: float | None = None
         self.steps = 0
         self.last_fault = 0.0  # lost replies are faults too: none after the last op
+        self.bound = 0.0  # the convergence bound for the scenario (``Config.bound``)
         self.dirty = False  # some replica's ranges or work changed: check the invariants
 
     # ---- the event loop ----------------------------------------------------------------
@@ -218,7 +132,8 @@ class Sim:
         if any(op.kind == "delay" for op in ops):  # a delayed write may land that much later
             last += self.config.slow_write
         self.last_fault = last
-        settle = last + self.config.bound()
+        self.bound = self.config.bound(fences(ops))
+        settle = last + self.bound
         for t in (last, settle):  # evaluate convergence at these instants even if all is quiet
             self.at(t, self.touch)
         self.at(self.rng.expovariate(1 / self.config.work_gap), self.work)
@@ -239,7 +154,7 @@ class Sim:
                     if self.now >= settle:
                         raise Violation(f"not converged {self.now - last:.1f}s after the last op")
         if self.converged_at is None or self.converged_at > settle:
-            raise Violation(f"not converged {self.config.bound():.1f}s after the last op")
+            raise Violation(f"not converged {settle - last:.1f}s after the last op")
         self.check_intervals()
 
     def touch(self) -> None:
@@ -307,7 +222,6 @@ class Sim:
             self.server.leases.values(),
             rv=self.server.rv,
             now=r.local(self.now),
-            me=r.name,
             previous=r.view if r.view.rv else None,
         )
         r.cursor = r.applied = len(self.server.log)
@@ -349,10 +263,10 @@ class Sim:
         for action in result.actions:
             if isinstance(action, Start | Resume):
                 r.taking |= action.ranges
+                r.stopping -= action.ranges
             elif isinstance(action, StopTaking):
                 r.taking -= action.ranges
-                busy = {o for o in r.reconciling if self.objects[o] in action.ranges}
-                r.batches.append((action.ranges, busy))
+                r.stopping |= action.ranges
                 self.report_drained(r)
             elif isinstance(action, StopAll):
                 self.stop_work(r)
@@ -385,25 +299,32 @@ class Sim:
 
         self.at(self.now + self.rng.uniform(0, travel), arrive)
 
+    def idle(self, r: Replica, ranges: HashRanges) -> HashRanges:
+        """The ranges (whole pieces) of ``ranges`` where no reconcile of ``r`` runs."""
+        busy = [self.objects[o] for o in r.reconciling]
+        return HashRanges(
+            (start, end) for start, end in ranges if not any(start <= h < end for h in busy)
+        )
+
     def report_drained(self, r: Replica) -> None:
-        done = [ranges for ranges, busy in r.batches if not busy]
-        if done:
-            r.batches = [(ranges, busy) for ranges, busy in r.batches if busy]
-            finished = EMPTY
-            for ranges in done:
-                finished |= ranges
-            self.at(self.now, lambda: self.drain_reported(r, finished))
+        finished = self.idle(r, r.stopping)
+        if finished:
+            r.stopping -= finished
+            self.at(self.now, partial(self.drain_reported, r, finished))
 
     def drain_reported(self, r: Replica, ranges: HashRanges) -> None:
+        """The work layer reports drained ranges (checked again: work may have restarted)."""
         if r.running:
-            r.state = drained(r.state, ranges)
+            finished = self.idle(r, ranges)
+            r.stopping |= ranges - finished
+            r.state = drained(r.state, finished)
             self.poke(r)
 
     def stop_work(self, r: Replica) -> None:
         for interval in r.reconciling.values():
             interval.end = self.now
         r.reconciling.clear()
-        r.batches.clear()
+        r.stopping = EMPTY
         r.taking = EMPTY
 
     # ---- work -----------------------------------------------------------------------------
@@ -426,8 +347,6 @@ class Sim:
             return  # abandoned by StopAll or a kill
         interval.end = self.now
         del r.reconciling[interval.obj]
-        for _, busy in r.batches:
-            busy.discard(interval.obj)
         self.report_drained(r)
 
     # ---- invariants -----------------------------------------------------------------------
@@ -475,6 +394,7 @@ class Sim:
             if r.running
             and not (r.cut_writes or r.cut_cache or r.delayed)
             and r.state.phase is Phase.MEMBER
+            and r.state.ready
         ]
 
     def converged(self) -> bool:

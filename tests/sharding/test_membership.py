@@ -17,6 +17,7 @@ from aioinformer._sharding import shard_boundary
 from aioinformer._sharding._handover import (
     Action,
     Outcome,
+    RangeExit,
     Resume,
     Start,
     StopAll,
@@ -61,24 +62,25 @@ def lease(
     deleted: bool = False,
 ) -> ObservedLease:
     record = LeaseRecord(name=name, rv=rv, holder=name if holder is None else holder,
-                         serving=serving)  # fmt: skip
+                         serving=serving, ready=True)  # fmt: skip
     layers = ((serving, since),) if serving and record.held else ()
     return ObservedLease(record, seen, layers, deleted)
 
 
-def view(*leases: ObservedLease, rv: int = 20, listed_at: float = 0.0,
-         unknown: HashRanges = EMPTY) -> LeaseView:  # fmt: skip
-    return LeaseView(rv, MappingProxyType({o.record.name: o for o in leases}), listed_at, unknown)
+def view(*leases: ObservedLease, rv: int = 20, listed_at: float = 0.0) -> LeaseView:
+    return LeaseView(rv, MappingProxyType({o.record.name: o for o in leases}), listed_at)
 
 
 def member(**fields: Any) -> ReplicaState:
-    """Replica a, holding its lease (rv 10, written at 99 with ``published``)."""
+    """Replica a, ready, holding its lease (rv 10, written at 99 with ``published``)."""
     base: dict[str, Any] = {
         "identity": "a",
         "phase": Phase.MEMBER,
         "lease_rv": 10,
         "renewed_at": 99.0,
         "attempt_at": 99.0,
+        "ready": True,
+        "published_ready": True,
     }
     base.update(fields)
     base.setdefault("published", base.get("active", EMPTY) | base.get("draining", EMPTY))
@@ -89,9 +91,9 @@ def own(state: ReplicaState) -> ObservedLease:
     return lease("a", state.lease_rv or 10, state.published)
 
 
-def update(serving: HashRanges, rv: int = 10) -> WriteLease:
-    return WriteLease(kind=WriteKind.UPDATE, name="a", serving=serving, expected_rv=rv,
-                      issued_at=NOW)  # fmt: skip
+def update(serving: HashRanges, rv: int = 10, ready: bool = True) -> WriteLease:
+    return WriteLease(kind=WriteKind.UPDATE, name="a", serving=serving, ready=ready,
+                      expected_rv=rv, issued_at=NOW)  # fmt: skip
 
 
 B_MEMBER = lease("b", 7)
@@ -105,9 +107,17 @@ SERVING_LOW_AND_Q1 = member(active=LOW)
 Row = tuple[str, ReplicaState, list[ObservedLease], dict[str, Any], list[Action], dict[str, Any]]
 ROWS: list[Row] = [
     ("joining, no lease: create it", ReplicaState(identity="a"), [], {},
-     [WriteLease(kind=WriteKind.CREATE, name="a", issued_at=NOW)], {}),
+     [WriteLease(kind=WriteKind.CREATE, name="a", issued_at=NOW)], {"ready": False}),
     ("alone right after the list: nothing is known free yet", member(), [],
-     {"listed_at": 95.0, "unknown": FULL}, [], {"claims": ()}),
+     {"listed_at": 95.0}, [], {"claims": ()}),
+    ("a new member waits a lease duration, then says it is ready",
+     member(ready=False, published_ready=False), [B_MEMBER], {"listed_at": 95.0}, [],
+     {"ready": False, "claims": ()}),
+    ("ready: publish it, claim the share",
+     member(ready=False, published_ready=False), [B_MEMBER], {"listed_at": 85.0},
+     [update(LOW)], {"ready": True, "claims": ((LOW, None),)}),
+    ("b is not ready: not a member yet", member(), [replace(B_MEMBER, record=replace(
+     B_MEMBER.record, ready=False))], {}, [update(FULL)], {"claims": ((FULL, None),)}),
     ("alone after the horizon: claim everything", member(), [], {},
      [update(FULL)], {"claims": ((FULL, None),)}),
     ("claim confirmed, cache behind it: wait", CLAIM_ALL, [], {"rv": 11}, [], {"active": EMPTY}),
@@ -147,11 +157,11 @@ ROWS: list[Row] = [
     ("an old tombstone does not", member(active=LOW),
      [lease("b", 7, HIGH, seen=80.0, deleted=True)], {}, [update(FULL)],
      {"claims": ((HIGH, None),)}),
-    ("unknown after a list: no claim", member(active=LOW), [],
-     {"listed_at": 95.0, "unknown": HIGH}, [], {"claims": ()}),
-    ("unknown after a list: a confirmed claim waits",
+    ("within the horizon after a list: no claim", member(active=LOW), [],
+     {"listed_at": 95.0}, [], {"claims": ()}),
+    ("within the horizon after a list: a confirmed claim waits",
      member(active=LOW, claims=((HIGH, 12),), published=FULL),
-     [], {"listed_at": 95.0, "unknown": HIGH}, [], {"claims": ((HIGH, 12),)}),
+     [], {"listed_at": 95.0}, [], {"claims": ((HIGH, 12),)}),
     ("leaving: stop taking everything, drop claims",
      member(phase=Phase.LEAVING, active=LOW, claims=((HIGH, None),)), [], {},
      [StopTaking(LOW)], {"draining": LOW, "claims": ()}),
@@ -163,8 +173,11 @@ ROWS: list[Row] = [
      [], {"phase": Phase.LEFT}),
     ("a write in flight: no second one", member(inflight=update(EMPTY)), [], {}, [], {}),
     ("the last write failed: wait for the retry period", member(failed=True), [], {}, [], {}),
-    ("after a conflict: wait until the cache shows the lease", member(lease_rv=None), [], {},
-     [], {}),
+    ("after a conflict: wait until the cache shows the lease", member(lease_rv=None),
+     [lease("a", 12)], {}, [update(FULL, rv=12)], {"lease_rv": 12}),
+    ("after a conflict, no lease in the cache: start over", member(active=LOW, lease_rv=None),
+     [], {}, [StopAll(), WriteLease(kind=WriteKind.CREATE, name="a", ready=True, issued_at=NOW)],
+     {"phase": Phase.JOINING}),
 ]  # fmt: skip
 
 
@@ -205,15 +218,15 @@ def test_plan(
     ],
 )
 def test_wake_up(state: ReplicaState, wake_at: float | None) -> None:
-    v = view(own(state), listed_at=95.0, unknown=FULL)
+    v = view(own(state), listed_at=95.0)
     assert plan(state, v, NOW, assign=halves).wake_at == wake_at
 
 
 def test_wake_up_at_an_expiry_and_the_horizon() -> None:
     state = member(attempt_at=99.9, renewed_at=99.9, inflight=update(EMPTY))
-    v = view(own(state), lease("b", 7, seen=88.0), listed_at=90.0, unknown=HIGH)
+    v = view(own(state), lease("b", 7, seen=88.0), listed_at=90.0)
     assert plan(state, v, NOW, assign=halves).wake_at == 103.0  # b looks expired at 88 + 15
-    v = view(own(state), lease("b", 7, seen=96.0), listed_at=90.0, unknown=HIGH)
+    v = view(own(state), lease("b", 7, seen=96.0), listed_at=90.0)
     assert plan(state, v, NOW, assign=halves).wake_at == 105.0  # the horizon ends at 90 + 15
 
 
@@ -273,7 +286,8 @@ def test_a_lost_lease_stops_everything_at_the_next_plan() -> None:
     assert result.actions == (StopAll(), update(FULL, rv=14))  # takes it back, claims again
     gone = written(member(active=LOW, inflight=SENT), WriteResult(Outcome.NOT_FOUND), NOW)
     result = plan(gone, view(), NOW, assign=halves)
-    assert result.actions == (StopAll(), WriteLease(kind=WriteKind.CREATE, name="a", issued_at=NOW))
+    create = WriteLease(kind=WriteKind.CREATE, name="a", ready=True, issued_at=NOW)
+    assert result.actions == (StopAll(), create)
     assert result.state.claims == ()
 
 
@@ -307,3 +321,10 @@ def test_the_default_assignment_is_the_ring() -> None:
     state = member()
     result = plan(state, view(own(state)), NOW)
     assert result.state.claims == ((FULL, None),)
+
+
+def test_a_range_exit_is_a_value() -> None:
+    exit_ = RangeExit("ns/a", {"metadata": {"name": "a", "namespace": "ns", "uid": "u"}})
+    assert exit_ == RangeExit("ns/a", {"metadata": {"name": "a", "namespace": "ns", "uid": "u"}})
+    with pytest.raises(AttributeError):
+        exit_.key = "ns/b"  # type: ignore[misc]

@@ -35,8 +35,8 @@ from aioinformer._sharding._ranges import EMPTY, FULL
 from .scenarios import KINDS, MAX_REPLICAS, random_scenario, scenario
 from .sim import Config, Op, Planner, Sim, Violation
 
-SEEDS = int(os.environ.get("AIOINFORMER_SIM_SEEDS", "12"))
-EXAMPLES = int(os.environ.get("AIOINFORMER_SIM_EXAMPLES", "12"))
+SEEDS = int(os.environ.get("AIOINFORMER_SIM_SEEDS", "8"))
+EXAMPLES = int(os.environ.get("AIOINFORMER_SIM_EXAMPLES", "8"))
 
 
 def run(ops: list[Op], seed: int, *, config: Config | None = None, planner: Planner = plan) -> Sim:
@@ -78,12 +78,12 @@ NAMED: dict[str, list[Op]] = {
 }
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("name", list(NAMED))
 def test_named_scenarios(name: str, seed: int) -> None:
     sim = run(NAMED[name], seed)
     assert sim.converged_at is not None
-    assert sim.converged_at - sim.last_fault <= Config().bound()
+    assert sim.converged_at - sim.last_fault <= sim.bound
 
 
 @pytest.mark.parametrize("seed", range(SEEDS))
@@ -129,7 +129,7 @@ def _no_catch_up(state: ReplicaState, view: Any, now: float, **kwargs: Any) -> P
 
 
 def _no_horizon(state: ReplicaState, view: Any, now: float, **kwargs: Any) -> Plan:
-    return plan(state, replace(view, unknown=EMPTY), now, **kwargs)
+    return plan(state, replace(view, listed_at=float("-inf")), now, **kwargs)
 
 
 def _stop_keeping_claims(s: ReplicaState, actions: list[Any]) -> ReplicaState:
@@ -195,8 +195,7 @@ BROKEN: dict[str, list[Op]] = {
 
 @pytest.mark.parametrize("rule", list(BROKEN))
 def test_a_broken_rule_is_caught(rule: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    for seed in range(4):
-        run(BROKEN[rule], seed)  # the protocol as it is: safe
+    run(BROKEN[rule], 0)  # the protocol as it is: safe
     with broken(rule, monkeypatch) as options:
         for seed in range(4):
             try:
