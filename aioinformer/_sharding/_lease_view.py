@@ -19,8 +19,8 @@ the records at one resource version, plus what only local observation can tell:
   known to be free (the *horizon*, see ``_membership``).
 
 Events must be applied in resource-version order, as a watch delivers them; a relist replaces
-the records and keeps what is still valid (the ``first_seen`` of unchanged records, tombstones
-for leases that vanished). :func:`record_from_lease` reads a Lease object (a decoded dict).
+the records and keeps what is still valid (``first_seen`` and ``since`` of unchanged records).
+:func:`record_from_lease` reads a Lease object (a decoded dict).
 """
 
 from __future__ import annotations
@@ -161,7 +161,11 @@ class LeaseView:
         now: float,
         previous: LeaseView | None = None,
     ) -> LeaseView:
-        """The view after a (re)list at ``rv``; ``previous`` is the view before a relist."""
+        """The view after a (re)list at ``rv``; ``previous`` is the view before a relist.
+
+        Unchanged records keep when they were first seen and their ``since``; leases deleted in
+        the gap leave no tombstone (the horizon after the list covers them).
+        """
         old = previous.leases if previous is not None else {}
         leases: dict[str, ObservedLease] = {}
         for record in records:
@@ -169,14 +173,8 @@ class LeaseView:
             if before is not None and not before.deleted and before.record == record:
                 leases[record.name] = before  # unchanged: keep when it was first seen
             else:
-                leases[record.name] = ObservedLease(record, now, ((record.serving, 0),))
-        for name, before in old.items():  # vanished in the gap: deleted while unobserved
-            if name not in leases and before.record.held and before.record.serving:
-                leases[name] = (
-                    before
-                    if before.deleted
-                    else ObservedLease(before.record, now, before.since, deleted=True)
-                )
+                layers = ((record.serving, 0),) if record.held and record.serving else ()
+                leases[record.name] = ObservedLease(record, now, layers)
         return cls(rv, MappingProxyType(leases), now)
 
     def applied(self, kind: EventType, record: LeaseRecord, *, now: float) -> LeaseView:

@@ -115,6 +115,7 @@ class Sim:
         self.assign: Assign = lambda members, me: ring(members, vnodes=vnodes).share(me)
         self.converged_at: float | None = None
         self.steps = 0
+        self.checks = 0  # how many times the invariants were checked
         self.last_fault = 0.0  # lost replies are faults too: none after the last op
         self.bound = 0.0  # the convergence bound for the scenario (``Config.bound``)
         self.dirty = False  # some replica's ranges or work changed: check the invariants
@@ -353,6 +354,7 @@ class Sim:
 
     def check_serving(self) -> None:
         """No hash served by two running replicas; work only where the replica may work."""
+        self.checks += 1
         pieces: list[tuple[int, int, str]] = []
         for r in self.replicas.values():
             if not r.running:

@@ -24,7 +24,8 @@ def main() -> None:
     parser.add_argument("--write", type=float, default=0.4, help="max write time W (default 0.4)")
     args = parser.parse_args()
     config = Config(max_lag=args.lag, max_write=args.write)
-    worst, worst_seed, ratio, steps, started = 0.0, -1, 0.0, 0, time.monotonic()
+    worst, worst_seed, ratio, started = 0.0, -1, 0.0, time.monotonic()
+    steps = checks = intervals = 0
     for seed in range(args.start, args.start + args.seeds):
         ops = random_scenario(random.Random(seed), max_steps=args.max_steps)
         sim = Sim(config, seed)
@@ -36,13 +37,16 @@ def main() -> None:
                 print(f"  {op}")
             raise SystemExit(1) from None
         steps += sim.steps
+        checks += sim.checks
+        intervals += len(sim.intervals)
         took = (sim.converged_at or sim.last_fault) - sim.last_fault
         ratio = max(ratio, took / sim.bound)
         if took > worst:
             worst, worst_seed = took, seed
     elapsed = time.monotonic() - started
     print(
-        f"{args.seeds} seeds, {steps} steps in {elapsed:.1f}s: no violation; slowest convergence"
+        f"{args.seeds} seeds, {steps} events, {checks} invariant checks, {intervals} reconciles"
+        f" in {elapsed:.1f}s: no violation; slowest convergence"
         f" {worst:.1f}s after the last fault (seed {worst_seed}); at most {ratio:.0%} of the"
         f" bound ({config.bound():.1f}s with one lease to fence)"
     )

@@ -39,14 +39,14 @@ def test_a_list_knows_nothing_of_history() -> None:
 def test_a_relist_keeps_what_is_still_true() -> None:
     first = LeaseView.listed([rec("a", 5, LOW), rec("b", 7, HIGH), rec("c", 8)], rv=9, now=0)
     first = first.applied("MODIFIED", rec("a", 10, FULL), now=1.0)
+    assert first.leases["a"].since == ((LOW, 0), (HIGH, 10))
     second = LeaseView.listed([rec("a", 10, FULL), rec("b", 12, HIGH)], rv=20, now=5.0,
                               previous=first)  # fmt: skip
-    assert second.leases["a"] is first.leases["a"]  # unchanged: still first seen at 1.0
+    assert second.leases["a"] is first.leases["a"]  # unchanged: first seen at 1.0, since kept
     assert second.leases["b"].first_seen == 5.0 and second.leases["b"].since == ((HIGH, 0),)
-    assert "c" not in second.leases  # vanished, served nothing
-    third = LeaseView.listed([rec("a", 10, FULL)], rv=30, now=8.0, previous=second)
-    tomb = third.leases["b"]
-    assert tomb.deleted and tomb.first_seen == 8.0 and tomb.record.serving == HIGH
+    assert "c" not in second.leases and second.listed_at == 5.0
+    released = LeaseView.listed([rec("a", 11, FULL, holder="")], rv=30, now=8.0)
+    assert released.leases["a"].since == ()
 
 
 def test_events_track_since_when_each_part_is_served() -> None:
