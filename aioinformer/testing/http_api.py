@@ -192,13 +192,17 @@ class ApiHandler:
         res = self._registry.lookup(info.group, info.version, info.resource)
         if res is None or (info.namespace and not res.namespaced):
             raise _not_found_path()
-        if info.subresource and info.subresource != "status":
+        if info.subresource and info.subresource not in res.subresources:
             raise _not_found_path()
         if info.subresource and info.verb not in ("get", "update", "patch"):
             raise status.status_error(405, message=f"{info.verb} is not allowed on status")
         verb = info.verb
         if verb == "":
             raise status.status_error(405, message=f"{request.method} is not supported here")
+        if verb not in res.verbs and not info.subresource:
+            raise status.status_error(
+                405, message="the server does not allow this method on the requested resource"
+            )
         if verb in ("get", "update", "patch", "delete") and res.namespaced and not info.namespace:
             raise _not_found_path()
         if verb == "create" and res.namespaced and not info.namespace:

@@ -136,6 +136,6 @@ async def test_manifests_with_unknown_kinds_are_refused(
 ) -> None:
     """An object of a kind the server does not serve raises NotFoundError."""
     path = tmp_path / "objects.yaml"
-    path.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n")
+    path.write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
     with pytest.raises(NotFoundError):
         await load_manifests(fake_apiserver, path)
