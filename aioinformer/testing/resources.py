@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .._builtin_resources import ALL_VERBS, BuiltinResource
 from .._builtin_resources import BUILTIN_RESOURCES as TABLE
-from ..errors import NotFoundError
+from ._failure import StatusFailure
 from .status import status_error
 
 __all__ = ["BUILTIN_RESOURCES", "SERVED_SUBRESOURCES", "ResourceInfo", "ResourceRegistry"]
@@ -108,10 +108,8 @@ BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = tuple(
 )
 
 
-def _unknown(spec: str) -> NotFoundError:
-    error = status_error(404, message=f"the server doesn't have a resource type {spec!r}")
-    assert isinstance(error, NotFoundError)
-    return error
+def _unknown(spec: str) -> StatusFailure:
+    return status_error(404, message=f"the server doesn't have a resource type {spec!r}")
 
 
 class ResourceRegistry:
@@ -166,7 +164,7 @@ class ResourceRegistry:
     def resolve(self, spec: str | ResourceInfo) -> ResourceInfo:
         """Find a resource by any accepted spelling (see the module docstring).
 
-        :raises NotFoundError: when no served resource matches (or the plural is ambiguous).
+        :raises StatusFailure: 404 when no served resource matches (or the plural is ambiguous).
         """
         if isinstance(spec, ResourceInfo):
             found = self.lookup(spec.group, spec.version, spec.plural)
@@ -179,6 +177,10 @@ class ResourceRegistry:
         found = self._resolve_text(spec)
         self._resolved[spec] = found
         return found
+
+    def resolve_optional(self, spec: str | ResourceInfo | None) -> ResourceInfo | None:
+        """:meth:`resolve`, with None for None (faults and lookups "on every resource")."""
+        return None if spec is None else self.resolve(spec)
 
     def _resolve_text(self, spec: str) -> ResourceInfo:
         parts = spec.strip("/").split("/")

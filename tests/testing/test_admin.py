@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from aioinformer.errors import NotFoundError
 from aioinformer.testing import FakeApiServer
+from aioinformer.testing import admin as admin_module
 from aioinformer.testing.manifests import load_manifests
 
 from .watching import decode, raw_lines
@@ -139,3 +141,39 @@ async def test_manifests_with_unknown_kinds_are_refused(
     path.write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
     with pytest.raises(NotFoundError):
         await load_manifests(fake_apiserver, path)
+
+
+def test_the_admin_api_uses_only_the_servers_public_entry_points() -> None:
+    """``admin.py`` reaches the server through ``objects``, ``faults`` and ``requests`` only
+    (no private member of anything but itself), and dispatches through tables, not a
+    ladder of ``if``s."""
+    tree = ast.parse(Path(admin_module.__file__).read_text(encoding="utf-8"))
+    private = [
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+        and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+    ]
+    assert private == []
+    handle = next(
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.AsyncFunctionDef) and node.name == "handle"
+    )
+    assert sum(isinstance(node, ast.If) for node in ast.walk(handle)) <= 4
+
+
+async def test_an_admin_fault_on_an_unknown_resource_is_404(
+    admin: tuple[FakeApiServer, aiohttp.ClientSession],
+) -> None:
+    """The public API's NotFoundError comes back over HTTP as the server's 404 Status."""
+    _, http = admin
+    async with http.post("/_fake/drop-watches", json={"resource": "widgets"}) as resp:
+        assert resp.status == 404
+        body = await resp.json()
+    assert (body["reason"], body["message"]) == (
+        "NotFound",
+        "the server doesn't have a resource type 'widgets'",
+    )
