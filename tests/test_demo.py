@@ -58,7 +58,8 @@ async def test_demo_with_faults_recovers_and_ends_with_cache_equal_to_server() -
     lines = out.rstrip().splitlines()
     assert CHECK.match(lines[-1]), lines[-1]
     assert "check: node summaries == server (5 nodes): OK" in out
-    assert _number(r"^\[\s*1\.0s churning\] ops=(\d+)", out) > 0  # status lines while churning
+    # a status line while churning (its second varies: the view ticks from before the sync)
+    assert _number(r"^\[\s*\d+\.\ds churning\] ops=(\d+)", out) > 0
     injected = _number(r"^faults: +(\d+) injected", out)
     recovered = _number(r"^faults: +\d+ injected, (\d+) recovered", out)
     assert injected >= 3 and recovered == injected
