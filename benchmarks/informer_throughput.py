@@ -48,11 +48,11 @@ async def serve(objects: int, events: int, churn: int) -> None:
         history_limit=events + objects + 10, namespaces=("bench",), bookmark_interval=3600
     ) as server:
         for i in range(objects):
-            await server.create("pods", make_pod(i))
-        synced_rv = server.resource_version
+            server.objects.create("pods", make_pod(i))
+        synced_rv = server.objects.resource_version
         for n in range(events):
             i = (n * 7919) % churn
-            await server.patch(
+            server.objects.patch(
                 "pods", f"web-{i:06d}", {"metadata": {"labels": {"rev": str(n)}}}, namespace="bench"
             )
         print(json.dumps({"url": server.url, "synced_rv": synced_rv}), flush=True)

@@ -86,10 +86,10 @@ async def create_manifest_objects(
             namespace = str(meta.get("namespace") or "default") if info.namespaced else ""
             if namespace:
                 try:
-                    await server.get(namespaces, namespace)
+                    server.objects.get(namespaces, namespace)
                 except NotFoundError:
-                    await server.create(namespaces, {"metadata": {"name": namespace}})
-            created.append(await server.create(info, obj, namespace=namespace))
+                    server.objects.create(namespaces, {"metadata": {"name": namespace}})
+            created.append(server.objects.create(info, obj, namespace=namespace))
         except ApiError as exc:
             raise type(exc)(
                 code=exc.code,

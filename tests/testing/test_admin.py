@@ -66,14 +66,17 @@ async def test_admin_fail_next_and_state(
     async with http.get("/api/v1/pods") as resp:
         assert resp.status == 429 and resp.headers["Retry-After"] == "3"
     async with http.get("/_fake/state") as resp:
-        assert await resp.json() == {"resourceVersion": server.resource_version, "activeWatches": 0}
+        assert await resp.json() == {
+            "resourceVersion": server.objects.resource_version,
+            "activeWatches": 0,
+        }
 
 
 async def test_admin_watch_faults(admin: tuple[FakeApiServer, aiohttp.ClientSession]) -> None:
     """Raw lines, malformed lines, watch errors and drops act on open watches."""
     server, http = admin
     async with http.get("/api/v1/pods", params={"watch": "1"}) as watch:
-        await server.wait_for_watches(1)
+        await server.requests.wait_for_watches(1)
         await _post(http, "inject-raw-line", {"line": '{"type":"X","object":{}}'})
         await _post(http, "inject-malformed-line")
         assert await _post(
@@ -83,7 +86,7 @@ async def test_admin_watch_faults(admin: tuple[FakeApiServer, aiohttp.ClientSess
     assert lines[0] == b'{"type":"X","object":{}}\n'
     assert decode(lines[2:]) == [{"type": "ERROR", "object": decode(lines[2:])[0]["object"]}]
     async with http.get("/api/v1/pods", params={"watch": "1"}) as watch:
-        await server.wait_for_watches(1)
+        await server.requests.wait_for_watches(1)
         assert await _post(http, "stall-watches", {"resource": "pods"}) == {"stalled": 1}
         assert await _post(http, "drop-watches") == {"dropped": 1}
         with pytest.raises(aiohttp.ClientPayloadError):
@@ -95,10 +98,10 @@ async def test_admin_restart_compact_latency_and_request_log(
 ) -> None:
     """restart answers before dropping the rest; compact, latency and the log work over HTTP."""
     server, http = admin
-    old = server.resource_version
-    await server.create("configmaps", {"metadata": {"name": "c"}})
+    old = server.objects.resource_version
+    server.objects.create("configmaps", {"metadata": {"name": "c"}})
     assert await _post(http, "restart") == {"ok": True}
-    await _post(http, "compact", {"resourceVersion": server.resource_version})
+    await _post(http, "compact", {"resourceVersion": server.objects.resource_version})
     params = {"watch": "1", "resourceVersion": old}
     async with http.get("/api/v1/configmaps", params=params) as resp:
         assert decode(await raw_lines(resp))[0]["object"]["code"] == 410
@@ -128,9 +131,9 @@ async def test_manifests_load_with_namespaces_and_lists(
     path.write_text(MANIFESTS)
     created = await load_manifests(fake_apiserver, path)
     assert [o["kind"] for o in created] == ["Pod", "Deployment", "ConfigMap", "Node"]
-    assert (await fake_apiserver.get("pods", "web", namespace="team"))["metadata"]["uid"]
-    assert (await fake_apiserver.get("namespaces", "other"))["status"] == {"phase": "Active"}
-    assert (await fake_apiserver.get("deployments.apps", "api"))["spec"] == {"replicas": 2}
+    assert (fake_apiserver.objects.get("pods", "web", namespace="team"))["metadata"]["uid"]
+    assert (fake_apiserver.objects.get("namespaces", "other"))["status"] == {"phase": "Active"}
+    assert (fake_apiserver.objects.get("deployments.apps", "api"))["spec"] == {"replicas": 2}
 
 
 async def test_manifests_with_unknown_kinds_are_refused(
