@@ -1,6 +1,6 @@
 """Watch throughput of the fake API server: events/s to one watcher, deliveries/s to ten.
 
-Writes go through the in-process API (``server.create``: the same path as an HTTP write,
+Writes go through the in-process API (``server.objects.create``: the same path as an HTTP write,
 minus the HTTP request); watchers are real HTTP clients (aiohttp) reading and counting
 lines, in the same process and event loop as the server, so the figures are for the
 whole pipeline sharing one core: write → encode once → fan out → HTTP chunks → client

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
 
@@ -218,14 +217,3 @@ class ServerRequests:
         info = client_errors(self._registry.resolve_optional)(resource)
         with anyio.fail_after(timeout):
             await hub.wait_for_count(n, info, exactly=exactly)
-
-    # -- old spelling (server.requests was the list), until every caller uses .records -------
-
-    def __len__(self) -> int:
-        return len(self._log.records)
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._log.records[index]
-
-    def __iter__(self) -> Iterator[RequestRecord]:
-        return iter(list(self._log.records))

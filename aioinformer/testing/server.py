@@ -24,14 +24,13 @@ The standalone server (``aioinformer fake-apiserver``) exposes the faults over H
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 from ..errors import LifecycleError
-from ..objects import KubeObject
 from ._boundary import client_error, client_errors
 from ._network import Listener
 from ._objects import ServerObjects
@@ -39,7 +38,7 @@ from ._shard import ShardingGate
 from .admin import AdminApi
 from .faults import RequestFaults, ServerFaults
 from .http_api import ApiHandler
-from .request_log import RequestLog, RequestRecord, ServerRequests
+from .request_log import RequestLog, ServerRequests
 from .resources import ResourceInfo, ResourceRegistry
 from .status import status_error
 from .storage import Storage
@@ -273,86 +272,3 @@ class FakeApiServer:
     def resources(self) -> list[ResourceInfo]:
         """Every served resource."""
         return list(self._registry)
-
-    # -- old spellings, until every caller uses the entry points -------------------------------
-
-    @property
-    def resource_version(self) -> str:
-        return self._objects.resource_version
-
-    async def create(self, *args: Any, **kwargs: Any) -> KubeObject:
-        return self._objects.create(*args, **kwargs)
-
-    async def get(self, *args: Any, **kwargs: Any) -> KubeObject:
-        return self._objects.get(*args, **kwargs)
-
-    async def update(self, *args: Any, **kwargs: Any) -> KubeObject:
-        return self._objects.update(*args, **kwargs)
-
-    async def patch(self, *args: Any, **kwargs: Any) -> KubeObject:
-        return self._objects.patch(*args, **kwargs)
-
-    async def delete(self, *args: Any, **kwargs: Any) -> KubeObject:
-        return self._objects.delete(*args, **kwargs)
-
-    async def delete_collection(self, *args: Any, **kwargs: Any) -> list[KubeObject]:
-        return self._objects.delete_collection(*args, **kwargs)
-
-    async def list_objects(
-        self, resource: str | ResourceInfo, namespace: str | None = None, **kwargs: Any
-    ) -> list[KubeObject]:
-        return self._objects.list(resource, namespace=namespace or "", **kwargs)
-
-    def request_records(self) -> list[RequestRecord]:
-        return self._requests.records
-
-    async def wait_for_request(
-        self, predicate: Callable[[RequestRecord], bool], **kwargs: Any
-    ) -> RequestRecord:
-        return await self._requests.wait_for(predicate, **kwargs)
-
-    def active_watches(self, *args: Any) -> int:
-        return self._requests.active_watches(*args)
-
-    async def wait_for_watches(self, n: int, **kwargs: Any) -> None:
-        await self._requests.wait_for_watches(n, **kwargs)
-
-    def drop_watches(self, *args: Any) -> int:
-        return self._faults.drop_watches(*args)
-
-    def stall_watches(self, *args: Any) -> int:
-        return self._faults.stall_watches(*args)
-
-    def fail_next(self, *args: Any, **kwargs: Any) -> None:
-        self._faults.fail_next(*args, **kwargs)
-
-    def compact(self, *args: Any) -> None:
-        self._faults.compact(*args)
-
-    def inject_malformed_line(self, *args: Any) -> None:
-        self._faults.inject_malformed_line(*args)
-
-    def inject_raw_line(self, *args: Any) -> None:
-        self._faults.inject_raw_line(*args)
-
-    def inject_watch_error(self, *args: Any, **kwargs: Any) -> int:
-        return self._faults.inject_watch_error(*args, **kwargs)
-
-    def restart(self) -> None:
-        self._faults.restart()
-
-    def set_latency(self, seconds: float) -> None:
-        self._faults.set_latency(seconds)
-
-    async def stop_listening(self) -> None:
-        await self._faults.stop_listening()
-
-    async def start_listening(self) -> None:
-        await self._faults.start_listening()
-
-    @property
-    def sharded_list_and_watch(self) -> bool:
-        return self._faults.sharded_list_and_watch
-
-    def set_sharded_list_and_watch(self, enabled: bool) -> None:
-        self._faults.set_sharded_list_and_watch(enabled)

@@ -14,7 +14,7 @@ from aioinformer.errors import (
     NotFoundError,
     UnprocessableEntityError,
 )
-from aioinformer.testing import FakeApiServer
+from aioinformer.testing import FakeApiServer, ServerFaults, ServerObjects, ServerRequests
 
 
 def _configmap(name: str, namespace: str = "default", **labels: str) -> dict[str, Any]:
@@ -100,3 +100,54 @@ async def test_records_are_a_copy_and_wait_for_sees_later_requests(
             lambda r: r.resource == "namespaces", start=len(snapshot)
         )
     assert (record.verb, record.status) == ("list", 200)
+
+
+def _public(cls: type) -> set[str]:
+    return {name for name in dir(cls) if not name.startswith("_")}
+
+
+def test_the_server_keeps_lifecycle_address_and_resources_and_three_entry_points() -> None:
+    """Issue 11: the facade splits into obvious entry points; none of the old flat members
+    is left on the server."""
+    assert _public(FakeApiServer) == {
+        "start",
+        "aclose",
+        "host",
+        "port",
+        "url",
+        "configuration",
+        "api_client",
+        "register_resource",
+        "resource",
+        "resource_for_kind",
+        "resources",
+        "objects",
+        "faults",
+        "requests",
+    }
+    assert _public(ServerObjects) == {
+        "create",
+        "get",
+        "update",
+        "patch",
+        "delete",
+        "delete_collection",
+        "list",
+        "resource_version",
+    }
+    assert _public(ServerFaults) == {
+        "drop_watches",
+        "stall_watches",
+        "fail_next",
+        "compact",
+        "inject_malformed_line",
+        "inject_raw_line",
+        "inject_watch_error",
+        "restart",
+        "set_latency",
+        "stop_listening",
+        "start_listening",
+        "sharded_list_and_watch",
+        "set_sharded_list_and_watch",
+    }
+    assert _public(ServerRequests) == {"records", "wait_for", "active_watches", "wait_for_watches"}
