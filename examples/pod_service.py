@@ -134,6 +134,6 @@ async def demo_client() -> AsyncIterator[KubeClient]:
     """A fake API server holding :data:`DEMO_PODS`, and a client talking to it."""
     async with FakeApiServer(bookmark_interval=10.0) as server:
         for pod in DEMO_PODS:
-            await server.create("pods", pod)
+            server.objects.create("pods", pod)
         async with aioinformer.connect(server=server.url) as client:
             yield client

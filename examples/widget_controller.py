@@ -248,7 +248,7 @@ class Converged:
 
 
 async def widget_state(server: FakeApiServer, name: str) -> KubeObject | None:
-    found = await server.list_objects(str(WIDGETS), field_selector=f"metadata.name={name}")
+    found = server.objects.list(str(WIDGETS), field_selector=f"metadata.name={name}")
     return found[0] if found else None
 
 

@@ -40,7 +40,7 @@ WIDGETS = Resource("example.com", "v1", "widgets", kind="Widget")
 @pytest.fixture
 async def server() -> AsyncIterator[FakeApiServer]:
     async with FakeApiServer() as fake:
-        await fake.create("namespaces", {"metadata": {"name": "team-a"}})
+        fake.objects.create("namespaces", {"metadata": {"name": "team-a"}})
         yield fake
 
 
@@ -51,7 +51,7 @@ async def client(server: FakeApiServer) -> AsyncIterator[KubeClient]:
 
 
 def last(server: FakeApiServer) -> RequestRecord:
-    return server.requests[-1]
+    return server.requests.records[-1]
 
 
 def pod(name: str, *containers: str) -> KubeObject:
@@ -76,7 +76,7 @@ async def test_get_returns_the_object_and_a_missing_one_is_not_found(
     server: FakeApiServer, client: KubeClient
 ) -> None:
     """GET of a name answers the object as stored; an unknown name answers 404 NotFound."""
-    await server.create("configmaps", configmap("a", k="v"))
+    server.objects.create("configmaps", configmap("a", k="v"))
     got = await client.get("configmaps", "a")
     assert got["data"] == {"k": "v"}
     assert got["metadata"]["uid"]
@@ -93,7 +93,7 @@ async def test_resources_are_named_the_way_the_factory_names_them(
     server: FakeApiServer, client: KubeClient, resource: Resource | str
 ) -> None:
     """kubectl's names of built-in resources, ``version/plural`` and a Resource all work."""
-    await server.create("configmaps", configmap("a"))
+    server.objects.create("configmaps", configmap("a"))
     assert (await client.get(resource, "a"))["metadata"]["name"] == "a"
 
 
@@ -116,8 +116,8 @@ async def test_list_pages_with_selectors_limit_and_continue(
     for i in range(5):
         body = configmap(f"web-{i}")
         body["metadata"]["labels"] = {"app": "web" if i < 4 else "db"}
-        await server.create("configmaps", body)
-    await server.create("configmaps", configmap("web-x", namespace="team-a"))
+        server.objects.create("configmaps", body)
+    server.objects.create("configmaps", configmap("web-x", namespace="team-a"))
     first = await client.list("configmaps", namespace="default", label_selector="app=web", limit=3)
     assert first["kind"] == "ConfigMapList"
     assert [cm["metadata"]["name"] for cm in first["items"]] == ["web-0", "web-1", "web-2"]
@@ -147,7 +147,7 @@ async def test_create_places_the_object_in_its_namespace_or_the_clients(
     assert made["metadata"]["resourceVersion"]
     await client.create("configmaps", configmap("b", namespace="team-a"))
     await client.create("configmaps", {"metadata": {"name": "c"}}, namespace="team-a")
-    stored = await server.list_objects("configmaps", namespace="team-a")
+    stored = server.objects.list("configmaps", namespace="team-a")
     assert sorted(cm["metadata"]["name"] for cm in stored) == ["b", "c"]
 
 
@@ -183,7 +183,7 @@ async def test_replace_is_optimistic(server: FakeApiServer, client: KubeClient) 
     with pytest.raises(ConflictError) as caught:
         await client.replace("configmaps", {**read, "data": {"v": "3"}})
     assert type(caught.value) is ConflictError
-    assert (await server.get("configmaps", "a", namespace="default"))["data"] == {"v": "2"}
+    assert (server.objects.get("configmaps", "a", namespace="default"))["data"] == {"v": "2"}
     with pytest.raises(ValueError, match=r"no metadata\.name"):
         await client.replace("configmaps", {"metadata": {}})
 
@@ -363,8 +363,8 @@ async def test_dry_run_and_field_manager_reach_the_server(
     """Every write with ``dry_run=True`` asks ``dryRun=All`` and names its ``fieldManager``
     (the server does not persist a dry run; the fake API server does not implement it yet,
     so this checks the request, and delete's DeleteOptions above)."""
-    await server.create("configmaps", configmap("a"))
-    await server.create("pods", pod("p", "app"))
+    server.objects.create("configmaps", configmap("a"))
+    server.objects.create("pods", pod("p", "app"))
     options: dict[str, Any] = {"field_manager": "m", "dry_run": True}
     writes: list[tuple[str, Callable[[], Awaitable[KubeObject]]]] = [
         ("create", lambda: client.create("configmaps", configmap("b"), **options)),
@@ -397,7 +397,7 @@ async def test_error_statuses_become_typed_errors(
     server: FakeApiServer, client: KubeClient, status: int, error: type[Exception]
 ) -> None:
     """Each failure Status raises its class from aioinformer.errors, with code and Status."""
-    server.fail_next(1, status, verb="create", retry_after=2 if status == 429 else None)
+    server.faults.fail_next(1, status, verb="create", retry_after=2 if status == 429 else None)
     with pytest.raises(error) as caught:
         await client.create("configmaps", configmap("a"))
     assert caught.value.code == status  # type: ignore[attr-defined]
@@ -411,7 +411,7 @@ async def test_a_refused_connection_is_connection_refused(
 ) -> None:
     """Nobody listening: ConnectionRefused (also a ConnectionRefusedError), naming the
     request."""
-    await server.stop_listening()
+    await server.faults.stop_listening()
     with pytest.raises(ConnectionRefused, match="get of v1/configmaps 'a'"):
         await client.get("configmaps", "a")
 
@@ -426,22 +426,22 @@ async def test_a_401_reloads_credentials_and_sends_the_request_again(
     async def refresher() -> None:
         reloads.append("reload")
 
-    await server.create("configmaps", configmap("a"))
+    server.objects.create("configmaps", configmap("a"))
     async with kube_client(server, credential_refresher=refresher) as client:
-        server.fail_next(1, 401, verb="get")
+        server.faults.fail_next(1, 401, verb="get")
         assert (await client.get("configmaps", "a"))["metadata"]["name"] == "a"
         assert reloads == ["reload"]
-        assert [r.status for r in server.requests[-2:]] == [401, 200]
-        server.fail_next(2, 401, verb="create")
+        assert [r.status for r in server.requests.records[-2:]] == [401, 200]
+        server.faults.fail_next(2, 401, verb="create")
         with pytest.raises(UnauthorizedError):
             await client.create("configmaps", configmap("b"))
         assert reloads == ["reload", "reload"]
-        assert [r.status for r in server.requests[-2:]] == [401, 401]
+        assert [r.status for r in server.requests.records[-2:]] == [401, 401]
     async with kube_client(server) as plain:
-        server.fail_next(1, 401, verb="get")
+        server.faults.fail_next(1, 401, verb="get")
         with pytest.raises(UnauthorizedError):
             await plain.get("configmaps", "a")
-        assert server.requests[-1].status == 401
+        assert server.requests.records[-1].status == 401
         assert (await plain.get("configmaps", "a"))["metadata"]["name"] == "a"
 
 
@@ -455,7 +455,7 @@ async def test_a_failing_reload_leaves_the_401(
         raise RuntimeError("token s3cr3t rejected")
 
     async with kube_client(server, credential_refresher=refresher) as client:
-        server.fail_next(1, 401, verb="get")
+        server.faults.fail_next(1, 401, verb="get")
         with caplog.at_level(logging.DEBUG), pytest.raises(UnauthorizedError):
             await client.get("configmaps", "a")
     assert "reloading credentials failed: RuntimeError" in caplog.text

@@ -227,7 +227,7 @@ def runs(tmp_path: Path) -> int:
 @pytest.fixture
 async def server() -> AsyncIterator[FakeApiServer]:
     async with FakeApiServer() as fake:
-        await fake.create("configmaps", configmap("a"))
+        fake.objects.create("configmaps", configmap("a"))
         yield fake
 
 
@@ -240,7 +240,7 @@ async def test_an_exec_plugin_runs_again_after_a_401(server: FakeApiServer, tmp_
         await client.get("configmaps", "a")
         await client.get("configmaps", "a")
         assert runs(tmp_path) == 1
-        server.fail_next(1, 401, verb="get")
+        server.faults.fail_next(1, 401, verb="get")
         await client.get("configmaps", "a")
         assert runs(tmp_path) == 2
         assert await client._credentials.headers() == {"authorization": "Bearer tok-2"}

@@ -71,7 +71,7 @@ async def test_what_the_widget_controller_writes(
         return bool(((found or {}).get("status") or {}).get("observedGeneration") == generation)
 
     async def get(resource: Any, name: str) -> KubeObject:
-        return await fake_apiserver.get(str(resource), name, namespace="default")
+        return fake_apiserver.objects.get(str(resource), name, namespace="default")
 
     async with (
         aioinformer.connect(server=fake_apiserver.url) as client,

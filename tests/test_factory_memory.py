@@ -7,6 +7,7 @@ import anyio
 import pytest
 
 from aioinformer import ListOptions, SharedInformerFactory, WatchEventType
+from aioinformer.errors import BadRequestError
 from aioinformer.listener import EventType
 from aioinformer.testing import MemorySource
 
@@ -106,3 +107,18 @@ async def test_a_memory_watch_replays_what_came_after_its_version() -> None:
     with pytest.raises(KeyError):
         source.update("configmaps", configmap("zz"))
     assert source.objects("v1/configmaps")[0]["kind"] == "ConfigMap"
+
+
+async def test_memory_selectors_are_the_fake_servers() -> None:
+    """Selectors are applied by the fake API server's own matchers (the oracle), so a field
+    a resource cannot select on is refused with the server's 400."""
+    source = MemorySource()
+    source.create("configmaps", labelled("a", app="web"))
+    source.create("configmaps", labelled("b", app="db"))
+    lw = source.lister_watcher("configmaps")
+    picked = await lw.list(
+        ListOptions(label_selector="app in (web)", field_selector="metadata.name=a")
+    )
+    assert [o["metadata"]["name"] for o in picked.items] == ["a"]
+    with pytest.raises(BadRequestError, match=r"spec\.nodeName"):
+        await lw.list(ListOptions(field_selector="spec.nodeName=n1"))

@@ -79,7 +79,7 @@ async def synced_informer() -> AsyncIterator[SharedIndexInformer]:
     """An informer whose cache holds :data:`BACKLOG` ConfigMaps."""
     async with FakeApiServer() as server, kube_client(server) as client:
         for i in range(BACKLOG):
-            await server.create("configmaps", configmap(f"cm-{i:05}"))
+            server.objects.create("configmaps", configmap(f"cm-{i:05}"))
         informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS))
         async with informer:
             with anyio.fail_after(GUARD):

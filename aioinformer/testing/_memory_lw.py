@@ -20,7 +20,10 @@ import anyio
 from ..factory import resolve_builtin_resource
 from ..listwatch import ListerWatcher, ListOptions, ListResult, Resource, WatchEvent, WatchEventType
 from ..objects import KubeObject, meta_namespace_key
-from ..selectors import parse_field_selector, parse_label_selector
+from ._boundary import client_error
+from ._failure import StatusFailure
+from ._selectors import compile_selectors
+from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["MemorySource"]
 
@@ -34,8 +37,10 @@ class MemorySource:
     current version (``limit`` is ignored: one page); a watch from version ``v`` first replays
     the changes after ``v`` (the whole history is kept), then follows new ones, so nothing
     written between a list and its watch is lost. A watch from ``""`` or ``"0"`` starts with
-    an ``ADDED`` event per object. Label and field selectors apply. No faults, no bookmarks:
-    for those, use :class:`~aioinformer.testing.FakeApiServer` over HTTP.
+    an ``ADDED`` event per object. Label and field selectors apply as the fake API server
+    applies them (an invalid one raises its 400 as
+    :class:`~aioinformer.errors.BadRequestError`). No faults, no bookmarks: for those, use
+    :class:`~aioinformer.testing.FakeApiServer` over HTTP.
 
     Resources are :class:`~aioinformer.Resource` s or names as the factory takes them
     (``"configmaps"``, ``"v1/configmaps"``).
@@ -180,16 +185,34 @@ class _MemoryListerWatcher:
     def _matcher(self, options: ListOptions) -> _Matcher:
         if self._tweak is not None:
             options = self._tweak(options)
-        labels = parse_label_selector(options.label_selector)
-        fields = parse_field_selector(options.field_selector)
+        try:
+            selected = compile_selectors(
+                options.label_selector or "", options.field_selector or "", _info(self.resource)
+            )
+        except StatusFailure as failure:
+            raise client_error(failure) from None
         namespace = self.namespace
 
         def matches(obj: KubeObject) -> bool:
             if namespace and (obj.get("metadata") or {}).get("namespace") != namespace:
                 return False
-            return labels.matches_object(obj) and fields.matches_object(obj)
+            return selected is None or selected(obj)
 
         return matches
+
+
+_BUILTIN = ResourceRegistry()
+
+
+def _info(resource: Resource) -> ResourceInfo:
+    """What the fake's selectors need to know of a resource (kind, scope, selectable fields)."""
+    known = _BUILTIN.lookup(resource.group, resource.version, resource.plural)
+    if known is not None:
+        return known
+    kind = resource.kind or resource.plural
+    return ResourceInfo(
+        resource.group, resource.version, resource.plural, kind, resource.namespaced
+    )
 
 
 class _MemoryWatch:
