@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
@@ -14,14 +15,14 @@ from ._clock import SYSTEM_CLOCK, Clock
 from ._config import WatchConfig
 from .errors import LifecycleError
 from .informer import SharedIndexInformer
-from .listwatch import ListOptions, Resource
+from .listwatch import ListerWatcher, ListOptions, Resource
 from .store import Indexers
 from .transport import KubeListerWatcher
 
 if TYPE_CHECKING:
-    from kubernetes_asyncio.client import ApiClient
+    from ._client import KubeClient
 
-__all__ = ["SharedInformerFactory", "resolve_builtin_resource"]
+__all__ = ["ListerWatcherFactory", "SharedInformerFactory", "resolve_builtin_resource"]
 
 logger = logging.getLogger(__name__)
 
@@ -80,14 +81,32 @@ def _as_resource(resource: Resource | str) -> Resource:
     return resource if isinstance(resource, Resource) else resolve_builtin_resource(resource)
 
 
+class ListerWatcherFactory(Protocol):
+    """Makes the lister-watcher of one resource for a factory (``lister_watcher=``):
+    ``functools.partial(KubeListerWatcher, client)`` by default, an in-memory one in tests
+    (:class:`aioinformer.testing.MemorySource`)."""
+
+    def __call__(
+        self,
+        resource: Resource,
+        *,
+        namespace: str | None,
+        tweak_list_options: Callable[[ListOptions], ListOptions] | None,
+    ) -> ListerWatcher: ...
+
+
 class SharedInformerFactory(BackgroundRunner):
     """Creates and runs one :class:`~aioinformer.informer.SharedIndexInformer` per resource.
 
-    Use it as ``async with SharedInformerFactory(api_client) as factory:``; inside the block,
+    Use it as ``async with SharedInformerFactory(client) as factory:``; inside the block,
     :meth:`start` starts the informers created so far (call it again for later ones), and
     leaving the block shuts them all down.
 
-    :param api_client: a ``kubernetes_asyncio.client.ApiClient``; the caller owns and closes it.
+    :param client: the :class:`~aioinformer.KubeClient` the informers list and watch through;
+        the caller owns and closes it. Give this or ``lister_watcher``.
+    :param lister_watcher: makes each informer's lister-watcher instead (a
+        :class:`ListerWatcherFactory`; e.g. :meth:`aioinformer.testing.MemorySource.lister_watcher`
+        to run a factory on objects in memory). Default None.
     :param namespace: watch one namespace only (None: all). Cluster-scoped resources ignore it.
     :param default_resync: resync period of the informers, in seconds (0: no resync).
     :param tweak_list_options: applied to every list and watch request of every informer
@@ -99,18 +118,18 @@ class SharedInformerFactory(BackgroundRunner):
     :param custom_watch: watch configurations per resource, overriding ``watch``.
     :param clock: time for every informer (resync, backoff waits, deadlines). Default the
         system clock.
-    :param credential_refresher: awaited after a 401 to reload credentials (for example
-        :attr:`~aioinformer.kubeconfig.ClusterConnection.credential_refresher`, for exec-plugin
-        and OIDC tokens that expire). Default None: only the configuration's own refresh hook.
 
-    Each running informer holds one connection of the ``ApiClient``'s pool for its watch
+    Each running informer holds one connection of the client's pool for its watch
     (kubernetes_asyncio's ``configuration.connection_pool_maxsize``, 100 by default).
+
+    :raises ValueError: unless exactly one of ``client`` and ``lister_watcher`` is given.
     """
 
     def __init__(
         self,
-        api_client: ApiClient,
+        client: KubeClient | None = None,
         *,
+        lister_watcher: ListerWatcherFactory | None = None,
         namespace: str | None = None,
         default_resync: float = 0.0,
         tweak_list_options: Callable[[ListOptions], ListOptions] | None = None,
@@ -118,9 +137,14 @@ class SharedInformerFactory(BackgroundRunner):
         watch: WatchConfig = WatchConfig(),
         custom_watch: Mapping[Resource | str, WatchConfig] | None = None,
         clock: Clock = SYSTEM_CLOCK,
-        credential_refresher: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
-        self._api_client = api_client
+        if lister_watcher is None:
+            if client is None:
+                raise ValueError("give a client (or a lister_watcher)")
+            lister_watcher = functools.partial(KubeListerWatcher, client)
+        elif client is not None:
+            raise ValueError("give a client or a lister_watcher, not both")
+        self._lister_watcher = lister_watcher
         self.namespace = namespace or None
         self._default_resync = default_resync
         self._tweak = tweak_list_options
@@ -128,7 +152,6 @@ class SharedInformerFactory(BackgroundRunner):
         self._watch = watch
         self._custom_watch = {_as_resource(r): c for r, c in (custom_watch or {}).items()}
         self._clock = clock
-        self._credential_refresher = credential_refresher
         self._informers: dict[Resource, SharedIndexInformer] = {}
         self._started: set[Resource] = set()
         self._pending: list[Resource] = []  # started, waiting for run() to host them
@@ -173,12 +196,10 @@ class SharedInformerFactory(BackgroundRunner):
             return informer
         if self._shutting_down:
             raise LifecycleError("the factory is shut down")
-        lister_watcher = KubeListerWatcher(
-            self._api_client,
+        lister_watcher = self._lister_watcher(
             key,
             namespace=self.namespace if key.namespaced else None,
             tweak_list_options=self._tweak,
-            credential_refresher=self._credential_refresher,
         )
         informer = SharedIndexInformer(
             lister_watcher,

@@ -70,7 +70,7 @@ from .lease import (
 from .objects import KubeObject
 
 if TYPE_CHECKING:
-    from kubernetes_asyncio.client import ApiClient
+    from ._client import KubeClient
 
 __all__ = ["LeaderElector", "LeadershipTerm", "LeaseRecord"]
 
@@ -134,8 +134,9 @@ class LeaderElector(BackgroundRunner):
     elector.run()``, or hand it to a :class:`~aioinformer.controller.Controller`
     (``leader_elector=``), which then reconciles only while it leads. It runs once.
 
-    :param api_client: a ``kubernetes_asyncio.client.ApiClient``; the caller owns and closes it.
-        Give this or ``lease_client``.
+    :param client: the :class:`~aioinformer.KubeClient` the Lease is read and written
+        through (it reloads credentials after a 401); the caller owns and closes it. Give this
+        or ``lease_client``.
     :param lease_name: the Lease's name.
     :param namespace: the Lease's namespace.
     :param identity: this candidate's unique identity (e.g. pod name + a random suffix).
@@ -156,12 +157,9 @@ class LeaderElector(BackgroundRunner):
     :param on_stopped_leading: called (and awaited, if it returns an awaitable) after a term
         ends, once the ``on_started_leading`` task has finished and, on stop, after the lease
         was released. Default None.
-    :param credential_refresher: awaited after a 401 from the API server (e.g.
-        :attr:`~aioinformer.kubeconfig.ClusterConnection.credential_refresher`), so expiring
-        exec-plugin or OIDC tokens are reloaded. Default None.
     :param on_new_leader: called with the holder's identity whenever a new holder is seen
         (this candidate included); an awaitable result runs as a task. Default None.
-    :param lease_client: reads and writes the Lease instead of ``api_client`` (for example an
+    :param lease_client: reads and writes the Lease instead of ``client`` (for example an
         in-memory one in tests). Default None.
     :param clock: measures expiry, renew deadlines and waits. Default the system clock.
     :param rand: uniform ``[0, 1)`` for the followers' retry jitter. Default
@@ -173,7 +171,7 @@ class LeaderElector(BackgroundRunner):
     def __init__(
         self,
         *,
-        api_client: ApiClient | None = None,
+        client: KubeClient | None = None,
         lease_name: str,
         namespace: str,
         identity: str,
@@ -184,13 +182,12 @@ class LeaderElector(BackgroundRunner):
         on_started_leading: Callback | None = None,
         on_stopped_leading: Callback | None = None,
         on_new_leader: NewLeaderCallback | None = None,
-        credential_refresher: Callable[[], Awaitable[None]] | None = None,
         lease_client: LeaseAPI | None = None,
         clock: Clock = SYSTEM_CLOCK,
         rand: Callable[[], float] = random.random,
     ) -> None:
-        if (api_client is None) == (lease_client is None):
-            raise ValueError("give exactly one of api_client and lease_client")
+        if (client is None) == (lease_client is None):
+            raise ValueError("give exactly one of client and lease_client")
         if not lease_name or not namespace or not identity:
             raise ValueError("lease_name, namespace and identity must not be empty")
         if not retry_period > 0:
@@ -209,13 +206,16 @@ class LeaderElector(BackgroundRunner):
         self._on_started_leading = on_started_leading
         self._on_stopped_leading = on_stopped_leading
         self._on_new_leader = on_new_leader
-        self._credential_refresher = credential_refresher
         self._callback_tasks: set[asyncio.Task[None]] = set()
-        self._api: LeaseAPI = (
-            lease_client
-            if lease_client is not None
-            else LeaseClient(api_client, namespace, lease_name)  # type: ignore[arg-type]
-        )
+        self._api: LeaseAPI
+        self._credential_refresher: Callable[[], Awaitable[None]] | None = None
+        if client is not None:
+            # A 401 the client's own reload and retry did not cure: reload once more.
+            self._credential_refresher = client.refresh_credentials
+            self._api = LeaseClient(client, namespace, lease_name)
+        else:
+            assert lease_client is not None
+            self._api = lease_client
         self._clock = clock
         self._rand = rand
         self._started = False

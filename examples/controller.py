@@ -12,14 +12,16 @@ What it shows:
   their namespace (``map_func``), and events of the ConfigMaps it manages map back to theirs
   (``filter`` + ``map_func``), so a ConfigMap edited or deleted by hand is repaired;
 * a level-triggered ``reconcile(namespace)`` that reads only the informers' caches and writes
-  through the API (a stale cache shows up as a 409 Conflict, and the key is simply retried);
+  through the :class:`~aioinformer.KubeClient` (a stale cache shows up as a 409 Conflict, and
+  the key is simply retried);
 * leader election on a Lease, so several replicas could run and only one would act.
 
 The demo creates namespaces, nodes and pods, waits until every ConfigMap is right, then moves
 and deletes pods (and deletes a ConfigMap behind the controller's back), waits again, and
-prints a summary. Against a real cluster, take the ``ApiClient`` of
+prints a summary. Against a real cluster, take the client of
 ``async with aioinformer.connect() as client:`` (kubeconfig or in-cluster) and run
-:func:`running_controller`.
+:func:`running_controller`. ``examples/widget_controller.py`` shows the other writes:
+server-side apply, patches and status.
 """
 
 from __future__ import annotations
@@ -35,11 +37,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from kubernetes_asyncio.client import ApiClient, CoreV1Api
-from kubernetes_asyncio.client.exceptions import ApiException
-
-from aioinformer import NAMESPACE_INDEX
+import aioinformer
+from aioinformer import NAMESPACE_INDEX, KubeClient
 from aioinformer.controller import Controller
+from aioinformer.errors import NotFoundError
 from aioinformer.factory import SharedInformerFactory
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.leaderelection import LeaderElector
@@ -100,7 +101,7 @@ def expected_configmaps(pods: Iterable[Mapping[str, Any]]) -> dict[str, dict[str
 class PodNodesReconciler:
     """Makes the ConfigMap of one namespace match the pods the cache holds.
 
-    :param api_client: writes go through it.
+    :param client: writes go through it.
     :param pods: the Pod informer (reads go to its cache).
     :param configmaps: the ConfigMap informer (reads go to its cache).
     :param on_reconciled: called after each successful reconcile (the demo waits on it).
@@ -108,13 +109,13 @@ class PodNodesReconciler:
 
     def __init__(
         self,
-        api_client: ApiClient,
+        client: KubeClient,
         *,
         pods: SharedIndexInformer,
         configmaps: SharedIndexInformer,
         on_reconciled: Callable[[str], None] | None = None,
     ) -> None:
-        self._core = CoreV1Api(api_client)
+        self._client = client
         self._pods = pods
         self._configmaps = configmaps
         self._on_reconciled = on_reconciled
@@ -125,30 +126,22 @@ class PodNodesReconciler:
         current = self._configmaps.lister().get(CONFIGMAP, namespace=namespace)
         if desired is None:
             if current is not None:
-                await self._ignore(
-                    404, self._core.delete_namespaced_config_map(CONFIGMAP, namespace)
-                )
+                try:
+                    await self._client.delete("configmaps", CONFIGMAP, namespace=namespace)
+                except NotFoundError:
+                    pass  # gone already
                 logger.info("%s: deleted ConfigMap %s", namespace, CONFIGMAP)
         elif current is None:
             body = {"metadata": {"name": CONFIGMAP, "labels": MANAGED_BY}, "data": desired}
-            await self._core.create_namespaced_config_map(namespace, body)
+            await self._client.create("configmaps", body, namespace=namespace)
             logger.info("%s: created ConfigMap %s", namespace, CONFIGMAP)
         elif current.get("data") != desired:
             # Keep the cached resourceVersion: if the cache is stale the update fails with
             # 409 Conflict and the key is retried once the informer has caught up.
-            body = {**current, "data": desired}
-            await self._core.replace_namespaced_config_map(CONFIGMAP, namespace, body)
+            await self._client.replace("configmaps", {**current, "data": desired})
             logger.info("%s: updated ConfigMap %s", namespace, CONFIGMAP)
         if self._on_reconciled is not None:
             self._on_reconciled(namespace)
-
-    @staticmethod
-    async def _ignore(status: int, request: Any) -> None:
-        try:
-            await request
-        except ApiException as exc:
-            if exc.status != status:
-                raise
 
 
 @dataclass
@@ -169,7 +162,7 @@ def is_managed_configmap(configmap: KubeObject) -> bool:
 
 @asynccontextmanager
 async def running_controller(
-    api_client: ApiClient,
+    client: KubeClient,
     *,
     identity: str | None = None,
     leader_election: bool = True,
@@ -182,16 +175,16 @@ async def running_controller(
         in ``default``. Default True.
     :param on_reconciled: see :class:`PodNodesReconciler`.
     """
-    async with SharedInformerFactory(api_client) as factory:
+    async with SharedInformerFactory(client) as factory:
         pods = factory.for_resource("v1/pods", indexers={BY_NODE: pods_by_node})
         configmaps = factory.for_resource("v1/configmaps")
         reconciler = PodNodesReconciler(
-            api_client, pods=pods, configmaps=configmaps, on_reconciled=on_reconciled
+            client, pods=pods, configmaps=configmaps, on_reconciled=on_reconciled
         )
         elector = None
         if leader_election:
             elector = LeaderElector(
-                api_client=api_client,
+                client=client,
                 lease_name=LEASE,
                 namespace="default",
                 identity=identity or f"{socket.gethostname()}-{os.getpid()}",
@@ -270,9 +263,9 @@ async def demo(*, timeout: float = 20.0) -> list[str]:
             server.objects.create("pods", body)
 
         async with (
-            server.api_client() as api_client,
+            aioinformer.connect(server=server.url) as client,
             running_controller(
-                api_client, identity="demo-replica", on_reconciled=lambda _: reconciled.set()
+                client, identity="demo-replica", on_reconciled=lambda _: reconciled.set()
             ) as running,
         ):
             await wait_converged(server, reconciled, timeout)

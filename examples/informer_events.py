@@ -4,14 +4,15 @@ Runs on its own against the built-in fake API server (no cluster needed)::
 
     python examples/informer_events.py
 
-Against a real cluster, take the ``ApiClient`` of ``async with aioinformer.connect() as
-client:`` (kubeconfig or in-cluster) instead, and drop the fake server.
+Against a real cluster, take the client of ``async with aioinformer.connect() as client:``
+(kubeconfig or in-cluster) instead, and drop the fake server.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+import aioinformer
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import Event
 from aioinformer.listwatch import Resource
@@ -49,8 +50,8 @@ async def main() -> None:
         server.objects.create("configmaps", configmap("app-settings", replicas="2"))
         server.objects.create("configmaps", configmap("logging", level="info"))
 
-        async with server.api_client() as api_client:
-            informer = SharedIndexInformer(KubeListerWatcher(api_client, CONFIGMAPS))
+        async with aioinformer.connect(server=server.url) as client:
+            informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS))
             async with informer:
 
                 async def change_later() -> None:

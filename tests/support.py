@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 
-from aioinformer import BackoffPolicy, Clock, Reflector, WatchConfig, WatchErrorHandler
+from aioinformer import BackoffPolicy, Clock, KubeClient, Reflector, WatchConfig, WatchErrorHandler
 from aioinformer._clock import SYSTEM_CLOCK
 from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType
 from aioinformer.errors import FIFOClosedError
@@ -32,6 +32,11 @@ FAST_BACKOFF = BackoffPolicy(initial=0.01, cap=0.05, jitter=0.0)
 FAST_WATCH = WatchConfig(backoff=FAST_BACKOFF, min_watch_timeout=2.0, idle_timeout=1.0)
 #: Reflector pipelines in tests: fast backoff, client-go's watch timeouts.
 PIPELINE_WATCH = WatchConfig(backoff=FAST_BACKOFF)
+
+
+def kube_client(server: FakeApiServer, **options: Any) -> KubeClient:
+    """A client of the fake API server (its ``ApiClient``, closed with the client)."""
+    return KubeClient(server.api_client(), **options)
 
 
 def configmap(name: str, namespace: str = "default", **data: str) -> KubeObject:
@@ -113,11 +118,11 @@ async def running_pipeline(
 ) -> AsyncIterator[Pipeline]:
     """Run a reflector (with a fast backoff unless configured) and a consumer until the block
     ends."""
-    async with server.api_client() as api_client:
+    async with kube_client(server) as client:
         indexer = Indexer()
         fifo = DeltaFIFO(known_objects=indexer)
         reflector = Reflector(
-            lister_watcher or KubeListerWatcher(api_client, resource),
+            lister_watcher or KubeListerWatcher(client, resource),
             fifo,
             config=config,
             name="test",
@@ -142,11 +147,11 @@ async def running_pipeline(
 
 
 def new_informer(
-    api_client: Any, resource: Resource = CONFIGMAPS, **options: Any
+    client: KubeClient, resource: Resource = CONFIGMAPS, **options: Any
 ) -> SharedIndexInformer:
     """A SharedIndexInformer with test-friendly timeouts (fast backoff, short watches)."""
     options.setdefault("watch", FAST_WATCH)
-    return SharedIndexInformer(KubeListerWatcher(api_client, resource), **options)
+    return SharedIndexInformer(KubeListerWatcher(client, resource), **options)
 
 
 @dataclass

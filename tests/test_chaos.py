@@ -31,7 +31,7 @@ from aioinformer.objects import (
 )
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
-from tests.support import CONFIGMAPS, FAST_BACKOFF, configmap, wait_until
+from tests.support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, wait_until
 
 SEEDS = [1, 2, 3, 4, 5]
 FAULTS = [
@@ -248,9 +248,9 @@ async def test_informer_survives_chaos(seed: int) -> None:
     async with FakeApiServer(bookmark_interval=0.2) as server:
         for name in rng.sample(NAMES, 6):
             server.objects.create("configmaps", configmap(name, v="initial"))
-        async with server.api_client() as api_client:
+        async with kube_client(server) as client:
             informer = SharedIndexInformer(
-                KubeListerWatcher(api_client, CONFIGMAPS),
+                KubeListerWatcher(client, CONFIGMAPS),
                 resync_period=1.0,
                 watch=WatchConfig(backoff=FAST_BACKOFF, min_watch_timeout=1.0, idle_timeout=0.6),
                 name=f"chaos-{seed}",

@@ -21,7 +21,7 @@ from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
 
 from ._kubeconfig import kubeconfig_for
-from .support import FAST_WATCH, configmap
+from .support import FAST_WATCH, configmap, kube_client
 
 
 def pod(name: str, namespace: str = "default") -> dict[str, object]:
@@ -116,31 +116,30 @@ async def test_resolve_resource_like_kubectl(
     fake_apiserver.register_resource(
         group="example.com", version="v1", plural="widgets", kind="Widget", namespaced=False
     )
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         resource = await resolve_resource(client, name)
     assert (resource.group, resource.version, resource.plural, resource.namespaced) == expected
 
 
 async def test_resolve_unknown_resource_is_not_found(fake_apiserver: FakeApiServer) -> None:
     """An unknown name raises NotFoundError with kubectl's wording."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         with pytest.raises(NotFoundError, match="doesn't have a resource type"):
             await resolve_resource(client, "gizmos")
 
 
 async def test_connect_with_a_kubeconfig(fake_apiserver: FakeApiServer, tmp_path: Path) -> None:
-    """A kubeconfig's server, token and namespace are used; the refresher reloads it."""
+    """A kubeconfig's server, token and namespace are used; its credentials reload."""
     config = kubeconfig_for(fake_apiserver, tmp_path / "config", namespace="team-a")
-    connection = await connect(kubeconfig=str(config))
+    client = await connect(kubeconfig=str(config))
     try:
-        assert connection.source == "kubeconfig"
-        assert connection.namespace == "team-a"
-        assert connection.credential_refresher is not None
-        await connection.credential_refresher()
-        lw = KubeListerWatcher(connection.api_client, Resource.parse("v1/configmaps"))
+        assert client.source == "kubeconfig"
+        assert client.namespace == "team-a"
+        await client.refresh_credentials()
+        lw = KubeListerWatcher(client, Resource.parse("v1/configmaps"))
         await lw.list(ListOptions())
     finally:
-        await connection.close()
+        await client.aclose()
     assert fake_apiserver.requests.records[-1].verb == "list"
 
 
@@ -158,7 +157,7 @@ async def test_live_table_lists_objects_most_recent_first(fake_apiserver: FakeAp
     """The live view renders a row per object, newest change first, and a summary title."""
     for name in ("a", "b", "c"):
         fake_apiserver.objects.create("configmaps", configmap(name))
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         resource = Resource.parse("v1/configmaps")
         informer = SharedIndexInformer(KubeListerWatcher(client, resource), watch=FAST_WATCH)
         view = _View(informer, resource, all_namespaces=True)

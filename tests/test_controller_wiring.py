@@ -17,6 +17,8 @@ from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import WorkQueue
 from tests.support import FAST_WATCH, configmap, wait_until
 
+from .support import kube_client
+
 GUARD = 10.0
 
 
@@ -128,7 +130,7 @@ def test_key_func_and_map_func_are_exclusive() -> None:
 async def test_watch_reconciles_adds_updates_and_deletes(fake_apiserver: FakeApiServer) -> None:
     """Every add, update and delete of a watched resource leads to a reconcile of its key."""
     fake_apiserver.objects.create("configmaps", configmap("one", v="1"))
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         informer = factory.for_resource("v1/configmaps")
         record = Recorder(informer)
         controller: Controller[str] = Controller(name="wiring", reconcile=record)
@@ -154,7 +156,7 @@ async def test_workers_wait_until_watches_have_synced(fake_apiserver: FakeApiSer
         fake_apiserver.objects.create("configmaps", configmap(f"cm{i}"))
     fake_apiserver.faults.fail_next(2, 500, verb="list", resource="configmaps")
     async with (
-        fake_apiserver.api_client() as client,
+        kube_client(fake_apiserver) as client,
         SharedInformerFactory(client, watch=FAST_WATCH) as factory,
     ):
         informer = factory.for_resource("v1/configmaps")
@@ -185,7 +187,7 @@ async def test_stop_while_waiting_for_sync_returns_without_reconciling(
     async def reconcile(key: str) -> None:
         calls.append(key)
 
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         controller: Controller[str] = Controller(name="unsynced", reconcile=reconcile)
         controller.watch(factory.for_resource("v1/configmaps"))  # never started
         controller.enqueue("k")
@@ -198,7 +200,7 @@ async def test_handlers_are_removed_when_the_controller_stops(
     fake_apiserver: FakeApiServer,
 ) -> None:
     """After the controller stops, its handlers are gone from the informer; watch() raises."""
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         informer = factory.for_resource("v1/configmaps")
         record = Recorder()
         controller: Controller[str] = Controller(name="cleanup", reconcile=record)
@@ -218,7 +220,7 @@ async def test_map_func_maps_pods_to_their_namespace(fake_apiserver: FakeApiServ
     fake_apiserver.objects.create("namespaces", {"metadata": {"name": "team"}})
     pod: dict[str, Any] = {"metadata": {"name": "p", "namespace": "team"}, "spec": {}}
     fake_apiserver.objects.create("pods", pod)
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         record = Recorder()
         controller: Controller[str] = Controller(name="map", reconcile=record)
         controller.watch(
@@ -236,7 +238,7 @@ async def test_enqueue_keys_feeds_any_work_queue(fake_apiserver: FakeApiServer) 
     """enqueue_keys wires an informer to a plain WorkQueue without a controller."""
     fake_apiserver.objects.create("configmaps", configmap("a"))
     queue: WorkQueue[str] = WorkQueue()
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         informer = factory.for_resource("v1/configmaps")
         registration = enqueue_keys(informer, queue, filter=lambda o: o["metadata"]["name"] != "b")
         factory.start()
@@ -257,7 +259,7 @@ async def test_workers_never_start_when_an_informer_stops_unsynced(
     async def reconcile(key: str) -> None:
         reconciled.append(key)
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         factory = SharedInformerFactory(client, watch=FAST_WATCH)
         informer = factory.for_resource("v1/configmaps")
         controller: Controller[str] = Controller(name="c", reconcile=reconcile)

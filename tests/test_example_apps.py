@@ -15,9 +15,9 @@ import aiohttp
 import anyio
 import pytest
 import uvicorn
-from kubernetes_asyncio.client import ApiClient
 
 import aioinformer
+from aioinformer import KubeClient
 from aioinformer.integrations import InformerRuntime
 from aioinformer.integrations.aiohttp import INFORMERS
 from aioinformer.metrics import INFORMER_METRIC_NAMES
@@ -25,7 +25,7 @@ from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import METRIC_NAMES
 
 from ._web import serve_aiohttp, serve_asgi
-from .support import FAST_WATCH
+from .support import FAST_WATCH, kube_client
 
 GUARD = 10.0
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -64,15 +64,15 @@ class RunningApp:
 
 
 @asynccontextmanager
-async def run_example(kind: str, api_client: ApiClient) -> AsyncIterator[RunningApp]:
-    """Serve one example app against ``api_client`` until the block ends."""
+async def run_example(kind: str, client: KubeClient) -> AsyncIterator[RunningApp]:
+    """Serve one example app against ``client`` until the block ends."""
     async with aiohttp.ClientSession() as http:
         if kind == "fastapi":
-            app = fastapi_app.create_app(api_client, watch=FAST_WATCH)
+            app = fastapi_app.create_app(client, watch=FAST_WATCH)
             async with serve_asgi(app) as url:
                 yield RunningApp(url, http, lambda: app.state.informers)
         else:
-            app = aiohttp_app.create_app(api_client, watch=FAST_WATCH)
+            app = aiohttp_app.create_app(client, watch=FAST_WATCH)
             async with serve_aiohttp(app) as url:
                 yield RunningApp(url, http, lambda: app[INFORMERS])
 
@@ -141,8 +141,8 @@ async def test_readyz_is_503_until_synced_then_200(kind: str, apiserver: FakeApi
     its consumers have synced, /readyz is 200; shutdown leaves no task running."""
     await apiserver.faults.stop_listening()
     with anyio.fail_after(GUARD):
-        async with apiserver.api_client() as api_client:
-            async with run_example(kind, api_client) as app:
+        async with kube_client(apiserver) as client:
+            async with run_example(kind, client) as app:
                 status, body = await app.get_json("/readyz")
                 assert status == 503
                 assert body["ready"] is False
@@ -167,7 +167,7 @@ async def test_readyz_is_503_until_synced_then_200(kind: str, apiserver: FakeApi
 async def test_pods_are_served_from_the_cache(kind: str, apiserver: FakeApiServer) -> None:
     """/pods filters by labelSelector and namespace; /pods/{ns}/{name} finds one; errors map."""
     with anyio.fail_after(GUARD):
-        async with apiserver.api_client() as api_client, run_example(kind, api_client) as app:
+        async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")  # startup has completed once anything answers
             assert await app.get_runtime().wait_ready(timeout=GUARD)
 
@@ -204,7 +204,7 @@ async def test_pods_are_served_from_the_cache(kind: str, apiserver: FakeApiServe
 async def test_new_pods_show_up(kind: str, apiserver: FakeApiServer) -> None:
     """A pod created after sync is served once the informer has seen it."""
     with anyio.fail_after(GUARD):
-        async with apiserver.api_client() as api_client, run_example(kind, api_client) as app:
+        async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")
             runtime = app.get_runtime()
             assert await runtime.wait_ready(timeout=GUARD)
@@ -225,7 +225,7 @@ async def test_metrics_expose_informer_and_workqueue_metrics(
 ) -> None:
     """/metrics has every informer family and client-go's workqueue families with values."""
     with anyio.fail_after(GUARD):
-        async with apiserver.api_client() as api_client, run_example(kind, api_client) as app:
+        async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")
             assert await app.get_runtime().wait_ready(timeout=GUARD)
             status, raw = await app.get("/metrics")

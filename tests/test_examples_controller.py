@@ -3,45 +3,29 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from aioinformer.testing import FakeApiServer
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "controller.py"
+from ._examples import imported_example, run_example
+from .support import kube_client
+
 GUARD = 10.0
 
 
 @pytest.fixture(scope="module")
 def example() -> Iterator[ModuleType]:
-    """The example imported as a module (its main() does not run)."""
-    spec = importlib.util.spec_from_file_location("pod_nodes_example", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
+    """The example imported as a module."""
+    with imported_example("controller.py") as module:
         yield module
-    finally:
-        del sys.modules[spec.name]
 
 
 def test_controller_example_runs_and_converges() -> None:
     """`python examples/controller.py` exits 0 and prints the ConfigMaps before and after."""
-    result = subprocess.run(
-        [sys.executable, str(EXAMPLE)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        cwd=EXAMPLE.parent.parent,
-    )
+    result = run_example("controller.py")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "leader: demo-replica"
@@ -80,7 +64,7 @@ async def test_reconcile_keeps_configmaps_right(
     fake_apiserver.objects.create("pods", example.pod("cart", "shop", "node-a"))
     fake_apiserver.objects.create("pods", example.pod("pay", "shop", "node-b"))
     async with (
-        fake_apiserver.api_client() as client,
+        kube_client(fake_apiserver) as client,
         example.running_controller(
             client, leader_election=False, on_reconciled=lambda _: reconciled.set()
         ) as running,

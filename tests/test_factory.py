@@ -14,6 +14,8 @@ from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 from tests.support import FAST_WATCH, configmap
 
+from .support import kube_client
+
 CONFIGMAPS = Resource.parse("v1/configmaps")
 SECRETS = Resource.parse("v1/secrets")
 NAMESPACES = Resource.parse("v1/namespaces")
@@ -26,7 +28,7 @@ def lists_of(server: FakeApiServer, plural: str) -> list[str]:
 
 async def test_one_informer_per_resource(fake_apiserver: FakeApiServer) -> None:
     """for_resource returns the same informer for a resource however it is spelled."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         factory = SharedInformerFactory(api_client)
         configmaps = factory.for_resource("v1/configmaps")
         assert factory.for_resource(CONFIGMAPS) is configmaps
@@ -40,7 +42,7 @@ async def test_one_informer_per_resource(fake_apiserver: FakeApiServer) -> None:
 async def test_start_starts_only_new_informers(fake_apiserver: FakeApiServer) -> None:
     """start() starts what is not started yet; a second start() adds only later informers."""
     fake_apiserver.objects.create("configmaps", configmap("a"))
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             configmaps = factory.for_resource(CONFIGMAPS)
             factory.start()
@@ -62,7 +64,7 @@ async def test_start_starts_only_new_informers(fake_apiserver: FakeApiServer) ->
 
 async def test_start_needs_a_running_factory(fake_apiserver: FakeApiServer) -> None:
     """start() outside `async with factory:` raises; a factory runs once."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         factory = SharedInformerFactory(api_client)
         factory.for_resource(CONFIGMAPS)
         with pytest.raises(LifecycleError):
@@ -78,7 +80,7 @@ async def test_start_needs_a_running_factory(fake_apiserver: FakeApiServer) -> N
 
 async def test_shutdown_right_after_start(fake_apiserver: FakeApiServer) -> None:
     """Leaving the block right after start() (no await between) shuts down cleanly."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             informer = factory.for_resource(CONFIGMAPS)
             factory.start()
@@ -91,7 +93,7 @@ async def test_wait_for_cache_sync_reports_each_resource(fake_apiserver: FakeApi
     """An informer that cannot list reports False after the timeout; the others True."""
     fake_apiserver.faults.fail_next(10_000, 500, verb="list", resource="secrets")
     async with (
-        fake_apiserver.api_client() as api_client,
+        kube_client(fake_apiserver) as api_client,
         SharedInformerFactory(api_client, watch=FAST_WATCH) as factory,
     ):
         factory.for_resource(CONFIGMAPS)
@@ -113,7 +115,7 @@ async def test_tweak_list_options_reach_every_request(fake_apiserver: FakeApiSer
     def only_web(options: ListOptions) -> ListOptions:
         return dataclasses.replace(options, label_selector="app=web")
 
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         factory = SharedInformerFactory(api_client, tweak_list_options=only_web, watch=FAST_WATCH)
         async with factory:
             informer = factory.for_resource(CONFIGMAPS)
@@ -134,7 +136,7 @@ async def test_namespace_scopes_namespaced_resources(fake_apiserver: FakeApiServ
     fake_apiserver.objects.create("configmaps", configmap("mine", namespace="team"))
     fake_apiserver.objects.create("configmaps", configmap("theirs", namespace="default"))
     async with (
-        fake_apiserver.api_client() as api_client,
+        kube_client(fake_apiserver) as api_client,
         SharedInformerFactory(api_client, namespace="team", watch=FAST_WATCH) as factory,
     ):
         configmaps = factory.for_resource(CONFIGMAPS)
@@ -149,7 +151,7 @@ async def test_namespace_scopes_namespaced_resources(fake_apiserver: FakeApiServ
 
 async def test_default_and_custom_resync(fake_apiserver: FakeApiServer) -> None:
     """default_resync applies to every informer unless custom_resync names its resource."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         factory = SharedInformerFactory(
             api_client, default_resync=30.0, custom_resync={"v1/secrets": 5.0}
         )
@@ -164,7 +166,7 @@ async def test_for_resource_adds_missing_indexers(fake_apiserver: FakeApiServer)
     def by_app(obj: KubeObject) -> list[str]:
         return [obj["metadata"].get("labels", {}).get("app", "")]
 
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         factory = SharedInformerFactory(api_client)
         informer = factory.for_resource(CONFIGMAPS)
         assert factory.for_resource(CONFIGMAPS, indexers={"app": by_app}) is informer
@@ -177,7 +179,7 @@ async def test_factory_consumers_end_with_shutdown(fake_apiserver: FakeApiServer
     """Streams over a factory's informers end when the factory shuts down."""
     fake_apiserver.objects.create("configmaps", configmap("a"))
     seen: list[str] = []
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             informer = factory.for_resource(CONFIGMAPS)
             stream = informer.events()

@@ -11,6 +11,8 @@ from aioinformer.factory import SharedInformerFactory, resolve_builtin_resource
 from aioinformer.listwatch import Resource
 from aioinformer.testing import FakeApiServer
 
+from .support import kube_client
+
 
 @pytest.mark.parametrize(
     ("name", "expected"),
@@ -58,7 +60,7 @@ def test_an_unknown_name_says_what_to_write() -> None:
 
 async def test_for_resource_accepts_kubectl_names(fake_apiserver: FakeApiServer) -> None:
     """factory.for_resource("pods") is the same informer as "v1/pods"."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         factory = SharedInformerFactory(client)
         pods = factory.for_resource("pods")
         assert factory.for_resource("v1/pods") is pods
@@ -74,7 +76,7 @@ async def test_waiting_for_sync_with_nothing_started_is_an_error(
 ) -> None:
     """wait_for_cache_sync() with no informer, before start(), or with an informer created
     after start() and not started, raises instead of reporting success for empty caches."""
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         with pytest.raises(LifecycleError, match="has no informers"):
             await factory.wait_for_cache_sync()
         factory.for_resource("configmaps")
@@ -98,7 +100,7 @@ async def test_an_informer_never_started_is_reported_at_shutdown(
     fake_apiserver: FakeApiServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     """An informer created after start() and never started is named in a warning."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         with caplog.at_level(logging.WARNING, logger="aioinformer.factory"):
             async with SharedInformerFactory(client) as factory:
                 factory.for_resource("configmaps")

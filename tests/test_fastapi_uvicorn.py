@@ -28,6 +28,7 @@ from aioinformer.testing import FakeApiServer
 
 from ._kubeconfig import kubeconfig_for
 from ._web import serve_asgi
+from .support import kube_client
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GUARD = 30.0
@@ -119,7 +120,7 @@ async def test_a_factory_without_informers_is_never_ready(
 ) -> None:
     """The trap of ``informer_lifespan(lambda app: SharedInformerFactory(client))``: nothing
     to sync, so /readyz stays 503 (it said 200) and a warning says what to do."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         app = FastAPI(lifespan=informer_lifespan(lambda app: SharedInformerFactory(client)))
         app.include_router(health_router())
         with caplog.at_level(logging.WARNING, logger="aioinformer.integrations._runtime"):

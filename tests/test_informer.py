@@ -19,6 +19,8 @@ from aioinformer.objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.testing import FakeApiServer, FakeClock
 from tests.support import Recorder, configmap, new_informer
 
+from .support import kube_client
+
 # -- handle_deltas, without a server -----------------------------------------------------------
 
 
@@ -221,7 +223,7 @@ async def test_initial_list_then_watch_events(fake_apiserver: FakeApiServer) -> 
     server = fake_apiserver
     for name in ("a", "b"):
         server.objects.create("configmaps", configmap(name, v="0"))
-    async with server.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(server) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         recorder = Recorder()
         tg.start_soon(recorder.consume, informer.events())
@@ -268,7 +270,7 @@ async def test_indexers_given_at_construction_and_added_later(
 
     fake_apiserver.objects.create("configmaps", configmap("a", color="red", size="s"))
     fake_apiserver.objects.create("configmaps", configmap("b", color="blue", size="s"))
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client, indexers={"color": by_color})
         async with informer:
             assert await informer.wait_for_cache_sync(timeout=10)
@@ -296,7 +298,7 @@ async def test_transform_runs_before_the_cache(fake_apiserver: FakeApiServer) ->
     body = configmap("a", v="0")
     body["metadata"]["managedFields"] = [{"manager": "kubectl"}]
     fake_apiserver.objects.create("configmaps", body)
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         informer.set_transform(drop_managed_fields)
         recorder = Recorder()
@@ -314,7 +316,7 @@ async def test_watch_error_handler_sees_list_errors(fake_apiserver: FakeApiServe
     """set_watch_error_handler's handler gets every list/watch error; later calls fail."""
     seen: list[tuple[Reflector, BaseException]] = []
     fake_apiserver.faults.fail_next(2, 500, verb="list", resource="configmaps")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         informer.set_watch_error_handler(lambda reflector, exc: seen.append((reflector, exc)))
         async with informer:
@@ -331,7 +333,7 @@ async def test_wait_for_cache_sync_times_out_and_ends_at_stop(
 ) -> None:
     """Without a successful list, wait_for_cache_sync gives False on timeout and after stop."""
     fake_apiserver.faults.fail_next(10_000, 500, verb="list", resource="configmaps")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         async with anyio.create_task_group() as tg:
             tg.start_soon(informer.run)
@@ -349,7 +351,7 @@ async def test_wait_for_cache_sync_times_out_and_ends_at_stop(
 
 async def test_run_and_stop(fake_apiserver: FakeApiServer) -> None:
     """`await run()` lists, watches and returns after stop(); an informer runs only once."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         assert not informer.has_started and not informer.is_stopped
         async with anyio.create_task_group() as tg:
@@ -374,7 +376,7 @@ async def test_run_and_stop(fake_apiserver: FakeApiServer) -> None:
 
 async def test_leaving_async_with_at_once_stops_cleanly(fake_apiserver: FakeApiServer) -> None:
     """`async with informer:` with an empty body stops without error (and never lists)."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         async with informer:
             pass
@@ -385,7 +387,7 @@ async def test_leaving_async_with_at_once_stops_cleanly(fake_apiserver: FakeApiS
 
 async def test_stop_before_run_makes_run_return(fake_apiserver: FakeApiServer) -> None:
     """stop() on an informer that never ran makes a later run() return at once."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         await informer.stop()
         assert informer.is_stopped
@@ -400,7 +402,7 @@ async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
 ) -> None:
     """A consumer waiting for sync is released (with False) when the informer stops first."""
     fake_apiserver.faults.fail_next(1000, 500, verb="list")  # never syncs
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         registration = informer.add_event_handler(
             ResourceEventHandlerFuncs(on_add=lambda obj: None)
@@ -423,7 +425,7 @@ async def test_freeze_gc_after_sync_freezes_once_the_cache_is_synced(
     calls: list[int] = []
     monkeypatch.setattr(gc, "freeze", lambda: calls.append(1))
     fake_apiserver.objects.create("configmaps", configmap("a"))
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client, freeze_gc_after_sync=True)
         plain = new_informer(client)
         async with informer, plain:

@@ -12,6 +12,8 @@ from aioinformer.listwatch import ListOptions, ListResult
 from aioinformer.testing import FakeApiServer, FakeClock
 from tests.support import Recorder, configmap, new_informer
 
+from .support import kube_client
+
 
 class UnusedListerWatcher:
     async def list(self, options: ListOptions) -> ListResult:
@@ -69,7 +71,7 @@ def test_resync_disabled_ignores_every_handler_period() -> None:
 
 async def test_after_start_a_smaller_period_is_raised(fake_apiserver: FakeApiServer) -> None:
     """After start, a period under the check period is raised to it; the check period stays."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client, resync_period=5.0)
         async with informer:
             assert await informer.wait_for_cache_sync(timeout=10)
@@ -88,7 +90,7 @@ async def test_resync_updates_reach_only_listeners_due(fake_apiserver: FakeApiSe
     for name in ("a", "b"):
         fake_apiserver.objects.create("configmaps", configmap(name))
     clock = FakeClock()
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client, resync_period=0.25, clock=clock)
         due, never, later = Recorder(), Recorder(), Recorder()
         tg.start_soon(due.consume, informer.events())  # 1 s (the 0.25 s default, raised)
@@ -127,7 +129,7 @@ async def test_with_resync_off_relist_updates_reach_every_listener(
     """With resync off every listener stays 'syncing': an unchanged relisted object reaches all."""
     for name in ("a", "b"):
         fake_apiserver.objects.create("configmaps", configmap(name))
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         first, second = Recorder(), Recorder()
         tg.start_soon(first.consume, informer.events())

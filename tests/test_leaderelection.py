@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from aioinformer import KubeClient
 from aioinformer.controller import Controller
 from aioinformer.errors import LifecycleError
 from aioinformer.factory import SharedInformerFactory
@@ -18,7 +19,7 @@ from aioinformer.leaderelection import LeaderElector, LeaseRecord
 from aioinformer.listener import Registration
 from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
-from tests.support import configmap, wait_until
+from tests.support import configmap, kube_client, wait_until
 
 LEASE = "demo-lock"
 LEASE_DURATION = 1.0
@@ -38,7 +39,9 @@ class Candidate:
     new_leader: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-def candidate(server_client: object, identity: str, *, release_on_cancel: bool = True) -> Candidate:
+def candidate(
+    server_client: KubeClient, identity: str, *, release_on_cancel: bool = True
+) -> Candidate:
     """An elector with short test timings and recording callbacks."""
     holder: list[Candidate] = []
 
@@ -46,7 +49,7 @@ def candidate(server_client: object, identity: str, *, release_on_cancel: bool =
         holder[0].started.set()
 
     elector = LeaderElector(
-        api_client=server_client,  # type: ignore[arg-type]
+        client=server_client,
         lease_name=LEASE,
         namespace="default",
         identity=identity,
@@ -68,10 +71,10 @@ def new_leader(c: Candidate, who: str) -> None:
     c.new_leader.set()
 
 
-def make_elector(client: object, **options: Any) -> LeaderElector:
+def make_elector(client: KubeClient, **options: Any) -> LeaderElector:
     """An elector named "a" on the test lease, with the short test timings."""
     return LeaderElector(
-        api_client=client,  # type: ignore[arg-type]
+        client=client,
         lease_name=LEASE,
         namespace="default",
         identity="a",
@@ -98,7 +101,7 @@ def is_lease_update(record: object, status: int = 200) -> bool:
 
 async def test_first_candidate_creates_the_lease(fake_apiserver: FakeApiServer) -> None:
     """A lone candidate creates the Lease with its identity, durations and micro times."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         a = candidate(client, "a")
         async with a.elector:
             term = await asyncio.wait_for(a.elector.wait_for_leadership(), GUARD)
@@ -118,7 +121,7 @@ async def test_first_candidate_creates_the_lease(fake_apiserver: FakeApiServer) 
 async def test_leader_renews_and_the_follower_waits(fake_apiserver: FakeApiServer) -> None:
     """The leader moves renewTime (acquireTime and transitions kept); the follower never leads
     while renewals go on, and reports the leader."""
-    async with fake_apiserver.api_client() as client_a, fake_apiserver.api_client() as client_b:
+    async with kube_client(fake_apiserver) as client_a, kube_client(fake_apiserver) as client_b:
         a, b = candidate(client_a, "a"), candidate(client_b, "b")
         async with a.elector:
             await asyncio.wait_for(a.started.wait(), GUARD)
@@ -144,7 +147,7 @@ async def test_graceful_stop_releases_and_the_follower_takes_over_at_once(
 ) -> None:
     """Stopping the leader clears holderIdentity; the follower takes over, incrementing
     leaseTransitions (the timing: tests/test_leaderelection_timing.py)."""
-    async with fake_apiserver.api_client() as client_a, fake_apiserver.api_client() as client_b:
+    async with kube_client(fake_apiserver) as client_a, kube_client(fake_apiserver) as client_b:
         a, b = candidate(client_a, "a"), candidate(client_b, "b")
         async with asyncio.TaskGroup() as group:
             group.create_task(a.elector.run())
@@ -169,9 +172,9 @@ async def test_racing_candidates_elect_exactly_one(fake_apiserver: FakeApiServer
     """Three candidates starting together: one creates the lease, the others get 409 and
     follow."""
     async with (
-        fake_apiserver.api_client() as c1,
-        fake_apiserver.api_client() as c2,
-        fake_apiserver.api_client() as c3,
+        kube_client(fake_apiserver) as c1,
+        kube_client(fake_apiserver) as c2,
+        kube_client(fake_apiserver) as c3,
     ):
         candidates = [candidate(c, name) for c, name in ((c1, "a"), (c2, "b"), (c3, "c"))]
         async with candidates[0].elector, candidates[1].elector, candidates[2].elector:
@@ -221,7 +224,7 @@ async def test_leader_that_cannot_renew_steps_down_then_leads_again(
             cancelled.set()
             raise
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         elector = make_elector(
             client,
             on_started_leading=lead,
@@ -244,7 +247,7 @@ async def test_wait_for_leadership_returns_none_once_stopped(
     fake_apiserver: FakeApiServer,
 ) -> None:
     """A follower waiting for leadership is told None when its elector stops; it runs once."""
-    async with fake_apiserver.api_client() as client_a, fake_apiserver.api_client() as client_b:
+    async with kube_client(fake_apiserver) as client_a, kube_client(fake_apiserver) as client_b:
         a, b = candidate(client_a, "a"), candidate(client_b, "b")
         async with a.elector:
             await asyncio.wait_for(a.started.wait(), GUARD)
@@ -260,7 +263,7 @@ async def test_wait_for_leadership_returns_none_once_stopped(
 
 def test_invalid_timings_are_rejected() -> None:
     """renew_deadline must lie between retry_period and lease_duration; names are required."""
-    base = {"api_client": object(), "lease_name": "l", "namespace": "ns", "identity": "me"}
+    base = {"client": object(), "lease_name": "l", "namespace": "ns", "identity": "me"}
     with pytest.raises(ValueError):
         LeaderElector(**base, lease_duration=5, renew_deadline=5, retry_period=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
@@ -295,9 +298,9 @@ async def replica(
     server: FakeApiServer, name: str, *, release_on_cancel: bool = True
 ) -> AsyncIterator[Replica]:
     """A replica whose controller the caller runs (``await replica.controller.run()``)."""
-    async with server.api_client() as client:
+    async with kube_client(server) as client:
         elector = LeaderElector(
-            api_client=client,
+            client=client,
             lease_name=LEASE,
             namespace="default",
             identity=name,
@@ -413,9 +416,9 @@ async def test_lost_leadership_cancels_reconciles_until_reelected(
                 raise
         completed.set()
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         elector = LeaderElector(
-            api_client=client,
+            client=client,
             lease_name=LEASE,
             namespace="default",
             identity="solo",
@@ -455,7 +458,7 @@ async def test_stop_is_bounded_even_with_a_callback_that_never_returns(
         hung.set()
         await asyncio.Event().wait()
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         elector = make_elector(
             client,
             on_new_leader=on_new_leader,
@@ -469,18 +472,15 @@ async def test_stop_is_bounded_even_with_a_callback_that_never_returns(
 async def test_unauthorized_lease_requests_reload_credentials(
     fake_apiserver: FakeApiServer,
 ) -> None:
-    """A 401 on the lease calls the credential refresher, and the campaign goes on."""
+    """A 401 on the lease reloads the client's credentials, and the campaign goes on."""
     refreshed = asyncio.Event()
 
     async def refresher() -> None:
         refreshed.set()
 
     fake_apiserver.faults.fail_next(1, 401, resource="leases")
-    async with fake_apiserver.api_client() as client:
-        elector = make_elector(
-            client,
-            credential_refresher=refresher,
-        )
+    async with kube_client(fake_apiserver, credential_refresher=refresher) as client:
+        elector = make_elector(client)
         async with asyncio.timeout(GUARD), elector:
             await refreshed.wait()
             term = await elector.wait_for_leadership()

@@ -18,6 +18,8 @@ from aioinformer.objects import KubeObject, meta_namespace_key
 from aioinformer.testing import FakeApiServer
 from tests.support import Recorder, configmap, new_informer, wait_until
 
+from .support import kube_client
+
 
 async def create(server: FakeApiServer, *names: str) -> None:
     for name in names:
@@ -35,7 +37,7 @@ def keys(events: list[Event]) -> list[str]:
 async def synced_informer(server: FakeApiServer) -> AsyncIterator[SharedIndexInformer]:
     """A running, synced informer over three ConfigMaps."""
     await create(server, "a", "b", "c")
-    async with server.api_client() as api_client:
+    async with kube_client(server) as api_client:
         informer = new_informer(api_client)
         async with informer:
             assert await informer.wait_for_cache_sync(timeout=10)
@@ -135,7 +137,7 @@ async def test_a_held_stream_survives_a_timed_out_read(fake_apiserver: FakeApiSe
 async def test_a_stream_ends_when_the_informer_stops(fake_apiserver: FakeApiServer) -> None:
     """A consumer's `async for` ends by itself when the informer stops."""
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         recorder = Recorder()
         tg.start_soon(recorder.consume, informer.events())
@@ -156,7 +158,7 @@ async def test_a_late_subscriber_sees_each_existing_object_once(
     rng = random.Random(7)
     names = [f"cm-{i}" for i in range(12)]
     await create(server, *names[:4])
-    async with server.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(server) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         joined: list[tuple[Recorder, set[str]]] = []
         async with informer:
@@ -214,7 +216,7 @@ async def test_a_late_subscriber_sees_each_existing_object_once(
 async def test_a_handler_added_after_start_gets_the_cache(fake_apiserver: FakeApiServer) -> None:
     """add_event_handler after sync replays the cache as initial adds; then it is synced."""
     await create(fake_apiserver, "a", "b")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         async with informer:
             assert await informer.wait_for_cache_sync(timeout=10)
@@ -255,7 +257,7 @@ async def test_handlers_of_every_shape(fake_apiserver: FakeApiServer) -> None:
             note("deletes", obj["metadata"]["name"])
 
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         informer.add_event_handler(
             ResourceEventHandlerFuncs(
@@ -299,7 +301,7 @@ async def test_each_handler_runs_in_its_own_task(fake_apiserver: FakeApiServer) 
         return ResourceEventHandlerFuncs(on_add=on_add)
 
     await create(fake_apiserver, "a", "b", "c")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         x = informer.add_event_handler(handler("x"))
         informer.add_event_handler(handler("y"))
@@ -329,7 +331,7 @@ async def test_a_failing_handler_is_logged_counted_and_fed_on(
             recorder.on_delete(obj)
 
     await create(fake_apiserver, "a", "b")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         registration = informer.add_event_handler(Flaky())
         with caplog.at_level(logging.ERROR, logger="aioinformer.listener"):
@@ -349,7 +351,7 @@ async def test_a_failing_handler_is_logged_counted_and_fed_on(
 async def test_remove_event_handler_stops_delivery(fake_apiserver: FakeApiServer) -> None:
     """After remove_event_handler a handler receives nothing more; removing twice is fine."""
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         removed, kept = Recorder(), Recorder()
         registration = informer.add_event_handler(removed)
@@ -369,7 +371,7 @@ async def test_remove_event_handler_stops_delivery(fake_apiserver: FakeApiServer
 async def test_a_handler_removed_before_start_never_runs(fake_apiserver: FakeApiServer) -> None:
     """remove_event_handler before start: the handler gets nothing and no task is started."""
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         removed, kept = Recorder(), Recorder()
         registration = informer.add_event_handler(removed)
@@ -392,7 +394,7 @@ async def test_registration_syncs_when_its_handler_processed_the_initial_list(
             await release.wait()
 
     await create(fake_apiserver, "a", "b")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         blocked = informer.add_event_handler(Blocked())
         fast = informer.add_event_handler(Recorder())
@@ -415,7 +417,7 @@ async def test_a_stream_syncs_when_it_read_past_the_initial_list(
 ) -> None:
     """A stream's has_synced() turns true once the consumer asked for the event after the list."""
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         stream = informer.events()
         async with informer:
@@ -453,7 +455,7 @@ async def test_a_slow_handler_does_not_delay_a_fast_consumer(
                 slow_done.set()
 
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         slow = informer.add_event_handler(Slow())
         fast = Recorder()
@@ -474,7 +476,7 @@ async def test_a_slow_handler_does_not_delay_a_fast_consumer(
 async def test_an_unread_stream_only_grows_its_backlog(fake_apiserver: FakeApiServer) -> None:
     """Nobody reading a stream blocks nothing: its backlog (and peak) just grows."""
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         idle: EventStream = informer.events()
         reader = Recorder()
@@ -509,7 +511,7 @@ async def test_a_handler_raising_cancelled_error_is_a_handler_error_not_a_stop(
         elif obj["metadata"]["name"] == "after":
             seen.set()
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         registration = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
         async with informer:
@@ -533,7 +535,7 @@ async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_
     async def on_add(obj: KubeObject) -> None:
         await gate.wait()  # never processes anything
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         async with informer:
             await informer.wait_for_cache_sync(timeout=10)
@@ -560,7 +562,7 @@ async def test_a_late_joiner_replays_a_large_cache_lazily(fake_apiserver: FakeAp
     """Joining replays the cache as events made on demand; the backlog counts them."""
     for i in range(50):
         fake_apiserver.objects.create("configmaps", configmap(f"cm-{i:02d}"))
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         async with informer:
             await informer.wait_for_cache_sync(timeout=10)

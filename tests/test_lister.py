@@ -13,6 +13,8 @@ from aioinformer.store import Indexer, Store
 from aioinformer.testing import FakeApiServer
 from tests.support import configmap, new_informer
 
+from .support import kube_client
+
 
 def obj(name: str, namespace: str = "", **labels: str) -> KubeObject:
     metadata: dict[str, object] = {"name": name, "labels": labels}
@@ -109,7 +111,7 @@ async def test_informer_lister(fake_apiserver: FakeApiServer) -> None:
     labelled["metadata"]["labels"] = {"app": "web"}
     fake_apiserver.objects.create("configmaps", labelled)
     fake_apiserver.objects.create("configmaps", configmap("plain"))
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         async with informer:
             assert await informer.wait_for_cache_sync(timeout=10)
@@ -164,7 +166,7 @@ def test_an_unknown_resource_takes_its_scope_from_the_cache() -> None:
 
 async def test_an_informers_lister_knows_its_resource(fake_apiserver: FakeApiServer) -> None:
     """informer.lister() checks namespaces with the informer's resource, and shows it."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         lister = informer.lister()
         assert repr(lister) == "<Lister v1/configmaps objects=0>"

@@ -22,7 +22,7 @@ from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
 
-from .support import CONFIGMAPS, configmap
+from .support import CONFIGMAPS, configmap, kube_client
 
 #: Objects in the cache when the late consumer joins.
 BACKLOG = 20_000
@@ -77,7 +77,7 @@ class StallMeter:
 @pytest.fixture
 async def synced_informer() -> AsyncIterator[SharedIndexInformer]:
     """An informer whose cache holds :data:`BACKLOG` ConfigMaps."""
-    async with FakeApiServer() as server, server.api_client() as client:
+    async with FakeApiServer() as server, kube_client(server) as client:
         for i in range(BACKLOG):
             server.objects.create("configmaps", configmap(f"cm-{i:05}"))
         informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS))

@@ -27,7 +27,7 @@ from aioinformer.listwatch import ListerWatcher, ListOptions, ListResult, WatchE
 from aioinformer.testing import FakeApiServer, FakeClock
 from aioinformer.transport import KubeListerWatcher
 
-from .support import CONFIGMAPS, FAST_BACKOFF, configmap, running_pipeline, wait_until
+from .support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, running_pipeline, wait_until
 
 #: Watches the server ends after 1-2 s.
 SHORT_WATCHES = WatchConfig(backoff=FAST_BACKOFF, min_watch_timeout=1)
@@ -282,8 +282,8 @@ async def test_unauthorized_watch_reloads_credentials_and_retries(server: FakeAp
     async def refresher() -> None:
         refreshed.set()
 
-    async with server.api_client() as client:
-        lw = KubeListerWatcher(client, CONFIGMAPS, credential_refresher=refresher)
+    async with kube_client(server, credential_refresher=refresher) as client:
+        lw = KubeListerWatcher(client, CONFIGMAPS)
         async with running_pipeline(server, lister_watcher=lw) as pipeline:
             await next_watch(server, 0)
             await write(server, "a", v="1")
@@ -308,8 +308,8 @@ async def test_unauthorized_list_reloads_credentials_and_relists(server: FakeApi
         done.set()
 
     server.faults.fail_next(1, 401, verb="list")
-    async with server.api_client() as client:
-        lw = KubeListerWatcher(client, CONFIGMAPS, credential_refresher=refresher)
+    async with kube_client(server, credential_refresher=refresher) as client:
+        lw = KubeListerWatcher(client, CONFIGMAPS)
         async with running_pipeline(server, lister_watcher=lw):
             await next_watch(server, 0)
     assert calls == ["refresh"]
@@ -452,7 +452,7 @@ async def test_watch_from_rv_empty_does_not_advance_rv_during_synthetic_adds(
         await write(server, f"cm-{i}", v="1")
     seen: list[Any] = []
     holder: list[Reflector] = []
-    async with server.api_client() as client:
+    async with kube_client(server) as client:
         lw = _EmptyRVListerWatcher(KubeListerWatcher(client, CONFIGMAPS), holder, seen)
         async with running_pipeline(server, lister_watcher=lw) as pipeline:
             holder.append(pipeline.reflector)
@@ -494,7 +494,7 @@ async def test_paginated_list_expired_mid_way_falls_back_to_a_full_list(
     server.faults.fail_next(
         1, 410, verb="list"
     )  # the RV "0" list: move on to a paginated RV "" list
-    async with server.api_client() as client:
+    async with kube_client(server) as client:
         lw = CompactAfterFirstPage(KubeListerWatcher(client, CONFIGMAPS))
         async with running_pipeline(
             server, lister_watcher=lw, config=WatchConfig(backoff=FAST_BACKOFF, page_size=2)
@@ -633,7 +633,7 @@ async def test_reflector_feeds_a_deltafifo_directly(server: FakeApiServer) -> No
     """The reflector's store contract is the DeltaFIFO's: replace, then add/update/delete."""
     await write(server, "a", v="1")
     fifo = DeltaFIFO()
-    async with server.api_client() as client:
+    async with kube_client(server) as client:
         reflector = Reflector(KubeListerWatcher(client, CONFIGMAPS), fifo)
         async with anyio.create_task_group() as tg:
             tg.start_soon(reflector.run)
@@ -690,7 +690,7 @@ async def test_a_large_initial_list_does_not_monopolise_the_event_loop(
             ticks += 1
             await asyncio.sleep(0)
 
-    async with server.api_client() as client:
+    async with kube_client(server) as client:
         informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS), batch_size=500)
         async with informer, anyio.create_task_group() as tg:
             await next_list(server, 0)  # the list is on its way

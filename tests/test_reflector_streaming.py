@@ -14,7 +14,7 @@ from aioinformer.listwatch import ListOptions, ListResult, WatchEvent, WatchEven
 from aioinformer.testing import FakeApiServer, FakeClock
 from aioinformer.transport import KubeListerWatcher
 
-from .support import CONFIGMAPS, FAST_BACKOFF, configmap, running_pipeline
+from .support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, running_pipeline
 
 STREAMING = WatchConfig(backoff=FAST_BACKOFF, streaming_list=True)
 
@@ -149,7 +149,7 @@ async def test_a_missing_end_bookmark_falls_back_to_a_list_after_the_deadline(
     streaming_list_deadline (on its clock) and LISTs at once."""
     clock = FakeClock()
     errors: list[BaseException] = []
-    async with server.api_client() as client:
+    async with kube_client(server) as client:
         lw = _NoEndBookmark(KubeListerWatcher(client, CONFIGMAPS))
         async with running_pipeline(
             server,

@@ -37,12 +37,11 @@ import sys
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
-from kubernetes_asyncio.client import CoreV1Api
-from kubernetes_asyncio.client.exceptions import ApiException
-
 from .._cli_support import EXIT_FAILURE, EXIT_INTERRUPTED, RICH_HINT, have_rich, note
+from .._client import KubeClient
 from .._config import BackoffPolicy, WatchConfig
 from ..controller import Controller
+from ..errors import AlreadyExistsError
 from ..factory import SharedInformerFactory
 from ..informer import SharedIndexInformer
 from ..objects import KubeObject, meta_namespace_key, name_of, namespace_of
@@ -52,7 +51,6 @@ from ._demo_faults import FaultSchedule, Progress
 from ._demo_view import PANEL_WIDTH, LogCounter, RateMeter, Snapshot, live_panel, plain_line
 
 if TYPE_CHECKING:
-    from kubernetes_asyncio.client import ApiClient
     from rich.console import Console
 
 __all__ = [
@@ -170,7 +168,7 @@ class NodeSummaries:
     It reads only the informers' caches and writes through the API (a merge patch, or a
     create when the ConfigMap does not exist yet).
 
-    :param api_client: writes go through it.
+    :param client: writes go through it.
     :param pods: the pods informer (with the :data:`BY_NODE` index).
     :param configmaps: the ConfigMaps informer.
     :param failure_rate: the share of reconciles that raise :class:`InjectedFailure`.
@@ -180,7 +178,7 @@ class NodeSummaries:
 
     def __init__(
         self,
-        api_client: ApiClient,
+        client: KubeClient,
         *,
         pods: SharedIndexInformer,
         configmaps: SharedIndexInformer,
@@ -188,7 +186,7 @@ class NodeSummaries:
         rng: random.Random | None = None,
         on_done: Callable[[], None] | None = None,
     ) -> None:
-        self._core = CoreV1Api(api_client)
+        self._client = client
         self._pods = pods
         self._configmaps = configmaps
         self._failure_rate = failure_rate
@@ -211,12 +209,10 @@ class NodeSummaries:
             if current is not None and current.get("data") == desired:
                 return
             if current is None:
-                body: Any = {"metadata": {"name": name, "labels": {"app": "demo"}}, "data": desired}
+                body = {"metadata": {"name": name, "labels": {"app": "demo"}}, "data": desired}
                 try:
-                    await self._core.create_namespaced_config_map(DEMO_NAMESPACE, body)
-                except ApiException as exc:
-                    if exc.status != 409:  # 409: it exists, the cache is behind: patch it
-                        raise
+                    await self._client.create("configmaps", body, namespace=DEMO_NAMESPACE)
+                except AlreadyExistsError:  # the cache is behind: patch it
                     await self._patch(name, desired)
             else:
                 await self._patch(name, desired)
@@ -226,7 +222,7 @@ class NodeSummaries:
                 self._on_done()
 
     async def _patch(self, name: str, data: dict[str, str]) -> None:
-        await self._core.patch_namespaced_config_map(name, DEMO_NAMESPACE, {"data": data})
+        await self._client.patch("configmaps", name, {"data": data}, namespace=DEMO_NAMESPACE)
 
 
 # -- the checks ----------------------------------------------------------------------------
@@ -353,8 +349,8 @@ class _Demo:
             self.churn = churn
             await churn.populate()
             async with (
-                server.api_client() as api_client,
-                SharedInformerFactory(api_client, watch=INFORMER_WATCH) as factory,
+                KubeClient(server.api_client()) as client,
+                SharedInformerFactory(client, watch=INFORMER_WATCH) as factory,
             ):
                 pods = factory.for_resource("v1/pods", indexers={BY_NODE: pods_by_node})
                 configmaps = factory.for_resource("v1/configmaps")
@@ -364,7 +360,7 @@ class _Demo:
                     self.faults = FaultSchedule(server, pods, progress, duration=args.duration)
                     await self.faults.setup()
                 self.reconciler = NodeSummaries(
-                    api_client,
+                    client,
                     pods=pods,
                     configmaps=configmaps,
                     failure_rate=RECONCILE_FAILURE_RATE if self.faults_enabled else 0.0,

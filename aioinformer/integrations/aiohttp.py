@@ -2,7 +2,7 @@
 
 ::
 
-    factory = SharedInformerFactory(api_client)
+    factory = SharedInformerFactory(client)
     pods = factory.for_resource("v1/pods")
     app = web.Application()
     app.cleanup_ctx.append(informer_cleanup_ctx(factory))

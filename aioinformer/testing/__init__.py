@@ -10,6 +10,7 @@ The pytest fixture ``fake_apiserver`` is registered automatically (see
 """
 
 from ._clock import FakeClock as FakeClock
+from ._memory_lw import MemorySource as MemorySource
 from ._objects import ServerObjects as ServerObjects
 from .faults import ServerFaults as ServerFaults
 from .manifests import load_manifests as load_manifests
@@ -23,6 +24,7 @@ __all__ = [
     "BUILTIN_RESOURCES",
     "FakeApiServer",
     "FakeClock",
+    "MemorySource",
     "RequestRecord",
     "ResourceInfo",
     "ServerFaults",
