@@ -11,6 +11,7 @@ The names below are the public API; submodules hold the rest (``aioinformer.erro
 from ._clock import Clock as Clock
 from ._config import BackoffPolicy as BackoffPolicy
 from ._config import WatchConfig as WatchConfig
+from ._lifecycle import State as State
 from ._reflector import Reflector as Reflector
 from ._reflector import ReflectorStatistics as ReflectorStatistics
 from ._reflector import ReflectorStore as ReflectorStore
@@ -85,6 +86,7 @@ __all__ = [
     "Result",
     "SharedIndexInformer",
     "SharedInformerFactory",
+    "State",
     "Store",
     "WatchConfig",
     "WatchErrorHandler",

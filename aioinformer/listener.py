@@ -10,7 +10,6 @@ handler object run by its own task (``informer.add_event_handler(handler)``).
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import inspect
 import logging
@@ -22,8 +21,10 @@ from enum import StrEnum
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
+import anyio
 import anyio.lowlevel
 
+from ._lifecycle import in_cancelled_scope
 from .objects import DeletedFinalStateUnknown, KubeObject
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ __all__ = [
     "EventStream",
     "EventType",
     "Listener",
+    "ListenerStatistics",
     "Registration",
     "ResourceEventHandler",
     "ResourceEventHandlerFuncs",
@@ -82,6 +84,22 @@ class Event:
     is_in_initial_list: bool = False
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ListenerStatistics:
+    """A snapshot of one consumer of an informer (an event stream or a handler)."""
+
+    #: ``"<informer>/events-N"`` or ``"<informer>/handler-N"``, as logs and metrics show it.
+    name: str
+    #: Notifications waiting for the consumer.
+    backlog: int
+    #: The largest backlog seen.
+    peak_backlog: int
+    #: Exceptions the handler raised (0 for an event stream).
+    handler_errors: int
+    #: Whether the informer synced and the consumer processed every initial-list add.
+    synced: bool
+
+
 class Listener:
     """One consumer's buffer, wake-up event, resync schedule and sync tracking.
 
@@ -120,7 +138,8 @@ class Listener:
         self._buffer: deque[Event] = deque()
         # Cached objects still to be replayed as ADDED before the buffer (a late join).
         self._replay: deque[KubeObject] = deque()
-        self._wake = asyncio.Event()
+        # Set by the next notification while the consumer waits (None: it does not wait).
+        self._wake: anyio.Event | None = None
         self._closed = False
         # When the consumer last resumed from the event loop (see SLICE_SECONDS).
         self._slice_start = time.perf_counter()
@@ -137,8 +156,7 @@ class Listener:
         # Initial-list adds delivered but not yet processed by the consumer.
         self._initial_pending = 0
         self._upstream_synced = upstream_synced
-        self._synced = asyncio.Event()
-        self._check_synced()
+        self._synced: anyio.Event | None = None  # created by the first waiter
 
     def __repr__(self) -> str:
         return f"<Listener {self.name} backlog={len(self._buffer)} closed={self._closed}>"
@@ -153,6 +171,21 @@ class Listener:
         """True once the listener was removed or the informer stopped."""
         return self._closed
 
+    def statistics(self) -> ListenerStatistics:
+        """A snapshot of the listener's figures."""
+        return ListenerStatistics(
+            name=self.name,
+            backlog=self.backlog,
+            peak_backlog=self.peak_backlog,
+            handler_errors=self.handler_errors,
+            synced=self.has_synced(),
+        )
+
+    def _wake_up(self) -> None:
+        wake, self._wake = self._wake, None
+        if wake is not None:
+            wake.set()
+
     # -- informer side ---------------------------------------------------------------------
 
     def add(self, event: Event) -> None:
@@ -165,7 +198,8 @@ class Listener:
             self._initial_pending += 1
         if len(buffer) > self.peak_backlog:
             self.peak_backlog = len(buffer)
-        self._wake.set()
+        if self._wake is not None:
+            self._wake_up()
 
     def should_resync(self, now: float) -> bool:
         """Whether this listener is due for resync at ``now``."""
@@ -187,7 +221,7 @@ class Listener:
         self._replay.extend(objects)
         self._initial_pending += len(objects)
         self.peak_backlog = max(self.peak_backlog, self.backlog)
-        self._wake.set()
+        self._wake_up()
 
     def close(self) -> None:
         """Stop delivery: drop pending notifications and wake the consumer.
@@ -197,7 +231,7 @@ class Listener:
         self._closed = True
         self._buffer.clear()
         self._replay.clear()
-        self._wake.set()
+        self._wake_up()
         self._check_synced()
 
     # -- consumer side ---------------------------------------------------------------------
@@ -219,8 +253,8 @@ class Listener:
                 return buffer.popleft()
             if self._closed:
                 return None
-            self._wake.clear()
-            await self._wake.wait()
+            self._wake = wake = anyio.Event()
+            await wake.wait()
             self._slice_start = time.perf_counter()
 
     def processed(self, event: Event) -> None:
@@ -236,11 +270,14 @@ class Listener:
     async def wait_synced(self) -> bool:
         """Wait until :meth:`has_synced` is true, or the listener closed (the informer stopped
         or the consumer left) first; returns :meth:`has_synced`."""
-        await self._synced.wait()
+        if not (self._closed or self.has_synced()):
+            if self._synced is None:
+                self._synced = anyio.Event()
+            await self._synced.wait()
         return self.has_synced()
 
     def _check_synced(self) -> None:
-        if (self._closed or self.has_synced()) and not self._synced.is_set():
+        if self._synced is not None and (self._closed or self.has_synced()):
             self._synced.set()
 
 
@@ -514,10 +551,9 @@ class Registration:
                 result = self._call(event)
                 if result is not None and inspect.isawaitable(result):
                     await result
-            except asyncio.CancelledError as exc:
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
-                    raise  # we are being cancelled: the informer stops or the handler is removed
+            except anyio.get_cancelled_exc_class() as exc:
+                if in_cancelled_scope():
+                    raise  # we are being cancelled: the informer stops
                 # The handler awaited something that was cancelled: its failure, not ours.
                 self._failed(event, exc)
             except Exception as exc:

@@ -101,7 +101,7 @@ async def test_first_candidate_creates_the_lease(fake_apiserver: FakeApiServer) 
     async with fake_apiserver.api_client() as client:
         a = candidate(client, "a")
         async with a.elector:
-            term = await asyncio.wait_for(a.elector.wait_for_leadership(), GUARD)
+            term = await asyncio.wait_for(a.elector.wait_leading(), GUARD)
             assert term is not None and term.number == 1
             assert a.elector.is_leader and a.started.is_set()
             obj = await lease(fake_apiserver)
@@ -142,7 +142,7 @@ async def test_leader_renews_and_the_follower_waits(fake_apiserver: FakeApiServe
 async def test_graceful_stop_releases_and_the_follower_takes_over_at_once(
     fake_apiserver: FakeApiServer,
 ) -> None:
-    """Stopping the leader clears holderIdentity; the follower takes over, incrementing
+    """Closing the leader clears holderIdentity; the follower takes over, incrementing
     leaseTransitions (the timing: tests/test_leaderelection_timing.py)."""
     async with fake_apiserver.api_client() as client_a, fake_apiserver.api_client() as client_b:
         a, b = candidate(client_a, "a"), candidate(client_b, "b")
@@ -152,7 +152,7 @@ async def test_graceful_stop_releases_and_the_follower_takes_over_at_once(
             async with b.elector:
                 await wait_until(b.new_leader, lambda: b.leaders == ["a"])
                 assert not b.elector.is_leader
-                a.elector.stop()
+                await a.elector.aclose()
                 await asyncio.wait_for(a.elector.wait_stopped(), GUARD)
                 assert a.stopped.is_set() and not a.elector.is_leader
                 await asyncio.wait_for(b.started.wait(), GUARD)
@@ -226,19 +226,19 @@ async def test_leader_that_cannot_renew_steps_down_then_leads_again(
             on_stopped_leading=stopped_leading,
         )
         async with elector:
-            first = await asyncio.wait_for(elector.wait_for_leadership(), GUARD)
+            first = await asyncio.wait_for(elector.wait_leading(), GUARD)
             assert first is not None
             await fake_apiserver.stop_listening()
             await asyncio.wait_for(lost.wait(), GUARD)
             assert first.ended and cancelled.is_set() and not elector.is_leader
             await fake_apiserver.start_listening()
-            second = await asyncio.wait_for(elector.wait_for_leadership(), GUARD)
+            second = await asyncio.wait_for(elector.wait_leading(), GUARD)
             assert second is not None and second.number == 2
         spec = (await lease(fake_apiserver))["spec"]
     assert spec["leaseTransitions"] == 0  # the same holder took its own lease back
 
 
-async def test_wait_for_leadership_returns_none_once_stopped(
+async def test_wait_leading_returns_none_once_stopped(
     fake_apiserver: FakeApiServer,
 ) -> None:
     """A follower waiting for leadership is told None when its elector stops; it runs once."""
@@ -247,13 +247,13 @@ async def test_wait_for_leadership_returns_none_once_stopped(
         async with a.elector:
             await asyncio.wait_for(a.started.wait(), GUARD)
             async with asyncio.TaskGroup() as group:
-                waiting = group.create_task(b.elector.wait_for_leadership())
+                waiting = group.create_task(b.elector.wait_leading())
                 async with b.elector:
                     await asyncio.wait_for(wait_for_poll(fake_apiserver, 0), GUARD)
                 assert await asyncio.wait_for(waiting, GUARD) is None
             assert not b.stopped.is_set()  # never led, so on_stopped_leading was not called
         with pytest.raises(LifecycleError):
-            _ = b.elector.run()
+            await b.elector.run()
 
 
 def test_invalid_timings_are_rejected() -> None:
@@ -346,14 +346,14 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
         assert a.controller.leading and not b.controller.leading
         assert b.elector.leader == "a"
 
-        a.controller.stop()
+        await a.controller.aclose()
         await asyncio.wait_for(run_a, GUARD)
         count_a = len(a.reconciled)
         await wait_until(b.changed, lambda: b.keys() == keys)
         assert len(a.reconciled) == count_a  # a never reconciled again
         spec = (await lease(fake_apiserver))["spec"]
         assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
-        b.controller.stop()
+        await b.controller.aclose()
     assert (await lease(fake_apiserver))["spec"]["holderIdentity"] == ""
 
 
@@ -380,7 +380,7 @@ async def test_killed_leader_controller_is_replaced_after_expiry(
         await wait_until(b.changed, lambda: b.keys() == {"default/cm"})
         spec = (await lease(fake_apiserver))["spec"]
         assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
-        b.controller.stop()
+        await b.controller.aclose()
 
 
 async def test_lost_leadership_cancels_reconciles_until_reelected(
@@ -475,5 +475,5 @@ async def test_unauthorized_lease_requests_reload_credentials(
         )
         async with asyncio.timeout(GUARD), elector:
             await refreshed.wait()
-            term = await elector.wait_for_leadership()
+            term = await elector.wait_leading()
             assert term is not None

@@ -687,6 +687,6 @@ async def test_a_large_initial_list_does_not_monopolise_the_event_loop(
         async with informer, anyio.create_task_group() as tg:
             await next_list(server, 0)  # the list is on its way
             tg.start_soon(ticker)
-            await informer.wait_for_cache_sync(timeout=30)
+            await asyncio.wait_for(informer.wait_for_cache_sync(), 30)
             synced.set()
     assert ticks >= 10  # 10 batches of 500: at least one turn between each
