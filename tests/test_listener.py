@@ -547,7 +547,7 @@ async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_
 
 def test_a_defaulted_second_parameter_is_not_the_initial_list_flag() -> None:
     """on_add=lambda obj, k=k: ... gets only the object; a named flag or two required get both."""
-    from aioinformer.listener import _takes_initial_list_flag
+    from aioinformer._handlers import _takes_initial_list_flag
 
     k = "captured"
     assert not _takes_initial_list_flag(lambda obj, k=k: None)
