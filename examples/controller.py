@@ -25,7 +25,6 @@ prints a summary. Against a real cluster, take the ``ApiClient`` of
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import socket
@@ -35,6 +34,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 from kubernetes_asyncio.client import ApiClient, CoreV1Api
 from kubernetes_asyncio.client.exceptions import ApiException
 
@@ -182,32 +182,33 @@ async def running_controller(
         in ``default``. Default True.
     :param on_reconciled: see :class:`PodNodesReconciler`.
     """
-    async with SharedInformerFactory(api_client) as factory:
-        pods = factory.for_resource("v1/pods", indexers={BY_NODE: pods_by_node})
-        configmaps = factory.for_resource("v1/configmaps")
-        reconciler = PodNodesReconciler(
-            api_client, pods=pods, configmaps=configmaps, on_reconciled=on_reconciled
+    factory = SharedInformerFactory(api_client)
+    pods = factory.for_resource("v1/pods", indexers={BY_NODE: pods_by_node})
+    configmaps = factory.for_resource("v1/configmaps")
+    reconciler = PodNodesReconciler(
+        api_client, pods=pods, configmaps=configmaps, on_reconciled=on_reconciled
+    )
+    elector = None
+    if leader_election:
+        elector = LeaderElector(
+            api_client=api_client,
+            lease_name=LEASE,
+            namespace="default",
+            identity=identity or f"{socket.gethostname()}-{os.getpid()}",
         )
-        elector = None
-        if leader_election:
-            elector = LeaderElector(
-                api_client=api_client,
-                lease_name=LEASE,
-                namespace="default",
-                identity=identity or f"{socket.gethostname()}-{os.getpid()}",
-            )
-        controller: Controller[str] = Controller(
-            name="pod-nodes", reconcile=reconciler.reconcile, workers=2, leader_elector=elector
-        )
-        controller.watch(pods, map_func=lambda pod: [namespace_of(pod)])
-        controller.watch(
-            configmaps,
-            filter=is_managed_configmap,
-            map_func=lambda configmap: [namespace_of(configmap)],
-        )
-        factory.start()
-        async with controller:
-            yield PodNodes(factory, pods, configmaps, controller, elector)
+    controller: Controller[str] = Controller(
+        name="pod-nodes", reconcile=reconciler.reconcile, workers=2, leader_elector=elector
+    )
+    controller.watch(pods, map_func=lambda pod: [namespace_of(pod)])
+    controller.watch(
+        configmaps,
+        filter=is_managed_configmap,
+        map_func=lambda configmap: [namespace_of(configmap)],
+    )
+    # Entering the factory starts its informers; the controller's workers start once the
+    # caches synced. Leaving stops the controller first (gracefully), then the informers.
+    async with factory, controller:
+        yield PodNodes(factory, pods, configmaps, controller, elector)
 
 
 # -- the demo --------------------------------------------------------------------------------
@@ -233,14 +234,29 @@ def pod(name: str, namespace: str, node: str = "") -> KubeObject:
     return {"metadata": {"name": name, "namespace": namespace}, "spec": spec}
 
 
-async def wait_converged(server: FakeApiServer, reconciled: asyncio.Event, timeout: float) -> None:
+class Reconciled:
+    """``on_reconciled`` for the demo: wakes the waiter of :meth:`next` after a reconcile."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    def __call__(self, namespace: str) -> None:
+        self._event.set()
+
+    def next(self) -> anyio.Event:
+        """An event the next reconcile sets."""
+        self._event = anyio.Event()
+        return self._event
+
+
+async def wait_converged(server: FakeApiServer, reconciled: Reconciled, within: float) -> None:
     """Wait until the ConfigMaps are right, re-checking after every reconcile."""
-    async with asyncio.timeout(timeout):
+    with anyio.fail_after(within):
         while True:
-            reconciled.clear()  # before checking, so a reconcile during the check counts
+            changed = reconciled.next()  # before checking, so a reconcile during it counts
             if await converged(server):
                 return
-            await reconciled.wait()
+            await changed.wait()
 
 
 def describe(configmaps: Mapping[str, Mapping[str, str]]) -> list[str]:
@@ -251,10 +267,10 @@ def describe(configmaps: Mapping[str, Mapping[str, str]]) -> list[str]:
     ]
 
 
-async def demo(*, timeout: float = 20.0) -> list[str]:
+async def demo(*, within: float = 20.0) -> list[str]:
     """Run the whole demo on a fresh fake API server; returns the summary lines."""
     lines: list[str] = []
-    reconciled = asyncio.Event()
+    reconciled = Reconciled()
     async with FakeApiServer(bookmark_interval=1.0) as server:
         for namespace in ("team-a", "team-b", "team-c"):
             await server.create("namespaces", {"metadata": {"name": namespace}})
@@ -272,10 +288,10 @@ async def demo(*, timeout: float = 20.0) -> list[str]:
         async with (
             server.api_client() as api_client,
             running_controller(
-                api_client, identity="demo-replica", on_reconciled=lambda _: reconciled.set()
+                api_client, identity="demo-replica", on_reconciled=reconciled
             ) as running,
         ):
-            await wait_converged(server, reconciled, timeout)
+            await wait_converged(server, reconciled, within)
             lines.append(f"leader: {running.elector.leader if running.elector else '-'}")
             lines.append("initial:")
             lines.extend(describe(await actual_configmaps(server)))
@@ -286,7 +302,7 @@ async def demo(*, timeout: float = 20.0) -> list[str]:
             await server.delete("pods", "db-0", namespace="team-b")  # team-b has no pods left
             await server.create("pods", pod("api-0", "default", "node-2"))
             await server.delete("configmaps", CONFIGMAP, namespace="team-c")  # by hand
-            await wait_converged(server, reconciled, timeout)
+            await wait_converged(server, reconciled, within)
             lines.append("after moving web-2, deleting db-0, adding api-0, deleting team-c's:")
             lines.extend(describe(await actual_configmaps(server)))
 
@@ -313,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
-    for line in asyncio.run(demo()):
+    for line in anyio.run(demo):
         print(line, flush=True)
     return 0
 

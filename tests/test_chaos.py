@@ -320,7 +320,7 @@ async def test_informer_survives_chaos(seed: int) -> None:
                             m.rvs() == expected for m in models.values()
                         )
 
-                    await wait_until(changed, quiet, timeout=20)
+                    await wait_until(changed, quiet, within=20)
                 # Leaving `async with informer` stopped it; the stream consumers then ended.
 
     for model in models.values():

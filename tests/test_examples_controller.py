@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import subprocess
 import sys
@@ -75,14 +74,14 @@ async def test_reconcile_keeps_configmaps_right(
 ) -> None:
     """Against the fake server: ConfigMaps follow pod changes, a hand edit is reverted, and a
     namespace without pods loses its ConfigMap."""
-    reconciled = asyncio.Event()
+    reconciled = example.Reconciled()
     await fake_apiserver.create("namespaces", {"metadata": {"name": "shop"}})
     await fake_apiserver.create("pods", example.pod("cart", "shop", "node-a"))
     await fake_apiserver.create("pods", example.pod("pay", "shop", "node-b"))
     async with (
         fake_apiserver.api_client() as client,
         example.running_controller(
-            client, leader_election=False, on_reconciled=lambda _: reconciled.set()
+            client, leader_election=False, on_reconciled=reconciled
         ) as running,
     ):
         await example.wait_converged(fake_apiserver, reconciled, GUARD)
