@@ -1,0 +1,35 @@
+"""`make bench` keeps working: the harness runs every figure end to end and writes its JSON.
+
+Tiny sizes, one round, variants in one process (``--mode smoke``): this checks that the
+server, every variant and the report still fit together with the library as it is — never
+how fast anything is.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
+
+
+def test_the_benchmark_harness_runs_every_figure_and_writes_json(tmp_path: Path) -> None:
+    """Every figure yields rows with values, nothing fails, and the table is printed."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--mode", "smoke", "--no-node", "--results", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "| figure | measurement |" in done.stdout
+    document = json.loads((tmp_path / "latest-smoke.json").read_text())
+    assert document["failures"] == []
+    rows = document["rows"]
+    assert {row["figure"] for row in rows} == {"B1", "B2", "B3", "B4", "B5", "B6", "reads"}
+    assert all(row["value"] is not None and row["value"] >= 0 for row in rows)
+    assert document["machine"]["python"]
+    assert document["machine"]["cache_modes"]
