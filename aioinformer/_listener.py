@@ -7,6 +7,7 @@ consumer; its backlog simply grows (and is observable as :attr:`Listener.backlog
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -18,7 +19,16 @@ import anyio.lowlevel
 
 from .objects import KubeObject
 
-__all__ = ["SLICE_SECONDS", "Event", "EventType", "Listener", "ListenerStatistics"]
+__all__ = [
+    "SLICE_SECONDS",
+    "Event",
+    "EventType",
+    "Listener",
+    "ListenerStatistics",
+    "effective_resync",
+]
+
+logger = logging.getLogger(__name__)
 
 
 #: The longest a consumer runs through buffered notifications before the next read yields to
@@ -254,3 +264,14 @@ class Listener:
     def _check_synced(self) -> None:
         if self._synced is not None and (self._closed or self.has_synced()):
             self._synced.set()
+
+
+def effective_resync(desired: float, check: float) -> float:
+    """A consumer's resync period in effect: none when it wants none or the informer does not
+    resync, else at least the informer's check period."""
+    if desired == 0:
+        return 0.0
+    if check == 0:
+        logger.debug("resync period %s ignored: the informer does not resync", desired)
+        return 0.0
+    return max(desired, check)

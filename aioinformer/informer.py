@@ -26,6 +26,7 @@ import anyio.lowlevel
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import WatchConfig
 from ._lifecycle import Service, State
+from ._listener import effective_resync
 from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
 from .delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
 from .errors import FIFOClosedError, LifecycleError
@@ -73,15 +74,6 @@ class InformerStatistics:
     listeners: tuple[ListenerStatistics, ...]
 
 
-def _effective_resync(desired: float, check: float) -> float:
-    if desired == 0:
-        return 0.0
-    if check == 0:
-        logger.debug("resync period %s ignored: the informer does not resync", desired)
-        return 0.0
-    return max(desired, check)
-
-
 class SharedIndexInformer(Service):
     """An indexed, always-fresh cache of one resource, shared by many consumers.
 
@@ -104,10 +96,10 @@ class SharedIndexInformer(Service):
         that moment) on every full collection — the cache is millions of containers for a large
         cluster. Process-wide and opt-in: objects frozen while alive that later become *cyclic*
         garbage are never reclaimed (acyclic ones, like cached objects, are freed as usual).
-        A full collection runs first, once: a pause of about a second per 10,000 Pods.
-        ``make bench`` measures the effect (watch ingest 1.7x faster). Default False.
-    :param clock: time for resync scheduling and the reflector's waits. Default the system
-        clock.
+        A full collection runs first, once: a pause of about a second per 10,000 Pods
+        (``make bench`` measures the effect). Default False.
+    :param clock: time for resync scheduling, the reflector's waits and :meth:`aclose`'s
+        bound. Default the system clock.
     """
 
     def __init__(
@@ -303,13 +295,13 @@ class SharedIndexInformer(Service):
                 else:
                     self._check_period = requested
                     for listener in self._listeners:
-                        listener.resync_period = _effective_resync(
+                        listener.resync_period = effective_resync(
                             listener.requested_resync_period, requested
                         )
         listener = Listener(
             name=f"{self.name}/{kind}-{next(self._listener_ids)}",
             requested_resync_period=requested,
-            resync_period=_effective_resync(requested, self._check_period),
+            resync_period=effective_resync(requested, self._check_period),
             now=self._clock.now(),
             upstream_synced=False,
         )
@@ -322,9 +314,8 @@ class SharedIndexInformer(Service):
         self._listeners = [*self._listeners, listener]
         return listener
 
-    async def _wait_consumers_synced(self) -> None:
-        """Until every current consumer synced (or left); for the integrations' readiness."""
-        for listener in self._listeners:
+    async def _wait_consumers_synced(self) -> None:  # for the integrations' readiness
+        for listener in self._listeners:  # every current consumer synced (or left)
             await listener.wait_synced()
 
     def _remove_listener(self, listener: Listener) -> None:
