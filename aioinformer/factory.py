@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.abc
 
+from ._builtin_resources import BUILTIN_RESOURCES
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import WatchConfig
 from ._lifecycle import Service, State
@@ -32,35 +33,7 @@ logger = logging.getLogger(__name__)
 #: lower-cased, is accepted too) → ``group/version/plural``. Others (custom resources, or
 #: built-ins missing here) are written ``group/version/plural`` or given as a Resource.
 _KUBECTL_NAMES: dict[str, tuple[str, ...]] = {
-    "v1/pods": ("pod", "po"),
-    "v1/services": ("service", "svc"),
-    "v1/endpoints": ("ep",),
-    "v1/configmaps": ("configmap", "cm"),
-    "v1/secrets": ("secret",),
-    "v1/events": ("event", "ev"),
-    "v1/serviceaccounts": ("serviceaccount", "sa"),
-    "v1/persistentvolumeclaims": ("persistentvolumeclaim", "pvc"),
-    "v1/namespaces": ("namespace", "ns"),
-    "v1/nodes": ("node", "no"),
-    "v1/persistentvolumes": ("persistentvolume", "pv"),
-    "apps/v1/deployments": ("deployment", "deploy"),
-    "apps/v1/replicasets": ("replicaset", "rs"),
-    "apps/v1/statefulsets": ("statefulset", "sts"),
-    "apps/v1/daemonsets": ("daemonset", "ds"),
-    "batch/v1/jobs": ("job",),
-    "batch/v1/cronjobs": ("cronjob", "cj"),
-    "coordination.k8s.io/v1/leases": ("lease",),
-    "discovery.k8s.io/v1/endpointslices": ("endpointslice",),
-    "networking.k8s.io/v1/ingresses": ("ingress", "ing"),
-    "rbac.authorization.k8s.io/v1/roles": ("role",),
-    "rbac.authorization.k8s.io/v1/rolebindings": ("rolebinding",),
-    "rbac.authorization.k8s.io/v1/clusterroles": ("clusterrole",),
-    "rbac.authorization.k8s.io/v1/clusterrolebindings": ("clusterrolebinding",),
-    "apiextensions.k8s.io/v1/customresourcedefinitions": (
-        "customresourcedefinition",
-        "crd",
-        "crds",
-    ),
+    f"{r.api_version}/{r.plural}": (r.singular, *r.short_names) for r in BUILTIN_RESOURCES
 }
 
 

@@ -216,13 +216,13 @@ async def running_controller(
 
 async def actual_configmaps(server: FakeApiServer) -> dict[str, dict[str, str]]:
     """Namespace → data of every ``pod-nodes`` ConfigMap on the server."""
-    found = await server.list_objects("configmaps", field_selector=f"metadata.name={CONFIGMAP}")
+    found = server.objects.list("configmaps", field_selector=f"metadata.name={CONFIGMAP}")
     return {namespace_of(cm): dict(cm.get("data") or {}) for cm in found}
 
 
 async def converged(server: FakeApiServer) -> bool:
     """Whether the ConfigMaps on the server match the pods on the server."""
-    expected = expected_configmaps(await server.list_objects("pods"))
+    expected = expected_configmaps(server.objects.list("pods"))
     return await actual_configmaps(server) == expected
 
 
@@ -273,9 +273,9 @@ async def demo(*, within: float = 20.0) -> list[str]:
     reconciled = Reconciled()
     async with FakeApiServer(bookmark_interval=1.0) as server:
         for namespace in ("team-a", "team-b", "team-c"):
-            await server.create("namespaces", {"metadata": {"name": namespace}})
+            server.objects.create("namespaces", {"metadata": {"name": namespace}})
         for node in ("node-1", "node-2", "node-3"):
-            await server.create("nodes", {"metadata": {"name": node}})
+            server.objects.create("nodes", {"metadata": {"name": node}})
         for body in (
             pod("web-1", "team-a", "node-1"),
             pod("web-2", "team-a", "node-2"),
@@ -283,7 +283,7 @@ async def demo(*, within: float = 20.0) -> list[str]:
             pod("job-1", "team-c", "node-1"),
             pod("job-2", "team-c"),  # pending: counted, on no node
         ):
-            await server.create("pods", body)
+            server.objects.create("pods", body)
 
         async with (
             server.api_client() as api_client,
@@ -297,11 +297,11 @@ async def demo(*, within: float = 20.0) -> list[str]:
             lines.extend(describe(await actual_configmaps(server)))
 
             # Pods cannot change nodes: "moving" one means deleting and recreating it.
-            await server.delete("pods", "web-2", namespace="team-a")
-            await server.create("pods", pod("web-2", "team-a", "node-3"))
-            await server.delete("pods", "db-0", namespace="team-b")  # team-b has no pods left
-            await server.create("pods", pod("api-0", "default", "node-2"))
-            await server.delete("configmaps", CONFIGMAP, namespace="team-c")  # by hand
+            server.objects.delete("pods", "web-2", namespace="team-a")
+            server.objects.create("pods", pod("web-2", "team-a", "node-3"))
+            server.objects.delete("pods", "db-0", namespace="team-b")  # team-b has no pods left
+            server.objects.create("pods", pod("api-0", "default", "node-2"))
+            server.objects.delete("configmaps", CONFIGMAP, namespace="team-c")  # by hand
             await wait_converged(server, reconciled, within)
             lines.append("after moving web-2, deleting db-0, adding api-0, deleting team-c's:")
             lines.extend(describe(await actual_configmaps(server)))
@@ -313,7 +313,7 @@ async def demo(*, within: float = 20.0) -> list[str]:
             lines.append("pods per node: " + ", ".join(f"{n}={c}" for n, c in per_node.items()))
             stats = running.controller.statistics()
             lines.append(f"reconciles: {stats.reconciles} (errors {stats.errors})")
-        lease = await server.get("leases", LEASE, namespace="default")
+        lease = server.objects.get("leases", LEASE, namespace="default")
         holder = lease["spec"].get("holderIdentity") or "-"
         lines.append(f"lease after stop: holder={holder}")
     lines.append("OK")

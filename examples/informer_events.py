@@ -28,10 +28,10 @@ def configmap(name: str, **data: str) -> dict[str, object]:
 
 async def make_changes(server: FakeApiServer) -> None:
     """What a cluster's users would do: create, update and delete a few ConfigMaps."""
-    await server.create("configmaps", configmap("feature-flags", beta="off"))
-    await server.patch("configmaps", "app-settings", {"data": {"replicas": "3"}})
-    await server.patch("configmaps", "feature-flags", {"data": {"beta": "on"}})
-    await server.delete("configmaps", "app-settings")
+    server.objects.create("configmaps", configmap("feature-flags", beta="off"))
+    server.objects.patch("configmaps", "app-settings", {"data": {"replicas": "3"}})
+    server.objects.patch("configmaps", "feature-flags", {"data": {"beta": "on"}})
+    server.objects.delete("configmaps", "app-settings")
 
 
 def describe(event: Event) -> str:
@@ -46,8 +46,8 @@ def describe(event: Event) -> str:
 
 async def main() -> None:
     async with FakeApiServer(bookmark_interval=1.0) as server:
-        await server.create("configmaps", configmap("app-settings", replicas="2"))
-        await server.create("configmaps", configmap("logging", level="info"))
+        server.objects.create("configmaps", configmap("app-settings", replicas="2"))
+        server.objects.create("configmaps", configmap("logging", level="info"))
 
         async with server.api_client() as api_client, anyio.create_task_group() as tg:
             informer = SharedIndexInformer(KubeListerWatcher(api_client, CONFIGMAPS))

@@ -142,6 +142,6 @@ async def demo_api_client() -> AsyncIterator[ApiClient]:
     """A fake API server holding :data:`DEMO_PODS`, and a client talking to it."""
     async with FakeApiServer(bookmark_interval=10.0) as server:
         for pod in DEMO_PODS:
-            await server.create("pods", pod)
+            server.objects.create("pods", pod)
         async with server.api_client() as api_client:
             yield api_client

@@ -78,7 +78,7 @@ class Pipeline:
                 return
 
     def requests(self, verb: str, start: int = 0) -> list[Any]:
-        return [r for r in self.server.requests[start:] if r.verb == verb]
+        return [r for r in self.server.requests.records[start:] if r.verb == verb]
 
     def cache(self) -> dict[str, str]:
         """``{key: resourceVersion}`` of the cache."""
@@ -90,7 +90,7 @@ class Pipeline:
 
     async def server_state(self, resource: Resource = CONFIGMAPS) -> dict[str, str]:
         """``{key: resourceVersion}`` of the server."""
-        objects = await self.server.list_objects(str(resource))
+        objects = self.server.objects.list(str(resource))
         return {meta_namespace_key(o): o["metadata"]["resourceVersion"] for o in objects}
 
     async def converged(self, *, within: float = 10.0) -> None:

@@ -45,7 +45,7 @@ async def _read_until(stream: asyncio.StreamReader, needle: str, seen: list[str]
 
 async def test_watch_shows_objects_created_after_start(fake_apiserver: FakeApiServer) -> None:
     """`aioinformer watch pods -A --server URL` prints objects created after it started."""
-    await fake_apiserver.create("pods", pod("before"))
+    fake_apiserver.objects.create("pods", pod("before"))
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "aioinformer", "watch", "pods", "-A",
         "--server", fake_apiserver.url, "--plain",
@@ -55,8 +55,8 @@ async def test_watch_shows_objects_created_after_start(fake_apiserver: FakeApiSe
     seen: list[str] = []
     try:
         await _read_until(process.stdout, "# synced", seen)
-        await fake_apiserver.create("namespaces", {"metadata": {"name": "kube-system"}})
-        await fake_apiserver.create("pods", pod("after", "kube-system"), namespace="kube-system")
+        fake_apiserver.objects.create("namespaces", {"metadata": {"name": "kube-system"}})
+        fake_apiserver.objects.create("pods", pod("after", "kube-system"), namespace="kube-system")
         await _read_until(process.stdout, "kube-system/after", seen)
     finally:
         process.send_signal(signal.SIGINT)
@@ -141,7 +141,7 @@ async def test_connect_with_a_kubeconfig(fake_apiserver: FakeApiServer, tmp_path
         await lw.list(ListOptions())
     finally:
         await connection.close()
-    assert fake_apiserver.requests[-1].verb == "list"
+    assert fake_apiserver.requests.records[-1].verb == "list"
 
 
 async def test_connect_reports_a_broken_kubeconfig(tmp_path: Path) -> None:
@@ -157,7 +157,7 @@ async def test_connect_reports_a_broken_kubeconfig(tmp_path: Path) -> None:
 async def test_live_table_lists_objects_most_recent_first(fake_apiserver: FakeApiServer) -> None:
     """The live view renders a row per object, newest change first, and a summary title."""
     for name in ("a", "b", "c"):
-        await fake_apiserver.create("configmaps", configmap(name))
+        fake_apiserver.objects.create("configmaps", configmap(name))
     async with fake_apiserver.api_client() as client:
         resource = Resource.parse("v1/configmaps")
         informer = SharedIndexInformer(KubeListerWatcher(client, resource), watch=FAST_WATCH)
@@ -178,13 +178,13 @@ async def test_live_table_lists_objects_most_recent_first(fake_apiserver: FakeAp
 
 async def test_watch_stops_on_sigint_before_the_first_sync(fake_apiserver: FakeApiServer) -> None:
     """Ctrl-C works while every list fails (RBAC, say); the exit status says it never synced."""
-    fake_apiserver.fail_next(100_000, 403, verb="list")
+    fake_apiserver.faults.fail_next(100_000, 403, verb="list")
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "aioinformer", "watch", "pods", "-A",
         "--server", fake_apiserver.url, "--plain",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
-    await fake_apiserver.wait_for_request(lambda r: r.verb == "list" and r.status == 403)
+    await fake_apiserver.requests.wait_for(lambda r: r.verb == "list" and r.status == 403)
     process.send_signal(signal.SIGINT)
     async with asyncio.timeout(20):
         _, err = await process.communicate()

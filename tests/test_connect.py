@@ -49,7 +49,7 @@ async def test_async_with_connect_closes_the_client(
     """``async with aioinformer.connect() as client:`` finds the cluster through $KUBECONFIG,
     talks to it, and closes the client's session at the end of the block."""
     monkeypatch.setenv("KUBECONFIG", str(kubeconfig_for(fake_apiserver, tmp_path / "config")))
-    await fake_apiserver.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
     async with aioinformer.connect() as client:
         assert (client.source, client.namespace) == ("kubeconfig", "team-a")
         page = await KubeListerWatcher(client.api_client, CONFIGMAPS).list(ListOptions())

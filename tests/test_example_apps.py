@@ -121,8 +121,8 @@ def kind(request: pytest.FixtureRequest) -> str:
 async def seed(server: FakeApiServer) -> None:
     """The example's demo pods, plus one in another namespace."""
     for pod in fastapi_app.DEMO_PODS:
-        await server.create("pods", pod)
-    await server.create(
+        server.objects.create("pods", pod)
+    server.objects.create(
         "pods",
         {"metadata": {"name": "web-9", "namespace": "other", "labels": {"app": "web"}}},
     )
@@ -139,7 +139,7 @@ async def apiserver() -> AsyncIterator[FakeApiServer]:
 async def test_readyz_is_503_until_synced_then_200(kind: str, apiserver: FakeApiServer) -> None:
     """While the API server is unreachable /readyz is 503 (and /healthz 200); once the cache and
     its consumers have synced, /readyz is 200; shutdown leaves no task running."""
-    await apiserver.stop_listening()
+    await apiserver.faults.stop_listening()
     with anyio.fail_after(GUARD):
         async with apiserver.api_client() as api_client:
             async with run_example(kind, api_client) as app:
@@ -151,7 +151,7 @@ async def test_readyz_is_503_until_synced_then_200(kind: str, apiserver: FakeApi
                 assert (await app.get("/pods"))[0] == 503
                 assert app_tasks(), "the app's tasks should be visible while it runs"
 
-                await apiserver.start_listening()
+                await apiserver.faults.start_listening()
                 assert await asyncio.wait_for(app.get_runtime().wait_ready(), GUARD)
                 status, body = await app.get_json("/readyz")
                 assert status == 200
@@ -210,7 +210,7 @@ async def test_new_pods_show_up(kind: str, apiserver: FakeApiServer) -> None:
             assert await asyncio.wait_for(runtime.wait_ready(), GUARD)
             informer = runtime.factory.for_resource("v1/pods")
             async with informer.events() as events:
-                await apiserver.create(
+                apiserver.objects.create(
                     "pods", {"metadata": {"name": "web-3", "labels": {"app": "web"}}}
                 )
                 async for event in events:

@@ -75,9 +75,9 @@ async def test_reconcile_keeps_configmaps_right(
     """Against the fake server: ConfigMaps follow pod changes, a hand edit is reverted, and a
     namespace without pods loses its ConfigMap."""
     reconciled = example.Reconciled()
-    await fake_apiserver.create("namespaces", {"metadata": {"name": "shop"}})
-    await fake_apiserver.create("pods", example.pod("cart", "shop", "node-a"))
-    await fake_apiserver.create("pods", example.pod("pay", "shop", "node-b"))
+    fake_apiserver.objects.create("namespaces", {"metadata": {"name": "shop"}})
+    fake_apiserver.objects.create("pods", example.pod("cart", "shop", "node-a"))
+    fake_apiserver.objects.create("pods", example.pod("pay", "shop", "node-b"))
     async with (
         fake_apiserver.api_client() as client,
         example.running_controller(
@@ -85,24 +85,24 @@ async def test_reconcile_keeps_configmaps_right(
         ) as running,
     ):
         await example.wait_converged(fake_apiserver, reconciled, GUARD)
-        stored = await fake_apiserver.get("configmaps", example.CONFIGMAP, namespace="shop")
+        stored = fake_apiserver.objects.get("configmaps", example.CONFIGMAP, namespace="shop")
         assert stored["data"] == {"nodes": "node-a,node-b", "pods": "2"}
         assert stored["metadata"]["labels"] == example.MANAGED_BY
 
-        await fake_apiserver.patch(
+        fake_apiserver.objects.patch(
             "configmaps", example.CONFIGMAP, {"data": {"nodes": "bogus"}}, namespace="shop"
         )
         await example.wait_converged(fake_apiserver, reconciled, GUARD)
-        stored = await fake_apiserver.get("configmaps", example.CONFIGMAP, namespace="shop")
+        stored = fake_apiserver.objects.get("configmaps", example.CONFIGMAP, namespace="shop")
         assert stored["data"] == {"nodes": "node-a,node-b", "pods": "2"}
 
-        await fake_apiserver.delete("pods", "cart", namespace="shop")
+        fake_apiserver.objects.delete("pods", "cart", namespace="shop")
         await example.wait_converged(fake_apiserver, reconciled, GUARD)
         assert await example.actual_configmaps(fake_apiserver) == {
             "shop": {"nodes": "node-b", "pods": "1"}
         }
 
-        await fake_apiserver.delete("pods", "pay", namespace="shop")
+        fake_apiserver.objects.delete("pods", "pay", namespace="shop")
         await example.wait_converged(fake_apiserver, reconciled, GUARD)
         assert await example.actual_configmaps(fake_apiserver) == {}
         assert running.controller.statistics().errors == 0

@@ -23,7 +23,7 @@ NAMESPACES = Resource.parse("v1/namespaces")
 
 def lists_of(server: FakeApiServer, plural: str) -> list[str]:
     """Paths of the LIST requests for one resource."""
-    return [r.path for r in server.requests if r.verb == "list" and r.resource == plural]
+    return [r.path for r in server.requests.records if r.verb == "list" and r.resource == plural]
 
 
 async def test_one_informer_per_resource(fake_apiserver: FakeApiServer) -> None:
@@ -41,7 +41,7 @@ async def test_one_informer_per_resource(fake_apiserver: FakeApiServer) -> None:
 
 async def test_start_starts_only_new_informers(fake_apiserver: FakeApiServer) -> None:
     """start() starts what is not started yet; a second start() adds only later informers."""
-    await fake_apiserver.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
     async with fake_apiserver.api_client() as api_client:
         async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             configmaps = factory.for_resource(CONFIGMAPS)
@@ -59,7 +59,7 @@ async def test_start_starts_only_new_informers(fake_apiserver: FakeApiServer) ->
             assert len(lists_of(fake_apiserver, "secrets")) == 1
             assert configmaps.lister().get("a", "default") is not None
         assert configmaps.state is State.STOPPED and secrets.state is State.STOPPED
-        await fake_apiserver.wait_for_watches(0, exactly=True)
+        await fake_apiserver.requests.wait_for_watches(0, exactly=True)
 
 
 async def test_start_needs_a_running_factory(fake_apiserver: FakeApiServer) -> None:
@@ -91,7 +91,7 @@ async def test_shutdown_right_after_start(fake_apiserver: FakeApiServer) -> None
 
 async def test_wait_for_cache_sync_reports_each_resource(fake_apiserver: FakeApiServer) -> None:
     """An informer that stopped before it could list reports False; the others True."""
-    fake_apiserver.fail_next(10_000, 500, verb="list", resource="secrets")
+    fake_apiserver.faults.fail_next(10_000, 500, verb="list", resource="secrets")
     async with (
         fake_apiserver.api_client() as api_client,
         SharedInformerFactory(api_client, watch=FAST_WATCH) as factory,
@@ -102,7 +102,7 @@ async def test_wait_for_cache_sync_reports_each_resource(fake_apiserver: FakeApi
             await factory.wait_for_cache_sync()  # nothing started: nothing to wait for
         factory.start()
         assert await asyncio.wait_for(configmaps.wait_for_cache_sync(), 10)
-        await fake_apiserver.wait_for_request(
+        await fake_apiserver.requests.wait_for(
             lambda r: r.verb == "list" and r.resource == "secrets" and r.status == 500, start=0
         )
         await secrets.aclose()
@@ -114,8 +114,8 @@ async def test_tweak_list_options_reach_every_request(fake_apiserver: FakeApiSer
     """tweak_list_options' label selector is sent on lists and watches and filters the cache."""
     web = configmap("web")
     web["metadata"]["labels"] = {"app": "web"}
-    await fake_apiserver.create("configmaps", web)
-    await fake_apiserver.create("configmaps", configmap("other"))
+    fake_apiserver.objects.create("configmaps", web)
+    fake_apiserver.objects.create("configmaps", configmap("other"))
 
     def only_web(options: ListOptions) -> ListOptions:
         return dataclasses.replace(options, label_selector="app=web")
@@ -126,20 +126,20 @@ async def test_tweak_list_options_reach_every_request(fake_apiserver: FakeApiSer
             informer = factory.for_resource(CONFIGMAPS)
             factory.start()
             assert await asyncio.wait_for(factory.wait_for_cache_sync(), 10) == {CONFIGMAPS: True}
-            watch = await fake_apiserver.wait_for_request(
+            watch = await fake_apiserver.requests.wait_for(
                 lambda r: r.verb == "watch" and r.resource == "configmaps", start=0
             )
             assert watch.query.get("labelSelector") == "app=web"
-            lists = [r for r in fake_apiserver.requests if r.verb == "list"]
+            lists = [r for r in fake_apiserver.requests.records if r.verb == "list"]
             assert [r.query.get("labelSelector") for r in lists] == ["app=web"]
             assert informer.indexer.list_keys() == ["default/web"]
 
 
 async def test_namespace_scopes_namespaced_resources(fake_apiserver: FakeApiServer) -> None:
     """With a namespace, namespaced informers list one namespace; cluster-scoped ones all."""
-    await fake_apiserver.create("namespaces", {"metadata": {"name": "team"}})
-    await fake_apiserver.create("configmaps", configmap("mine", namespace="team"))
-    await fake_apiserver.create("configmaps", configmap("theirs", namespace="default"))
+    fake_apiserver.objects.create("namespaces", {"metadata": {"name": "team"}})
+    fake_apiserver.objects.create("configmaps", configmap("mine", namespace="team"))
+    fake_apiserver.objects.create("configmaps", configmap("theirs", namespace="default"))
     async with (
         fake_apiserver.api_client() as api_client,
         SharedInformerFactory(api_client, namespace="team", watch=FAST_WATCH) as factory,
@@ -182,7 +182,7 @@ async def test_for_resource_adds_missing_indexers(fake_apiserver: FakeApiServer)
 
 async def test_factory_consumers_end_with_shutdown(fake_apiserver: FakeApiServer) -> None:
     """Streams over a factory's informers end when the factory shuts down."""
-    await fake_apiserver.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
     seen: list[str] = []
     async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
         async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:

@@ -38,7 +38,7 @@ async def seed(server: FakeApiServer) -> None:
     """The example's demo pods, in the kubeconfig context's namespace's cluster."""
     example: Any = importlib.import_module(MODULE)
     for pod in example.DEMO_PODS:
-        await server.create("pods", pod)
+        server.objects.create("pods", pod)
 
 
 async def get_json(http: aiohttp.ClientSession, url: str, **params: str) -> tuple[int, Any]:
@@ -69,7 +69,9 @@ async def test_uvicorn_serves_the_module_level_app_of_the_example(
             assert body["informers"]["v1/pods"]["objects"] == 3
             status, body = await get_json(http, url + "/pods", labelSelector="app=web")
             assert [p["metadata"]["name"] for p in body["items"]] == ["web-1", "web-2"]
-    lists = [r for r in fake_apiserver.requests if r.verb == "list" and r.resource == "pods"]
+    lists = [
+        r for r in fake_apiserver.requests.records if r.verb == "list" and r.resource == "pods"
+    ]
     assert lists, "the app listed pods through the kubeconfig's server"
 
 
@@ -95,7 +97,7 @@ async def test_the_uvicorn_command_serves_the_example(
                 log.append(line)
                 match = re.search(r"Uvicorn running on (http://\S+)", line)
             url = match.group(1)
-            await fake_apiserver.wait_for_request(
+            await fake_apiserver.requests.wait_for(
                 lambda r: r.verb == "watch" and r.resource == "pods", start=0
             )
             async with aiohttp.ClientSession() as http:

@@ -48,7 +48,7 @@ async def test_removing_a_registration_through_another_informer_is_a_no_op(
             other.remove_event_handler(registration)
             other.remove_event_handler(registration)
             assert registration.listener in mine._listeners
-            await fake_apiserver.create("configmaps", configmap("after"))
+            fake_apiserver.objects.create("configmaps", configmap("after"))
             with anyio.fail_after(GUARD):
                 while "after" not in recorder.names:
                     recorder.changed = anyio.Event()

@@ -221,7 +221,7 @@ async def test_initial_list_then_watch_events(fake_apiserver: FakeApiServer) -> 
     """The initial list arrives as initial adds; later changes as added, updated, deleted."""
     server = fake_apiserver
     for name in ("a", "b"):
-        await server.create("configmaps", configmap(name, v="0"))
+        server.objects.create("configmaps", configmap(name, v="0"))
     async with server.api_client() as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         recorder = Recorder()
@@ -230,7 +230,7 @@ async def test_initial_list_then_watch_events(fake_apiserver: FakeApiServer) -> 
             assert not informer.has_synced()
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             assert informer.has_synced()
-            assert informer.last_sync_resource_version == server.resource_version
+            assert informer.last_sync_resource_version == server.objects.resource_version
             await recorder.wait_for_count(2)
             assert [(e.type, e.is_in_initial_list) for e in recorder.events] == [
                 (EventType.ADDED, True),
@@ -238,9 +238,9 @@ async def test_initial_list_then_watch_events(fake_apiserver: FakeApiServer) -> 
             ]
             assert recorder.summary() == [("ADDED", "default/a"), ("ADDED", "default/b")]
 
-            created = await server.create("configmaps", configmap("c", v="0"))
-            updated = await server.patch("configmaps", "a", {"data": {"v": "1"}})
-            final = await server.delete("configmaps", "b")
+            created = server.objects.create("configmaps", configmap("c", v="0"))
+            updated = server.objects.patch("configmaps", "a", {"data": {"v": "1"}})
+            final = server.objects.delete("configmaps", "b")
             await recorder.wait_for_count(5)
             added, update, deleted = recorder.events[2:]
             assert added == Event(EventType.ADDED, created)
@@ -252,7 +252,7 @@ async def test_initial_list_then_watch_events(fake_apiserver: FakeApiServer) -> 
             assert deleted.old_object["metadata"]["name"] == "b"
             assert sorted(informer.indexer.list_keys()) == ["default/a", "default/c"]
             assert informer.lister().get("a", "default") == updated
-            assert informer.last_sync_resource_version == server.resource_version
+            assert informer.last_sync_resource_version == server.objects.resource_version
     assert informer.state is State.STOPPED
 
 
@@ -267,8 +267,8 @@ async def test_indexers_given_at_construction_and_added_later(
     def by_size(obj: KubeObject) -> list[str]:
         return [obj["data"].get("size", "")]
 
-    await fake_apiserver.create("configmaps", configmap("a", color="red", size="s"))
-    await fake_apiserver.create("configmaps", configmap("b", color="blue", size="s"))
+    fake_apiserver.objects.create("configmaps", configmap("a", color="red", size="s"))
+    fake_apiserver.objects.create("configmaps", configmap("b", color="blue", size="s"))
     async with fake_apiserver.api_client() as api_client:
         informer = new_informer(api_client, indexers={"color": by_color})
         async with informer:
@@ -296,7 +296,7 @@ async def test_transform_runs_before_the_cache(fake_apiserver: FakeApiServer) ->
 
     body = configmap("a", v="0")
     body["metadata"]["managedFields"] = [{"manager": "kubectl"}]
-    await fake_apiserver.create("configmaps", body)
+    fake_apiserver.objects.create("configmaps", body)
     async with fake_apiserver.api_client() as api_client:
         informer = new_informer(api_client)
         informer.set_transform(drop_managed_fields)
@@ -314,7 +314,7 @@ async def test_transform_runs_before_the_cache(fake_apiserver: FakeApiServer) ->
 async def test_watch_error_handler_sees_list_errors(fake_apiserver: FakeApiServer) -> None:
     """set_watch_error_handler's handler gets every list/watch error; later calls fail."""
     seen: list[tuple[Reflector, BaseException]] = []
-    fake_apiserver.fail_next(2, 500, verb="list", resource="configmaps")
+    fake_apiserver.faults.fail_next(2, 500, verb="list", resource="configmaps")
     async with fake_apiserver.api_client() as api_client:
         informer = new_informer(api_client)
         informer.set_watch_error_handler(lambda reflector, exc: seen.append((reflector, exc)))
@@ -332,12 +332,12 @@ async def test_wait_for_cache_sync_is_bounded_by_the_caller_and_ends_at_stop(
 ) -> None:
     """Without a successful list, wait_for_cache_sync waits (the caller bounds it with a
     cancel scope) and returns False once the informer stopped."""
-    fake_apiserver.fail_next(10_000, 500, verb="list", resource="configmaps")
+    fake_apiserver.faults.fail_next(10_000, 500, verb="list", resource="configmaps")
     async with fake_apiserver.api_client() as api_client:
         informer = new_informer(api_client)
         async with anyio.create_task_group() as tg:
             tg.start_soon(informer.run)
-            await fake_apiserver.wait_for_request(lambda r: r.verb == "list" and r.status == 500)
+            await fake_apiserver.requests.wait_for(lambda r: r.verb == "list" and r.status == 500)
             with anyio.move_on_after(0) as bound:
                 await informer.wait_for_cache_sync()
             assert bound.cancelled_caught
@@ -362,11 +362,11 @@ async def test_run_and_stop(fake_apiserver: FakeApiServer) -> None:
             tg.start_soon(informer.run)
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             assert informer.state is not State.NEW
-            await fake_apiserver.wait_for_watches(1, resource="configmaps")
+            await fake_apiserver.requests.wait_for_watches(1, resource="configmaps")
             await informer.aclose()
             await informer.aclose()  # idempotent
         assert informer.state is State.STOPPED
-        await fake_apiserver.wait_for_watches(0, resource="configmaps", exactly=True)
+        await fake_apiserver.requests.wait_for_watches(0, resource="configmaps", exactly=True)
         with pytest.raises(LifecycleError):
             await informer.run()
         with pytest.raises(LifecycleError):
@@ -386,7 +386,7 @@ async def test_leaving_async_with_at_once_stops_cleanly(fake_apiserver: FakeApiS
             pass
         assert informer.state is State.STOPPED and not informer.has_synced()
         assert await informer.wait_for_cache_sync() is False
-    assert not [r for r in fake_apiserver.requests if r.resource == "configmaps"]
+    assert not [r for r in fake_apiserver.requests.records if r.resource == "configmaps"]
 
 
 async def test_stop_before_run_makes_run_return(fake_apiserver: FakeApiServer) -> None:
@@ -405,7 +405,7 @@ async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
     fake_apiserver: FakeApiServer,
 ) -> None:
     """A consumer waiting for sync is released (with False) when the informer stops first."""
-    fake_apiserver.fail_next(1000, 500, verb="list")  # never syncs
+    fake_apiserver.faults.fail_next(1000, 500, verb="list")  # never syncs
     async with fake_apiserver.api_client() as client:
         informer = new_informer(client)
         registration = informer.add_event_handler(
@@ -413,7 +413,7 @@ async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
         )
         stream = informer.events()
         async with informer:
-            await fake_apiserver.wait_for_request(lambda r: r.verb == "list")
+            await fake_apiserver.requests.wait_for(lambda r: r.verb == "list")
         with anyio.fail_after(5):
             assert await registration.wait_synced() is False
             assert await stream.wait_synced() is False
@@ -428,7 +428,7 @@ async def test_freeze_gc_after_sync_freezes_once_the_cache_is_synced(
 
     calls: list[int] = []
     monkeypatch.setattr(gc, "freeze", lambda: calls.append(1))
-    await fake_apiserver.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
     async with fake_apiserver.api_client() as client:
         informer = new_informer(client, freeze_gc_after_sync=True)
         plain = new_informer(client)

@@ -87,7 +87,7 @@ async def test_resync_updates_reach_only_listeners_due(fake_apiserver: FakeApiSe
     """Every 1 s (on the informer's clock) the due consumer gets old==new updates; others, and
     resync-off informers, not."""
     for name in ("a", "b"):
-        await fake_apiserver.create("configmaps", configmap(name))
+        fake_apiserver.objects.create("configmaps", configmap(name))
     clock = FakeClock()
     async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client, resync_period=0.25, clock=clock)
@@ -127,7 +127,7 @@ async def test_with_resync_off_relist_updates_reach_every_listener(
 ) -> None:
     """With resync off every listener stays 'syncing': an unchanged relisted object reaches all."""
     for name in ("a", "b"):
-        await fake_apiserver.create("configmaps", configmap(name))
+        fake_apiserver.objects.create("configmaps", configmap(name))
     async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         first, second = Recorder(), Recorder()
@@ -135,12 +135,14 @@ async def test_with_resync_off_relist_updates_reach_every_listener(
         tg.start_soon(second.consume, informer.events(resync_period=0))
         async with informer:
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
-            await fake_apiserver.wait_for_watches(1, resource="configmaps")
-            lists = len([r for r in fake_apiserver.requests if r.verb == "list"])
-            fake_apiserver.inject_watch_error(500, "InternalError", "relist, please")
+            await fake_apiserver.requests.wait_for_watches(1, resource="configmaps")
+            lists = len([r for r in fake_apiserver.requests.records if r.verb == "list"])
+            fake_apiserver.faults.inject_watch_error(500, "InternalError", "relist, please")
             for recorder in (first, second):
                 await recorder.wait_for(lambda events: len(syncs(events)) == 2)
-            assert len([r for r in fake_apiserver.requests if r.verb == "list"]) == lists + 1
+            assert (
+                len([r for r in fake_apiserver.requests.records if r.verb == "list"]) == lists + 1
+            )
         for recorder in (first, second):
             assert [(e.type, e.is_sync) for e in recorder.events[2:]] == [
                 (EventType.UPDATED, True),

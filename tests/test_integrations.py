@@ -57,7 +57,7 @@ async def get(http: aiohttp.ClientSession, url: str) -> tuple[int, str]:
 @pytest.fixture
 async def api_client(fake_apiserver: FakeApiServer) -> AsyncIterator[ApiClient]:
     """A client of the fake API server, which holds one configmap."""
-    await fake_apiserver.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
     async with fake_apiserver.api_client() as client:
         yield client
 
@@ -156,7 +156,7 @@ async def test_fastapi_lifespan_readiness_and_shutdown(
     factory = new_factory(api_client)
     app = FastAPI(lifespan=informer_lifespan(factory))
     app.include_router(health_router())
-    await fake_apiserver.stop_listening()
+    await fake_apiserver.faults.stop_listening()
     with anyio.fail_after(GUARD):
         async with serve_asgi(app) as url:
             status, body = await get(http, url + "/readyz")
@@ -166,7 +166,7 @@ async def test_fastapi_lifespan_readiness_and_shutdown(
             runtime = app.state.informers
             assert isinstance(runtime, InformerRuntime)
             assert runtime.factory is factory
-            await fake_apiserver.start_listening()
+            await fake_apiserver.faults.start_listening()
             assert await runtime.wait_ready()
             assert (await get(http, url + "/readyz"))[0] == 200
         assert not hasattr(app.state, "informers")
@@ -216,13 +216,13 @@ async def test_aiohttp_cleanup_ctx_readiness_and_shutdown(
     app.cleanup_ctx.append(informer_cleanup_ctx(factory))
     add_health_routes(app)
     app.router.add_get("/metrics", metrics_handler(registry))
-    await fake_apiserver.stop_listening()
+    await fake_apiserver.faults.stop_listening()
     with anyio.fail_after(GUARD):
         async with serve_aiohttp(app) as url:
             runtime = app[INFORMERS]
             assert (await get(http, url + "/readyz"))[0] == 503
             assert await get(http, url + "/healthz") == (200, "ok")
-            await fake_apiserver.start_listening()
+            await fake_apiserver.faults.start_listening()
             assert await runtime.wait_ready()
             status, body = await get(http, url + "/readyz")
             assert status == 200

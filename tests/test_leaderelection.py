@@ -84,7 +84,7 @@ def make_elector(client: object, **options: Any) -> LeaderElector:
 
 async def lease(server: FakeApiServer) -> KubeObject:
     """The Lease object as stored by the server."""
-    return await server.get("leases", LEASE, namespace="default")
+    return server.objects.get("leases", LEASE, namespace="default")
 
 
 def is_lease_update(record: object, status: int = 200) -> bool:
@@ -125,10 +125,10 @@ async def test_leader_renews_and_the_follower_waits(fake_apiserver: FakeApiServe
             first = LeaseRecord.from_lease(await lease(fake_apiserver))
             async with b.elector:
                 # Renewals spanning more than a lease duration: the follower must not take over.
-                start = len(fake_apiserver.requests)
+                start = len(fake_apiserver.requests.records)
                 for _ in range(round((LEASE_DURATION + RETRY_PERIOD) / RETRY_PERIOD)):
-                    await fake_apiserver.wait_for_request(is_lease_update, start=start)
-                    start = len(fake_apiserver.requests)
+                    await fake_apiserver.requests.wait_for(is_lease_update, start=start)
+                    start = len(fake_apiserver.requests.records)
                 assert not b.elector.is_leader and not b.started.is_set()
                 assert b.elector.leader == "a" and b.leaders == ["a"]
                 later = LeaseRecord.from_lease(await lease(fake_apiserver))
@@ -176,7 +176,7 @@ async def test_racing_candidates_elect_exactly_one(fake_apiserver: FakeApiServer
         candidates = [candidate(c, name) for c, name in ((c1, "a"), (c2, "b"), (c3, "c"))]
         async with candidates[0].elector, candidates[1].elector, candidates[2].elector:
             await asyncio.wait_for(
-                fake_apiserver.wait_for_request(
+                fake_apiserver.requests.wait_for(
                     lambda r: r.verb == "create" and r.resource == "leases" and r.status == 201,
                     start=0,
                 ),
@@ -186,19 +186,21 @@ async def test_racing_candidates_elect_exactly_one(fake_apiserver: FakeApiServer
             winner = next(c for c in candidates if c.elector.identity == leader)
             await asyncio.wait_for(winner.started.wait(), GUARD)
             # Every candidate has looked at the lease at least once since.
-            start = len(fake_apiserver.requests)
+            start = len(fake_apiserver.requests.records)
             for other in candidates:
                 if other is not winner:
                     await wait_for_poll(fake_apiserver, start)
             assert [c.elector.is_leader for c in candidates].count(True) == 1
-    creates = [r.status for r in fake_apiserver.requests if r.verb == "create"]
+    creates = [r.status for r in fake_apiserver.requests.records if r.verb == "create"]
     assert creates.count(201) == 1
 
 
 async def wait_for_poll(server: FakeApiServer, start: int) -> None:
     """Wait for a GET of the lease after request index ``start`` (a leader renews without
     reading, so while one leads this is a follower's poll)."""
-    await server.wait_for_request(lambda r: r.verb == "get" and r.resource == "leases", start=start)
+    await server.requests.wait_for(
+        lambda r: r.verb == "get" and r.resource == "leases", start=start
+    )
 
 
 async def test_leader_that_cannot_renew_steps_down_then_leads_again(
@@ -228,10 +230,10 @@ async def test_leader_that_cannot_renew_steps_down_then_leads_again(
         async with elector:
             first = await asyncio.wait_for(elector.wait_leading(), GUARD)
             assert first is not None
-            await fake_apiserver.stop_listening()
+            await fake_apiserver.faults.stop_listening()
             await asyncio.wait_for(lost.wait(), GUARD)
             assert first.ended and cancelled.is_set() and not elector.is_leader
-            await fake_apiserver.start_listening()
+            await fake_apiserver.faults.start_listening()
             second = await asyncio.wait_for(elector.wait_leading(), GUARD)
             assert second is not None and second.number == 2
         spec = (await lease(fake_apiserver))["spec"]
@@ -325,7 +327,7 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
     """Two controllers on one lease: only the leader reconciles; when it stops (releasing the
     lease) the other takes over and reconciles everything."""
     for i in range(3):
-        await fake_apiserver.create("configmaps", configmap(f"cm{i}"))
+        fake_apiserver.objects.create("configmaps", configmap(f"cm{i}"))
     keys = {f"default/cm{i}" for i in range(3)}
     async with (
         replica(fake_apiserver, "a") as a,
@@ -335,12 +337,16 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
         run_a = group.create_task(a.controller.run())
         await wait_until(a.changed, lambda: a.keys() == keys)
         group.create_task(b.controller.run())
-        await asyncio.wait_for(wait_for_poll(fake_apiserver, len(fake_apiserver.requests)), GUARD)
+        await asyncio.wait_for(
+            wait_for_poll(fake_apiserver, len(fake_apiserver.requests.records)), GUARD
+        )
         await asyncio.wait_for(b.registration.wait_synced(), GUARD)
-        await fake_apiserver.create("configmaps", configmap("late"))
+        fake_apiserver.objects.create("configmaps", configmap("late"))
         keys.add("default/late")
         await wait_until(a.changed, lambda: a.keys() == keys)
-        await asyncio.wait_for(wait_for_poll(fake_apiserver, len(fake_apiserver.requests)), GUARD)
+        await asyncio.wait_for(
+            wait_for_poll(fake_apiserver, len(fake_apiserver.requests.records)), GUARD
+        )
         # The follower's informer queued the keys, but it reconciled nothing.
         assert b.reconciled == [] and len(b.controller.queue) >= 3
         assert a.controller.leading and not b.controller.leading
@@ -363,7 +369,7 @@ async def test_killed_leader_controller_is_replaced_after_expiry(
     """A leader controller cancelled without releasing: the other takes over once the lease
     expired, and reconciles everything (the expiry timing:
     tests/test_leaderelection_timing.py)."""
-    await fake_apiserver.create("configmaps", configmap("cm"))
+    fake_apiserver.objects.create("configmaps", configmap("cm"))
     async with (
         replica(fake_apiserver, "a", release_on_cancel=False) as a,
         replica(fake_apiserver, "b") as b,
@@ -372,7 +378,9 @@ async def test_killed_leader_controller_is_replaced_after_expiry(
         run_a = group.create_task(a.controller.run())
         await wait_until(a.changed, lambda: a.keys() == {"default/cm"})
         group.create_task(b.controller.run())
-        await asyncio.wait_for(wait_for_poll(fake_apiserver, len(fake_apiserver.requests)), GUARD)
+        await asyncio.wait_for(
+            wait_for_poll(fake_apiserver, len(fake_apiserver.requests.records)), GUARD
+        )
         run_a.cancel()
         with pytest.raises(asyncio.CancelledError):
             await run_a
@@ -388,7 +396,7 @@ async def test_lost_leadership_cancels_reconciles_until_reelected(
 ) -> None:
     """When the lease cannot be renewed the workers stop at once (the in-flight reconcile is
     cancelled and its key kept); once leading again the key is reconciled to completion."""
-    await fake_apiserver.create("configmaps", configmap("slow"))
+    fake_apiserver.objects.create("configmaps", configmap("slow"))
     attempts: list[str] = []
     first_started = asyncio.Event()
     cancelled = asyncio.Event()
@@ -425,13 +433,13 @@ async def test_lost_leadership_cancels_reconciles_until_reelected(
                 await asyncio.wait_for(first_started.wait(), GUARD)
                 term = elector.term
                 assert term is not None
-                await fake_apiserver.stop_listening()
+                await fake_apiserver.faults.stop_listening()
                 await asyncio.wait_for(term.wait_ended(), GUARD)
                 await asyncio.wait_for(cancelled.wait(), GUARD)
                 assert not controller.leading
                 assert controller.statistics().in_flight == 0
                 assert attempts == ["default/slow"]
-                await fake_apiserver.start_listening()
+                await fake_apiserver.faults.start_listening()
                 await asyncio.wait_for(completed.wait(), GUARD)
                 assert attempts == ["default/slow", "default/slow"]
                 assert elector.term is not None and elector.term.number == 2
@@ -467,7 +475,7 @@ async def test_unauthorized_lease_requests_reload_credentials(
     async def refresher() -> None:
         refreshed.set()
 
-    fake_apiserver.fail_next(1, 401, resource="leases")
+    fake_apiserver.faults.fail_next(1, 401, resource="leases")
     async with fake_apiserver.api_client() as client:
         elector = make_elector(
             client,

@@ -69,7 +69,7 @@ async def test_factory_start_returns_once_its_informers_synced(
 ) -> None:
     """``await tg.start(factory.run)`` starts the informers the factory has and returns once
     every one of them synced."""
-    await fake_apiserver.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
     async with fake_apiserver.api_client() as client:
         factory = SharedInformerFactory(client, watch=FAST_WATCH)
         configmaps = factory.for_resource(CONFIGMAPS)
@@ -312,7 +312,7 @@ async def test_entering_a_factory_starts_its_informers_and_start_the_later_ones(
 ) -> None:
     """Informers created before entering start with the factory; one created inside the block
     waits for start()."""
-    await fake_apiserver.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
     async with fake_apiserver.api_client() as client:
         factory = SharedInformerFactory(client, watch=FAST_WATCH)
         early = factory.for_resource(CONFIGMAPS)

@@ -22,7 +22,7 @@ from tests.support import Recorder, configmap, new_informer, wait_until
 
 async def create(server: FakeApiServer, *names: str) -> None:
     for name in names:
-        await server.create("configmaps", configmap(name, v="0"))
+        server.objects.create("configmaps", configmap(name, v="0"))
 
 
 def keys(events: list[Event]) -> list[str]:
@@ -171,14 +171,14 @@ async def test_a_late_subscriber_sees_each_existing_object_once(
                     tg.start_soon(recorder.consume, stream)
                     del stream
                 name = rng.choice(names)
-                if name in {o["metadata"]["name"] for o in await server.list_objects("configmaps")}:
-                    await server.patch("configmaps", name, {"data": {"v": str(step)}})
+                if name in {o["metadata"]["name"] for o in server.objects.list("configmaps")}:
+                    server.objects.patch("configmaps", name, {"data": {"v": str(step)}})
                 else:
-                    await server.create("configmaps", configmap(name, v=str(step)))
+                    server.objects.create("configmaps", configmap(name, v=str(step)))
                 await asyncio.sleep(0)  # let the informer deliver between writes
             expected = {
                 meta_namespace_key(o): o["metadata"]["resourceVersion"]
-                for o in await server.list_objects("configmaps")
+                for o in server.objects.list("configmaps")
             }
 
             def view(events: list[Event]) -> dict[str, str]:
@@ -271,8 +271,8 @@ async def test_handlers_of_every_shape(fake_apiserver: FakeApiServer) -> None:
         informer.add_event_handler(OnlyDeletes())
         async with informer:
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
-            await fake_apiserver.patch("configmaps", "a", {"data": {"v": "1"}})
-            await fake_apiserver.delete("configmaps", "a")
+            fake_apiserver.objects.patch("configmaps", "a", {"data": {"v": "1"}})
+            fake_apiserver.objects.delete("configmaps", "a")
             await wait_until(
                 changed, lambda: len(calls["funcs"]) == 3 and len(calls["deletes"]) == 1
             )
@@ -337,8 +337,8 @@ async def test_a_failing_handler_is_logged_counted_and_fed_on(
             async with informer:
                 await registration.wait_synced()  # a failed initial add still counts as done
                 await create(fake_apiserver, "c")
-                await fake_apiserver.patch("configmaps", "b", {"data": {"v": "1"}})
-                await fake_apiserver.delete("configmaps", "b")
+                fake_apiserver.objects.patch("configmaps", "b", {"data": {"v": "1"}})
+                fake_apiserver.objects.delete("configmaps", "b")
                 await recorder.wait_for_count(2)
     assert recorder.summary() == [("ADDED", "default/b"), ("DELETED", "default/b")]
     assert registration.handler_errors == 3
@@ -515,8 +515,8 @@ async def test_a_handler_raising_cancelled_error_is_a_handler_error_not_a_stop(
         registration = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
         async with informer:
             await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
-            await fake_apiserver.create("configmaps", configmap("boom"))
-            await fake_apiserver.create("configmaps", configmap("after"))
+            fake_apiserver.objects.create("configmaps", configmap("boom"))
+            fake_apiserver.objects.create("configmaps", configmap("after"))
             with anyio.fail_after(10):
                 await seen.wait()
             assert informer.state is not State.STOPPED
@@ -528,7 +528,7 @@ async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_
 ) -> None:
     """Removing a handler does not count its unprocessed initial list as processed."""
     for i in range(3):
-        await fake_apiserver.create("configmaps", configmap(f"cm-{i}"))
+        fake_apiserver.objects.create("configmaps", configmap(f"cm-{i}"))
     gate = asyncio.Event()
 
     async def on_add(obj: KubeObject) -> None:
@@ -560,7 +560,7 @@ def test_a_defaulted_second_parameter_is_not_the_initial_list_flag() -> None:
 async def test_a_late_joiner_replays_a_large_cache_lazily(fake_apiserver: FakeApiServer) -> None:
     """Joining replays the cache as events made on demand; the backlog counts them."""
     for i in range(50):
-        await fake_apiserver.create("configmaps", configmap(f"cm-{i:02d}"))
+        fake_apiserver.objects.create("configmaps", configmap(f"cm-{i:02d}"))
     async with fake_apiserver.api_client() as client:
         informer = new_informer(client)
         async with informer:

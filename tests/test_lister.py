@@ -109,8 +109,8 @@ async def test_informer_lister(fake_apiserver: FakeApiServer) -> None:
     """informer.lister() reads the informer's cache."""
     labelled = configmap("web", v="1")
     labelled["metadata"]["labels"] = {"app": "web"}
-    await fake_apiserver.create("configmaps", labelled)
-    await fake_apiserver.create("configmaps", configmap("plain"))
+    fake_apiserver.objects.create("configmaps", labelled)
+    fake_apiserver.objects.create("configmaps", configmap("plain"))
     async with fake_apiserver.api_client() as api_client:
         informer = new_informer(api_client)
         async with informer:

@@ -81,7 +81,7 @@ async def synced_informer() -> AsyncIterator[SharedIndexInformer]:
     fixture: its task group must be left in the task that entered it)."""
     async with FakeApiServer() as server, server.api_client() as client:
         for i in range(BACKLOG):
-            await server.create("configmaps", configmap(f"cm-{i:05}"))
+            server.objects.create("configmaps", configmap(f"cm-{i:05}"))
         informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS))
         async with informer:
             with anyio.fail_after(GUARD):

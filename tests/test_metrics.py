@@ -157,8 +157,8 @@ async def test_collector_reads_live_counters(
 ) -> None:
     """Lists, watches, events by type, restarts by cause, malformed events, store size, RV,
     handler errors and listener backlogs are read from the informer at scrape time."""
-    await fake_apiserver.create("configmaps", configmap("a"))
-    await fake_apiserver.create("configmaps", configmap("b"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("b"))
     handled_bad = asyncio.Event()
 
     def on_add(obj: KubeObject) -> None:
@@ -184,18 +184,18 @@ async def test_collector_reads_live_counters(
             idle_listener = informer._listeners[-1]
             async with informer.events() as events:
                 assert await informer.wait_for_cache_sync()
-                await fake_apiserver.wait_for_watches(1)
-                fake_apiserver.inject_malformed_line()
-                await fake_apiserver.create("configmaps", configmap("bad"))
+                await fake_apiserver.requests.wait_for_watches(1)
+                fake_apiserver.faults.inject_malformed_line()
+                fake_apiserver.objects.create("configmaps", configmap("bad"))
                 async for event in events:  # the malformed line came before this event
                     if event.type is EventType.ADDED and event.object["metadata"]["name"] == "bad":
                         break
                 await handled_bad.wait()  # the error is counted before the handler task yields
-                start = len(fake_apiserver.requests)
-                assert fake_apiserver.drop_watches() == 1
+                start = len(fake_apiserver.requests.records)
+                assert fake_apiserver.faults.drop_watches() == 1
                 # A malformed line was skipped, so the re-watch is a relist (at the last RV).
-                await fake_apiserver.wait_for_request(lambda r: r.verb == "watch", start=start)
-                await fake_apiserver.create("configmaps", configmap("c"))
+                await fake_apiserver.requests.wait_for(lambda r: r.verb == "watch", start=start)
+                fake_apiserver.objects.create("configmaps", configmap("c"))
                 async for event in events:  # delivered by the new watch
                     if event.object["metadata"]["name"] == "c":
                         break

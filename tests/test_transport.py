@@ -144,14 +144,14 @@ async def test_list_decodes_dicts_and_fills_kind(
     server: FakeApiServer, api_client: ApiClient
 ) -> None:
     """A list returns plain dicts carrying kind/apiVersion, plus the list's resource version."""
-    await server.create("configmaps", configmap("a", x="1"))
+    server.objects.create("configmaps", configmap("a", x="1"))
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
     result = await lw.list(ListOptions())
     assert [o["metadata"]["name"] for o in result.items] == ["a"]
     assert isinstance(result.items[0], dict)
     assert result.items[0]["kind"] == "ConfigMap"
     assert result.items[0]["apiVersion"] == "v1"
-    assert result.resource_version == server.resource_version
+    assert result.resource_version == server.objects.resource_version
     assert result.continue_token is None
 
 
@@ -160,7 +160,7 @@ async def test_list_pages_with_limit_and_continue(
 ) -> None:
     """limit/continue page through the collection and the token comes back."""
     for i in range(5):
-        await server.create("configmaps", configmap(f"cm-{i}"))
+        server.objects.create("configmaps", configmap(f"cm-{i}"))
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
     first = await lw.list(ListOptions(resource_version="", limit=2))
     assert len(first.items) == 2
@@ -185,13 +185,13 @@ async def test_namespace_and_selectors_reach_the_server(
         ),
     )
     await lw.list(ListOptions(label_selector="tier=front"))
-    record = server.requests[-1]
+    record = server.requests.records[-1]
     assert record.path == "/api/v1/namespaces/default/configmaps"
     assert record.query["labelSelector"] == "app=web"
     assert record.query["fieldSelector"] == "metadata.name=a"
     lw2 = KubeListerWatcher(api_client, CONFIGMAPS, label_selector="app=web")
     await lw2.list(ListOptions(label_selector="tier=front"))
-    assert server.requests[-1].query["labelSelector"] == "app=web,tier=front"
+    assert server.requests.records[-1].query["labelSelector"] == "app=web,tier=front"
 
 
 @pytest.mark.parametrize(
@@ -208,7 +208,7 @@ async def test_http_errors_become_typed_exceptions(
     server: FakeApiServer, api_client: ApiClient, status: int, error: type[Exception]
 ) -> None:
     """An error Status maps to its exception class, with code and reason."""
-    server.fail_next(1, status, verb="list")
+    server.faults.fail_next(1, status, verb="list")
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
     with pytest.raises(error) as caught:
         await lw.list(ListOptions())
@@ -218,7 +218,7 @@ async def test_http_errors_become_typed_exceptions(
 
 async def test_429_carries_retry_after(server: FakeApiServer, api_client: ApiClient) -> None:
     """A 429 answer exposes the server's Retry-After."""
-    server.fail_next(1, 429, retry_after=3, verb="list")
+    server.faults.fail_next(1, 429, retry_after=3, verb="list")
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
     with pytest.raises(TooManyRequestsError) as caught:
         await lw.list(ListOptions())
@@ -237,7 +237,7 @@ async def test_future_resource_version_is_too_large(
 async def test_refused_connection_is_connection_refused(server: FakeApiServer) -> None:
     """Nobody listening on the port is a ConnectionRefused transport error."""
     async with server.api_client() as client:
-        await server.stop_listening()
+        await server.faults.stop_listening()
         lw = KubeListerWatcher(client, CONFIGMAPS)
         with pytest.raises(ConnectionRefused):
             await lw.list(ListOptions())
@@ -251,11 +251,11 @@ async def test_refused_connection_is_connection_refused(server: FakeApiServer) -
 async def test_watch_yields_typed_events(server: FakeApiServer, api_client: ApiClient) -> None:
     """ADDED/MODIFIED/DELETED events arrive in order as dicts, from the given RV."""
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.create("configmaps", configmap("a"))
-        await server.patch("configmaps", "a", {"data": {"k": "v"}}, namespace="default")
-        await server.delete("configmaps", "a", namespace="default")
+        server.objects.create("configmaps", configmap("a"))
+        server.objects.patch("configmaps", "a", {"data": {"k": "v"}}, namespace="default")
+        server.objects.delete("configmaps", "a", namespace="default")
         events = [await anext(stream) for _ in range(3)]
     finally:
         await stream.aclose()
@@ -265,7 +265,7 @@ async def test_watch_yields_typed_events(server: FakeApiServer, api_client: ApiC
         WatchEventType.DELETED,
     ]
     assert all(e.object["metadata"]["name"] == "a" for e in events)
-    assert server.requests[-1].query["watch"] in ("1", "true")
+    assert server.requests.records[-1].query["watch"] in ("1", "true")
 
 
 async def test_watch_error_event_raises_and_ends(
@@ -273,10 +273,10 @@ async def test_watch_error_event_raises_and_ends(
 ) -> None:
     """An ERROR event raises its Status as an exception; the stream is then over."""
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.wait_for_watches(1)
-        server.inject_watch_error(410, "Expired", "too old resource version")
+        await server.requests.wait_for_watches(1)
+        server.faults.inject_watch_error(410, "Expired", "too old resource version")
         with pytest.raises(ExpiredError):
             await anext(stream)
         with pytest.raises(StopAsyncIteration):
@@ -290,13 +290,13 @@ async def test_malformed_line_raises_but_stream_continues(
 ) -> None:
     """A garbage line raises MalformedWatchEventError; the next event still arrives."""
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.wait_for_watches(1)
-        server.inject_malformed_line()
-        server.inject_raw_line(b'{"type": "ADDED"}')
-        server.inject_raw_line(b"[1, 2]")
-        await server.create("configmaps", configmap("after"))
+        await server.requests.wait_for_watches(1)
+        server.faults.inject_malformed_line()
+        server.faults.inject_raw_line(b'{"type": "ADDED"}')
+        server.faults.inject_raw_line(b"[1, 2]")
+        server.objects.create("configmaps", configmap("after"))
         for _ in range(3):
             with pytest.raises(MalformedWatchEventError):
                 await anext(stream)
@@ -311,10 +311,10 @@ async def test_unknown_event_types_pass_through(
 ) -> None:
     """An event type the protocol does not define is handed on as a plain string."""
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.wait_for_watches(1)
-        server.inject_raw_line(b'{"type": "SURPRISE", "object": {"metadata": {}}}')
+        await server.requests.wait_for_watches(1)
+        server.faults.inject_raw_line(b'{"type": "SURPRISE", "object": {"metadata": {}}}')
         event = await anext(stream)
     finally:
         await stream.aclose()
@@ -325,7 +325,9 @@ async def test_unknown_event_types_pass_through(
 async def test_idle_watch_times_out(server: FakeApiServer, api_client: ApiClient) -> None:
     """A watch that delivers no bytes for idle_timeout raises WatchIdleTimeoutError."""
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version), idle_timeout=0.3)
+    stream = await lw.watch(
+        ListOptions(resource_version=server.objects.resource_version), idle_timeout=0.3
+    )
     try:
         with pytest.raises(WatchIdleTimeoutError):
             async with asyncio.timeout(5):
@@ -340,7 +342,7 @@ async def test_clean_server_timeout_ends_iteration(
     """timeoutSeconds makes the server end the watch; iteration stops cleanly."""
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
     stream = await lw.watch(
-        ListOptions(resource_version=server.resource_version, timeout_seconds=1)
+        ListOptions(resource_version=server.objects.resource_version, timeout_seconds=1)
     )
     try:
         async with asyncio.timeout(5):
@@ -356,10 +358,10 @@ async def test_five_megabyte_objects_pass_list_and_watch(
     """A 5 MB object is framed from many chunks on a watch and decoded from a list."""
     big = "x" * (5 * 1024 * 1024)
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.create("configmaps", configmap("big", blob=big))
-        await server.create("configmaps", configmap("small"))
+        server.objects.create("configmaps", configmap("big", blob=big))
+        server.objects.create("configmaps", configmap("small"))
         first = await anext(stream)
         second = await anext(stream)
     finally:
@@ -375,10 +377,10 @@ async def test_oversized_event_is_skipped_not_fatal(
 ) -> None:
     """An event over max_event_size is skipped with MalformedWatchEventError; the next arrives."""
     lw = KubeListerWatcher(api_client, CONFIGMAPS, max_event_size=64 * 1024)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.create("configmaps", configmap("big", blob="y" * 200_000))
-        await server.create("configmaps", configmap("next"))
+        server.objects.create("configmaps", configmap("big", blob="y" * 200_000))
+        server.objects.create("configmaps", configmap("next"))
         with pytest.raises(MalformedWatchEventError, match="larger than max_event_size"):
             await anext(stream)
         event = await anext(stream)
@@ -392,11 +394,11 @@ async def test_events_split_across_chunks_are_reassembled(
 ) -> None:
     """Many events sent in one burst come out whole and in order."""
     lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     names = [f"cm-{i:04d}" for i in range(300)]
     try:
         for name in names:
-            await server.create("configmaps", configmap(name, payload="z" * 3000))
+            server.objects.create("configmaps", configmap(name, payload="z" * 3000))
         received = [(await anext(stream)).object["metadata"]["name"] for _ in names]
     finally:
         await stream.aclose()

@@ -93,9 +93,9 @@ class Churn:
     async def populate(self) -> None:
         """Create the namespace, the nodes and the initial pods."""
         server = self._server
-        await server.create("namespaces", {"metadata": {"name": DEMO_NAMESPACE}})
+        server.objects.create("namespaces", {"metadata": {"name": DEMO_NAMESPACE}})
         for node in self.nodes:
-            await server.create("nodes", {"metadata": {"name": node}})
+            server.objects.create("nodes", {"metadata": {"name": node}})
         for _ in range(self.objects):
             await self._create(initial=True)
 
@@ -137,7 +137,7 @@ class Churn:
         self._serial += 1
         name = f"pod-{self._serial:05d}"
         node = self._rng.choice(self.nodes)
-        await self._server.create("pods", pod_body(name, node), namespace=DEMO_NAMESPACE)
+        self._server.objects.create("pods", pod_body(name, node), namespace=DEMO_NAMESPACE)
         self._pods[name] = node
         self._slot[name] = len(self._names)
         self._names.append(name)
@@ -149,7 +149,7 @@ class Churn:
 
     async def _delete(self) -> None:
         name = self._pick()
-        await self._server.delete("pods", name, namespace=DEMO_NAMESPACE)
+        self._server.objects.delete("pods", name, namespace=DEMO_NAMESPACE)
         del self._pods[name]
         # Swap-remove keeps removal and random choice O(1).
         index = self._slot.pop(name)
@@ -164,7 +164,7 @@ class Churn:
         others = [node for node in self.nodes if node != self._pods[name]]
         node = self._rng.choice(others)
         patch = {"spec": {"nodeName": node}}
-        await self._server.patch("pods", name, patch, namespace=DEMO_NAMESPACE)
+        self._server.objects.patch("pods", name, patch, namespace=DEMO_NAMESPACE)
         self._pods[name] = node
         self.operations["move"] += 1
 
@@ -173,10 +173,10 @@ class Churn:
         patch: dict[str, Any]
         if self._rng.random() < 0.5:
             patch = {"metadata": {"labels": {"revision": str(self.total)}}}
-            await self._server.patch("pods", name, patch, namespace=DEMO_NAMESPACE)
+            self._server.objects.patch("pods", name, patch, namespace=DEMO_NAMESPACE)
         else:
             patch = {"status": {"phase": self._rng.choice(PHASES)}}
-            await self._server.patch(
+            self._server.objects.patch(
                 "pods", name, patch, namespace=DEMO_NAMESPACE, subresource="status"
             )
         self.operations["update"] += 1

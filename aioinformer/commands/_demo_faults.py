@@ -196,7 +196,7 @@ class FaultSchedule:
             "metadata": {"name": MARKER, "namespace": DEMO_NAMESPACE},
             "spec": {"containers": [{"name": "main", "image": "busybox"}]},
         }
-        await self._server.create("pods", body, namespace=DEMO_NAMESPACE)
+        self._server.objects.create("pods", body, namespace=DEMO_NAMESPACE)
 
     async def run(self, stop: anyio.Event, *, start: float) -> None:
         """Inject the faults on schedule until they are all done or ``stop`` is set.
@@ -223,7 +223,7 @@ class FaultSchedule:
         """Change the marker pod; returns the resource version of the change."""
         self._marks += 1
         patch = {"metadata": {"labels": {"demo/fault": str(self._marks)}}}
-        obj = await self._server.patch("pods", MARKER, patch, namespace=DEMO_NAMESPACE)
+        obj = self._server.objects.patch("pods", MARKER, patch, namespace=DEMO_NAMESPACE)
         return _rv_int(obj)
 
     async def _inject(self, kind: str, description: str, at: float) -> tuple[FaultRecord, int]:
@@ -232,16 +232,16 @@ class FaultSchedule:
         # The in-process API does not yield: fault and marker land atomically for the client.
         if kind == "compact":
             marker_rv = await self._mark()
-            server.compact()
-            record.affected = server.drop_watches("pods")
+            server.faults.compact()
+            record.affected = server.faults.drop_watches("pods")
         else:
             if kind == "drop":
-                record.affected = server.drop_watches("pods")
+                record.affected = server.faults.drop_watches("pods")
             elif kind == "stall":
-                record.affected = server.stall_watches("pods")
+                record.affected = server.faults.stall_watches("pods")
             elif kind == "throttle":
-                server.fail_next(2, 429, retry_after=1.0, verb="watch", resource="pods")
-                record.affected = server.drop_watches("pods")
+                server.faults.fail_next(2, 429, retry_after=1.0, verb="watch", resource="pods")
+                record.affected = server.faults.drop_watches("pods")
             else:  # pragma: no cover - FAULTS lists the kinds
                 raise ValueError(f"unknown fault {kind!r}")
             marker_rv = await self._mark()

@@ -248,12 +248,12 @@ def _versions(objects: Iterable[KubeObject]) -> dict[str, str]:
 async def _cache_matches(
     server: FakeApiServer, informer: SharedIndexInformer, resource: str
 ) -> bool:
-    return _versions(informer.indexer.list()) == _versions(await server.list_objects(resource))
+    return _versions(informer.indexer.list()) == _versions(server.objects.list(resource))
 
 
 async def _compare_cache(server: FakeApiServer, informer: SharedIndexInformer) -> tuple[bool, str]:
     """Whether the pods cache equals the server's pods (keys and resource versions)."""
-    on_server = _versions(await server.list_objects("pods"))
+    on_server = _versions(server.objects.list("pods"))
     cached = _versions(informer.indexer.list())
     if cached == on_server:
         return True, f"{len(on_server)} objects, same resource versions"
@@ -268,11 +268,11 @@ async def _compare_cache(server: FakeApiServer, informer: SharedIndexInformer) -
 
 async def _compare_summaries(server: FakeApiServer, nodes: list[str]) -> tuple[bool, str]:
     """Whether every node summary on the server matches the server's pods."""
-    pods = await server.list_objects("pods", DEMO_NAMESPACE)
+    pods = server.objects.list("pods", namespace=DEMO_NAMESPACE)
     expected = {node: summary_of(p for p in pods if node_of(p) == node) for node in nodes}
     actual = {
         _summary_node(cm)[0]: dict(cm.get("data") or {})
-        for cm in await server.list_objects("configmaps", DEMO_NAMESPACE)
+        for cm in server.objects.list("configmaps", namespace=DEMO_NAMESPACE)
         if _is_summary(cm)
     }
     wrong = sorted(node for node in nodes if actual.get(node) != expected[node])

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..errors import ApiError
 from . import _protobuf_apis, _protobuf_core  # noqa: F401  (they register the tables)
+from ._failure import StatusFailure
 from ._protobuf_wire import MESSAGES, ProtobufError, decode_message, iter_fields
 from .status import bad_request, status_error
 
@@ -109,7 +109,7 @@ def body_format(content_type: str | None) -> Literal["json", "yaml", "protobuf"]
     raise _unsupported(_ACCEPTED)
 
 
-def _unsupported(accepted: tuple[str, ...], note: str = "") -> ApiError:
+def _unsupported(accepted: tuple[str, ...], note: str = "") -> StatusFailure:
     message = (
         "the body of the request was in an unknown format - accepted media types include: "
         + ", ".join(accepted)
@@ -148,7 +148,7 @@ def _envelope(body: bytes, into: str) -> tuple[str, str, bytes]:
     return api_version, kind, raw
 
 
-def _unrecognized(into: str, why: str, body: bytes) -> ApiError:
+def _unrecognized(into: str, why: str, body: bytes) -> StatusFailure:
     """``transformDecodeError`` when the decoder could not tell the kind."""
     if not body:
         summary = "<empty>"
@@ -174,7 +174,7 @@ def decode_protobuf_object(
     :param custom: whether the endpoint serves a custom resource (never protobuf).
     :returns: ``{"kind", "apiVersion", "metadata", …}`` as the Go object's JSON (see
         :mod:`._protobuf_wire`), before defaulting and validation.
-    :raises ApiError: 400 for bytes a real server rejects (with its message), 400 for a
+    :raises StatusFailure: 400 for bytes a real server rejects (with its message), 400 for a
         custom resource, 415 for a built-in kind the fake has no table for.
     """
     sent_version, sent_kind, raw = _envelope(body, kind)

@@ -79,7 +79,7 @@ def negotiate(accept: str | None, *, tables: bool = True) -> Target | None:
     Only JSON answers are served (also for ``*/*``). ``tables`` is False where the endpoint
     has no table convertor.
 
-    :raises ApiError: 406 when no clause can be served (``errNotAcceptable``).
+    :raises StatusFailure: 406 when no clause can be served (``errNotAcceptable``).
     """
     if not accept:
         return None
@@ -105,7 +105,7 @@ def negotiate(accept: str | None, *, tables: bool = True) -> Target | None:
 def include_object(query: Mapping[str, str]) -> str:
     """``?includeObject=``: ``""`` (means Metadata), ``Metadata``, ``None`` or ``Object``.
 
-    :raises ApiError: 400 as ``ValidateTableOptions`` words it.
+    :raises StatusFailure: 400 as ``ValidateTableOptions`` words it.
     """
     value = query.get("includeObject", "")
     if value not in _INCLUDE:
@@ -138,7 +138,7 @@ def _list_meta(result: Mapping[str, Any]) -> dict[str, Any]:
 def to_partial(result: Mapping[str, Any], target: Target) -> dict[str, Any]:
     """``asPartialObjectMetadata(List)``: metadata only, as a metadata client asks for.
 
-    :raises ApiError: 406 for a list asked as ``PartialObjectMetadata`` or the reverse.
+    :raises StatusFailure: 406 for a list asked as ``PartialObjectMetadata`` or the reverse.
     """
     listed = _is_list(result)
     if listed != (target.kind == "PartialObjectMetadataList"):

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from aioinformer.errors import ApiError
+from aioinformer.testing._failure import StatusFailure
 from aioinformer.testing._protobuf import (
     PROTOBUF,
     body_format,
@@ -173,8 +173,8 @@ def test_delete_options_in_any_group_version() -> None:
     }
 
 
-def _error(call: Callable[[], object]) -> ApiError:
-    with pytest.raises(ApiError) as caught:
+def _error(call: Callable[[], object]) -> StatusFailure:
+    with pytest.raises(StatusFailure) as caught:
         call()
     return caught.value
 
@@ -242,7 +242,7 @@ def test_json_answers_satisfy_kubectl_accept() -> None:
     Content-Type (the kubectl tests below see kubectl take it). Protobuf alone is 406
     ``errNotAcceptable`` (``negotiation.NegotiateOutputMediaType``)."""
     assert negotiate(f"{PROTOBUF},application/json") is None
-    with pytest.raises(ApiError) as caught:
+    with pytest.raises(StatusFailure) as caught:
         negotiate(PROTOBUF)
     assert caught.value.code == 406 and caught.value.reason == "NotAcceptable"
 
@@ -272,7 +272,7 @@ async def _decode_and_answer(request: web.Request, body: bytes) -> web.StreamRes
         )
     try:
         obj = decode_protobuf_object(body, api_version="v1", kind="Unknown")
-    except ApiError as exc:
+    except StatusFailure as exc:
         return web.json_response(exc.status, status=exc.code)
     if obj["kind"] == "TokenRequest":
         obj["status"] = {"token": "tok3n", "expirationTimestamp": "2030-01-01T00:00:00Z"}

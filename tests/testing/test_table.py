@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from aioinformer.errors import ApiError
+from aioinformer.testing._failure import StatusFailure
 from aioinformer.testing._table import Target, include_object, negotiate, to_partial, to_table
 from aioinformer.testing._table_crd import find
 from aioinformer.testing._table_format import format_label_selector, human_duration
@@ -107,7 +107,7 @@ def test_negotiation_follows_the_accept_header() -> None:
     metadata = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
     assert negotiate(metadata) == Target("PartialObjectMetadataList", "v1")
     assert negotiate(KUBECTL_ACCEPT, tables=False) is None
-    with pytest.raises(ApiError) as caught:
+    with pytest.raises(StatusFailure) as caught:
         negotiate("application/vnd.kubernetes.protobuf")
     assert caught.value.code == 406 and caught.value.reason == "NotAcceptable"
     assert caught.value.message.startswith("only the following media types are accepted: ")
@@ -117,7 +117,7 @@ def test_include_object_is_validated() -> None:
     """``ValidateTableOptions``: ``includeObject`` is Metadata, None or Object, else 400."""
     assert include_object({}) == ""
     assert include_object({"includeObject": "Object"}) == "Object"
-    with pytest.raises(ApiError) as caught:
+    with pytest.raises(StatusFailure) as caught:
         include_object({"includeObject": "All"})
     assert caught.value.code == 400
     assert caught.value.message.startswith("Unable to convert to Table as requested: ")
@@ -187,7 +187,7 @@ def test_partial_object_metadata() -> None:
     }
     assert result["items"][0]["kind"] == "PartialObjectMetadata"
     assert to_partial(_pod("a"), Target("PartialObjectMetadata"))["metadata"]["name"] == "a"
-    with pytest.raises(ApiError) as caught:
+    with pytest.raises(StatusFailure) as caught:
         to_partial(listed, Target("PartialObjectMetadata"))
     assert caught.value.code == 406
 
