@@ -229,6 +229,7 @@ class Service(AsyncContextManagerMixin):
 
     async def _run_claimed(self, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:
         is_ready = False
+        settled: anyio.Event | None = None  # ready, or _serve ended (with a starter only)
 
         def ready() -> None:
             nonlocal is_ready
@@ -237,14 +238,25 @@ class Service(AsyncContextManagerMixin):
             is_ready = True
             if self.__state is State.STARTING:
                 self.__state = State.RUNNING
-            task_status.started()
+            if settled is not None:
+                settled.set()
 
         failure: BaseException | None = None
         try:
             with CancelScope() as self.__run_scope:
                 if self.__cancel_requested:
                     self.__run_scope.cancel()
-                await self._serve(ready)
+                if task_status is TASK_STATUS_IGNORED:
+                    await self._serve(ready)
+                else:
+                    # anyio wants started() from the task running run(), while ready() may
+                    # come from any task of the component: _serve runs in a child task.
+                    settled = anyio.Event()
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(self._serve_then_settle, ready, settled)
+                        await settled.wait()
+                        if is_ready:
+                            task_status.started()
         except BaseExceptionGroup as group:
             # The component's task groups wrap its failure: report the failure itself.
             failure = _only_exception(group)
@@ -256,6 +268,12 @@ class Service(AsyncContextManagerMixin):
             raise failure  # outside the except block: no "during handling of the group" chain
         if not is_ready and task_status is not TASK_STATUS_IGNORED:
             raise LifecycleError(f"{self._describe()} stopped before it was ready")
+
+    async def _serve_then_settle(self, ready: Callable[[], None], settled: anyio.Event) -> None:
+        try:
+            await self._serve(ready)
+        finally:
+            settled.set()
 
     def _request_stop(self) -> None:
         """Ask the component to stop (synchronous, idempotent)."""
