@@ -12,6 +12,7 @@ from ._client import KubeClient as KubeClient
 from ._clock import Clock as Clock
 from ._config import BackoffPolicy as BackoffPolicy
 from ._config import WatchConfig as WatchConfig
+from ._lifecycle import State as State
 from ._reflector import Reflector as Reflector
 from ._reflector import ReflectorStatistics as ReflectorStatistics
 from ._reflector import ReflectorStore as ReflectorStore
@@ -87,6 +88,7 @@ __all__ = [
     "Result",
     "SharedIndexInformer",
     "SharedInformerFactory",
+    "State",
     "Store",
     "WatchConfig",
     "WatchErrorHandler",

@@ -27,7 +27,6 @@ server-side apply, patches and status.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import socket
@@ -36,6 +35,8 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
+
+import anyio
 
 import aioinformer
 from aioinformer import NAMESPACE_INDEX, KubeClient
@@ -175,32 +176,33 @@ async def running_controller(
         in ``default``. Default True.
     :param on_reconciled: see :class:`PodNodesReconciler`.
     """
-    async with SharedInformerFactory(client) as factory:
-        pods = factory.for_resource("v1/pods", indexers={BY_NODE: pods_by_node})
-        configmaps = factory.for_resource("v1/configmaps")
-        reconciler = PodNodesReconciler(
-            client, pods=pods, configmaps=configmaps, on_reconciled=on_reconciled
+    factory = SharedInformerFactory(client)
+    pods = factory.for_resource("v1/pods", indexers={BY_NODE: pods_by_node})
+    configmaps = factory.for_resource("v1/configmaps")
+    reconciler = PodNodesReconciler(
+        client, pods=pods, configmaps=configmaps, on_reconciled=on_reconciled
+    )
+    elector = None
+    if leader_election:
+        elector = LeaderElector(
+            client=client,
+            lease_name=LEASE,
+            namespace="default",
+            identity=identity or f"{socket.gethostname()}-{os.getpid()}",
         )
-        elector = None
-        if leader_election:
-            elector = LeaderElector(
-                client=client,
-                lease_name=LEASE,
-                namespace="default",
-                identity=identity or f"{socket.gethostname()}-{os.getpid()}",
-            )
-        controller: Controller[str] = Controller(
-            name="pod-nodes", reconcile=reconciler.reconcile, workers=2, leader_elector=elector
-        )
-        controller.watch(pods, map_func=lambda pod: [namespace_of(pod)])
-        controller.watch(
-            configmaps,
-            filter=is_managed_configmap,
-            map_func=lambda configmap: [namespace_of(configmap)],
-        )
-        factory.start()
-        async with controller:
-            yield PodNodes(factory, pods, configmaps, controller, elector)
+    controller: Controller[str] = Controller(
+        name="pod-nodes", reconcile=reconciler.reconcile, workers=2, leader_elector=elector
+    )
+    controller.watch(pods, map_func=lambda pod: [namespace_of(pod)])
+    controller.watch(
+        configmaps,
+        filter=is_managed_configmap,
+        map_func=lambda configmap: [namespace_of(configmap)],
+    )
+    # Entering the factory starts its informers; the controller's workers start once the
+    # caches synced. Leaving stops the controller first (gracefully), then the informers.
+    async with factory, controller:
+        yield PodNodes(factory, pods, configmaps, controller, elector)
 
 
 # -- the demo --------------------------------------------------------------------------------
@@ -226,14 +228,29 @@ def pod(name: str, namespace: str, node: str = "") -> KubeObject:
     return {"metadata": {"name": name, "namespace": namespace}, "spec": spec}
 
 
-async def wait_converged(server: FakeApiServer, reconciled: asyncio.Event, timeout: float) -> None:
+class Reconciled:
+    """``on_reconciled`` for the demo: wakes the waiter of :meth:`next` after a reconcile."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    def __call__(self, namespace: str) -> None:
+        self._event.set()
+
+    def next(self) -> anyio.Event:
+        """An event the next reconcile sets."""
+        self._event = anyio.Event()
+        return self._event
+
+
+async def wait_converged(server: FakeApiServer, reconciled: Reconciled, within: float) -> None:
     """Wait until the ConfigMaps are right, re-checking after every reconcile."""
-    async with asyncio.timeout(timeout):
+    with anyio.fail_after(within):
         while True:
-            reconciled.clear()  # before checking, so a reconcile during the check counts
+            changed = reconciled.next()  # before checking, so a reconcile during it counts
             if await converged(server):
                 return
-            await reconciled.wait()
+            await changed.wait()
 
 
 def describe(configmaps: Mapping[str, Mapping[str, str]]) -> list[str]:
@@ -244,10 +261,10 @@ def describe(configmaps: Mapping[str, Mapping[str, str]]) -> list[str]:
     ]
 
 
-async def demo(*, timeout: float = 20.0) -> list[str]:
+async def demo(*, within: float = 20.0) -> list[str]:
     """Run the whole demo on a fresh fake API server; returns the summary lines."""
     lines: list[str] = []
-    reconciled = asyncio.Event()
+    reconciled = Reconciled()
     async with FakeApiServer(bookmark_interval=1.0) as server:
         for namespace in ("team-a", "team-b", "team-c"):
             server.objects.create("namespaces", {"metadata": {"name": namespace}})
@@ -265,10 +282,10 @@ async def demo(*, timeout: float = 20.0) -> list[str]:
         async with (
             aioinformer.connect(server=server.url) as client,
             running_controller(
-                client, identity="demo-replica", on_reconciled=lambda _: reconciled.set()
+                client, identity="demo-replica", on_reconciled=reconciled
             ) as running,
         ):
-            await wait_converged(server, reconciled, timeout)
+            await wait_converged(server, reconciled, within)
             lines.append(f"leader: {running.elector.leader if running.elector else '-'}")
             lines.append("initial:")
             lines.extend(describe(await actual_configmaps(server)))
@@ -279,7 +296,7 @@ async def demo(*, timeout: float = 20.0) -> list[str]:
             server.objects.delete("pods", "db-0", namespace="team-b")  # team-b has no pods left
             server.objects.create("pods", pod("api-0", "default", "node-2"))
             server.objects.delete("configmaps", CONFIGMAP, namespace="team-c")  # by hand
-            await wait_converged(server, reconciled, timeout)
+            await wait_converged(server, reconciled, within)
             lines.append("after moving web-2, deleting db-0, adding api-0, deleting team-c's:")
             lines.extend(describe(await actual_configmaps(server)))
 
@@ -306,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
-    for line in asyncio.run(demo()):
+    for line in anyio.run(demo):
         print(line, flush=True)
     return 0
 

@@ -10,7 +10,7 @@ Against a real cluster, take the client of ``async with aioinformer.connect() as
 
 from __future__ import annotations
 
-import asyncio
+import anyio
 
 import aioinformer
 from aioinformer.informer import SharedIndexInformer
@@ -50,26 +50,26 @@ async def main() -> None:
         server.objects.create("configmaps", configmap("app-settings", replicas="2"))
         server.objects.create("configmaps", configmap("logging", level="info"))
 
-        async with aioinformer.connect(server=server.url) as client:
+        async with (
+            aioinformer.connect(server=server.url) as client,
+            anyio.create_task_group() as tg,
+        ):
             informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS))
-            async with informer:
-
-                async def change_later() -> None:
-                    await informer.wait_for_cache_sync()
-                    await make_changes(server)
-
-                changes = asyncio.create_task(change_later())
-                # Subscribed before the first list: the initial objects arrive as ADDED events.
-                # Events of one object arrive in order; those of different objects may not.
+            # Subscribed before the first list: the initial objects arrive as ADDED events.
+            # Events of one object arrive in order; those of different objects may not.
+            events = informer.events()
+            await tg.start(informer.run)  # returns once the cache holds the initial list
+            tg.start_soon(make_changes, server)
+            async with events:  # leaving the block unsubscribes
                 seen = 0
-                async for event in informer.events():
+                async for event in events:
                     print(describe(event), flush=True)
                     seen += 1
                     if seen == 2 + 4:  # two initial objects, four changes
-                        break  # leaving the loop unsubscribes at once
-                await changes
-                print(f"cache at exit: {sorted(informer.indexer.list_keys())}")
+                        break
+            print(f"cache at exit: {sorted(informer.indexer.list_keys())}")
+            await informer.aclose()  # the task group then ends with the informer
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    anyio.run(main)

@@ -238,8 +238,8 @@ class Converged:
     def reconciled(self, key: str) -> None:
         self._event.set()
 
-    async def wait(self, check: Callable[[], Any], timeout: float) -> None:
-        with anyio.fail_after(timeout):
+    async def wait(self, check: Callable[[], Any], within: float) -> None:
+        with anyio.fail_after(within):
             while True:
                 self._event.clear()  # before checking, so a reconcile during the check counts
                 if await check():
@@ -252,7 +252,7 @@ async def widget_state(server: FakeApiServer, name: str) -> KubeObject | None:
     return found[0] if found else None
 
 
-async def demo(*, timeout: float = 20.0) -> list[str]:
+async def demo(*, within: float = 20.0) -> list[str]:
     """Run the whole demo on a fresh fake API server; returns the summary lines."""
     lines: list[str] = []
     converged = Converged()
@@ -269,7 +269,7 @@ async def demo(*, timeout: float = 20.0) -> list[str]:
                 status = (found or {}).get("status") or {}
                 return bool(status.get("observedGeneration") == generation)
 
-            await converged.wait(lambda: ready(1), timeout)
+            await converged.wait(lambda: ready(1), within)
             hello = await client.get(WIDGETS, "hello")
             configmap = await client.get("configmaps", configmap_name("hello"))
             lines.append(f"finalizers: {hello['metadata']['finalizers']}")
@@ -277,7 +277,7 @@ async def demo(*, timeout: float = 20.0) -> list[str]:
             ready_condition = hello["status"]["conditions"][0]
             lines.append(f"status: {ready_condition['type']}={ready_condition['status']}")
             await client.patch(WIDGETS, "hello", {"spec": {"greeting": "hi"}})
-            await converged.wait(lambda: ready(2), timeout)
+            await converged.wait(lambda: ready(2), within)
             configmap = await client.get("configmaps", configmap_name("hello"))
             lines.append(
                 f"after the edit: {configmap['data']['greeting']!r}, generation 2 observed"
@@ -287,7 +287,7 @@ async def demo(*, timeout: float = 20.0) -> list[str]:
             async def gone() -> bool:
                 return await widget_state(server, "hello") is None
 
-            await converged.wait(gone, timeout)
+            await converged.wait(gone, within)
             left = [
                 cm["metadata"]["name"]
                 for cm in (await client.list("configmaps", namespace="default"))["items"]

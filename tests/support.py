@@ -45,10 +45,11 @@ def configmap(name: str, namespace: str = "default", **data: str) -> KubeObject:
 
 
 async def wait_until(
-    changed: asyncio.Event, predicate: Callable[[], bool], *, timeout: float = 10.0
+    changed: asyncio.Event, predicate: Callable[[], bool], *, within: float = 10.0
 ) -> None:
-    """Wait until ``predicate()`` holds, re-checking each time ``changed`` is set."""
-    with anyio.fail_after(timeout):
+    """Wait until ``predicate()`` holds, re-checking each time ``changed`` is set (failing
+    after ``within`` seconds: a fail-safe, not a timing)."""
+    with anyio.fail_after(within):
         while not predicate():
             changed.clear()
             await changed.wait()
@@ -97,10 +98,10 @@ class Pipeline:
         objects = self.server.objects.list(str(resource))
         return {meta_namespace_key(o): o["metadata"]["resourceVersion"] for o in objects}
 
-    async def converged(self, *, timeout: float = 10.0) -> None:
+    async def converged(self, *, within: float = 10.0) -> None:
         """Wait until the cache holds exactly the server's objects (keys and RVs)."""
         expected = await self.server_state()
-        await wait_until(self.changed, lambda: self.cache() == expected, timeout=timeout)
+        await wait_until(self.changed, lambda: self.cache() == expected, within=within)
 
 
 @asynccontextmanager
@@ -181,14 +182,14 @@ class Recorder:
         self.record(Event(EventType.DELETED, obj))
 
     async def wait_for(
-        self, predicate: Callable[[list[Event]], bool], timeout: float = 10.0
+        self, predicate: Callable[[list[Event]], bool], within: float = 10.0
     ) -> None:
         """Wait until ``predicate(events)`` holds."""
-        await wait_until(self.changed, lambda: predicate(self.events), timeout=timeout)
+        await wait_until(self.changed, lambda: predicate(self.events), within=within)
 
-    async def wait_for_count(self, n: int, timeout: float = 10.0) -> None:
+    async def wait_for_count(self, n: int, within: float = 10.0) -> None:
         """Wait until at least ``n`` events were recorded."""
-        await self.wait_for(lambda events: len(events) >= n, timeout=timeout)
+        await self.wait_for(lambda events: len(events) >= n, within=within)
 
     def summary(self) -> list[tuple[str, str]]:
         """``(type, key)`` of every event."""

@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 import pytest
 
-from aioinformer import WatchConfig
+from aioinformer import State, WatchConfig
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import Event, EventStream, EventType, ResourceEventHandlerFuncs
 from aioinformer.objects import (
@@ -288,7 +288,7 @@ async def test_informer_survives_chaos(seed: int) -> None:
                 async with anyio.create_task_group() as tg, informer:
                     tg.start_soon(_consume, stream, models["stream"], logs["stream"])
                     del stream  # the consumer task holds the only reference
-                    assert await informer.wait_for_cache_sync(timeout=10)
+                    assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
                     await registration.wait_synced()
                     await async_registration.wait_synced()
 
@@ -320,7 +320,7 @@ async def test_informer_survives_chaos(seed: int) -> None:
                             m.rvs() == expected for m in models.values()
                         )
 
-                    await wait_until(changed, quiet, timeout=20)
+                    await wait_until(changed, quiet, within=20)
                 # Leaving `async with informer` stopped it; the stream consumers then ended.
 
     for model in models.values():
@@ -335,9 +335,9 @@ async def test_informer_survives_chaos(seed: int) -> None:
     assert not any(e.is_in_initial_list for e in late_log[len(joined_with) :])
     # Consumers present from the start saw the same changes in the same order.
     assert models["stream"].trace == models["handler"].trace == models["async"].trace
-    assert informer.listeners == []
-    assert informer.is_stopped
-    stats = informer.reflector_stats
+    assert informer.statistics().listeners == ()
+    assert informer.state is State.STOPPED
+    stats = informer.statistics().reflector
     assert stats is not None and stats.errors > 0  # the faults were felt
     assert fault_log[0], "no fault fired"
     leftover = {t for t in asyncio.all_tasks() - tasks_before if not t.done()}

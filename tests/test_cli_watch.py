@@ -163,7 +163,7 @@ async def test_live_table_lists_objects_most_recent_first(fake_apiserver: FakeAp
         view = _View(informer, resource, all_namespaces=True)
         async with informer:
             stream = informer.events()
-            await informer.wait_for_cache_sync(timeout=10)
+            await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             for _ in range(3):
                 view.record(await anext(stream))
             await stream.aclose()

@@ -208,8 +208,8 @@ async def test_handlers_are_removed_when_the_controller_stops(
         factory.start()
         async with controller:
             await asyncio.wait_for(registration.wait_synced(), GUARD)
-            assert registration.listener in informer.listeners
-        assert registration.listener not in informer.listeners
+            assert registration.listener in informer._listeners
+        assert registration.listener not in informer._listeners
         with pytest.raises(LifecycleError):
             controller.watch(informer)
 

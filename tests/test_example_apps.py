@@ -152,7 +152,7 @@ async def test_readyz_is_503_until_synced_then_200(kind: str, apiserver: FakeApi
                 assert app_tasks(), "the app's tasks should be visible while it runs"
 
                 await apiserver.faults.start_listening()
-                assert await app.get_runtime().wait_ready(timeout=GUARD)
+                assert await asyncio.wait_for(app.get_runtime().wait_ready(), GUARD)
                 status, body = await app.get_json("/readyz")
                 assert status == 200
                 assert body == {
@@ -169,7 +169,7 @@ async def test_pods_are_served_from_the_cache(kind: str, apiserver: FakeApiServe
     with anyio.fail_after(GUARD):
         async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")  # startup has completed once anything answers
-            assert await app.get_runtime().wait_ready(timeout=GUARD)
+            assert await asyncio.wait_for(app.get_runtime().wait_ready(), GUARD)
 
             def names(body: Any) -> list[str]:
                 return [
@@ -207,7 +207,7 @@ async def test_new_pods_show_up(kind: str, apiserver: FakeApiServer) -> None:
         async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")
             runtime = app.get_runtime()
-            assert await runtime.wait_ready(timeout=GUARD)
+            assert await asyncio.wait_for(runtime.wait_ready(), GUARD)
             informer = runtime.factory.for_resource("v1/pods")
             async with informer.events() as events:
                 apiserver.objects.create(
@@ -227,7 +227,7 @@ async def test_metrics_expose_informer_and_workqueue_metrics(
     with anyio.fail_after(GUARD):
         async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")
-            assert await app.get_runtime().wait_ready(timeout=GUARD)
+            assert await asyncio.wait_for(app.get_runtime().wait_ready(), GUARD)
             status, raw = await app.get("/metrics")
             assert status == 200
     text = raw.decode()

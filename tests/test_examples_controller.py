@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from types import ModuleType
 
@@ -59,14 +58,14 @@ async def test_reconcile_keeps_configmaps_right(
 ) -> None:
     """Against the fake server: ConfigMaps follow pod changes, a hand edit is reverted, and a
     namespace without pods loses its ConfigMap."""
-    reconciled = asyncio.Event()
+    reconciled = example.Reconciled()
     fake_apiserver.objects.create("namespaces", {"metadata": {"name": "shop"}})
     fake_apiserver.objects.create("pods", example.pod("cart", "shop", "node-a"))
     fake_apiserver.objects.create("pods", example.pod("pay", "shop", "node-b"))
     async with (
         kube_client(fake_apiserver) as client,
         example.running_controller(
-            client, leader_election=False, on_reconciled=lambda _: reconciled.set()
+            client, leader_election=False, on_reconciled=reconciled
         ) as running,
     ):
         await example.wait_converged(fake_apiserver, reconciled, GUARD)

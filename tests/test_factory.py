@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 import anyio
 import pytest
 
+from aioinformer import State
 from aioinformer.errors import LifecycleError
 from aioinformer.factory import SharedInformerFactory
 from aioinformer.listwatch import ListOptions, Resource
@@ -36,7 +38,7 @@ async def test_one_informer_per_resource(fake_apiserver: FakeApiServer) -> None:
         secrets = factory.for_resource(SECRETS)
         assert secrets is not configmaps
         assert factory.informers == {CONFIGMAPS: configmaps, SECRETS: secrets}
-        await factory.shutdown()
+        await factory.aclose()
 
 
 async def test_start_starts_only_new_informers(fake_apiserver: FakeApiServer) -> None:
@@ -46,19 +48,19 @@ async def test_start_starts_only_new_informers(fake_apiserver: FakeApiServer) ->
         async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             configmaps = factory.for_resource(CONFIGMAPS)
             factory.start()
-            assert await factory.wait_for_cache_sync(timeout=10) == {CONFIGMAPS: True}
+            assert await asyncio.wait_for(factory.wait_for_cache_sync(), 10) == {CONFIGMAPS: True}
             secrets = factory.for_resource(SECRETS)
-            assert not secrets.has_started
+            assert secrets.state is State.NEW
             factory.start()
             factory.start()
-            assert await factory.wait_for_cache_sync(timeout=10) == {
+            assert await asyncio.wait_for(factory.wait_for_cache_sync(), 10) == {
                 CONFIGMAPS: True,
                 SECRETS: True,
             }
             assert len(lists_of(fake_apiserver, "configmaps")) == 1
             assert len(lists_of(fake_apiserver, "secrets")) == 1
             assert configmaps.lister().get("a", "default") is not None
-        assert configmaps.is_stopped and secrets.is_stopped
+        assert configmaps.state is State.STOPPED and secrets.state is State.STOPPED
         await fake_apiserver.requests.wait_for_watches(0, exactly=True)
 
 
@@ -84,24 +86,29 @@ async def test_shutdown_right_after_start(fake_apiserver: FakeApiServer) -> None
         async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             informer = factory.for_resource(CONFIGMAPS)
             factory.start()
-        assert informer.is_stopped
-        await factory.shutdown()  # idempotent
-        assert await factory.wait_for_cache_sync(timeout=1) == {CONFIGMAPS: False}
+        assert informer.state is State.STOPPED
+        await factory.aclose()  # idempotent
+        assert await asyncio.wait_for(factory.wait_for_cache_sync(), 1) == {CONFIGMAPS: False}
 
 
 async def test_wait_for_cache_sync_reports_each_resource(fake_apiserver: FakeApiServer) -> None:
-    """An informer that cannot list reports False after the timeout; the others True."""
+    """An informer that stopped before it could list reports False; the others True."""
     fake_apiserver.faults.fail_next(10_000, 500, verb="list", resource="secrets")
     async with (
         kube_client(fake_apiserver) as api_client,
         SharedInformerFactory(api_client, watch=FAST_WATCH) as factory,
     ):
-        factory.for_resource(CONFIGMAPS)
-        factory.for_resource(SECRETS)
+        configmaps = factory.for_resource(CONFIGMAPS)
+        secrets = factory.for_resource(SECRETS)
         with pytest.raises(LifecycleError, match="before start"):
-            await factory.wait_for_cache_sync(timeout=1)  # nothing started: nothing to wait for
+            await factory.wait_for_cache_sync()  # nothing started: nothing to wait for
         factory.start()
-        result = await factory.wait_for_cache_sync(timeout=0.3)
+        assert await asyncio.wait_for(configmaps.wait_for_cache_sync(), 10)
+        await fake_apiserver.requests.wait_for(
+            lambda r: r.verb == "list" and r.resource == "secrets" and r.status == 500, start=0
+        )
+        await secrets.aclose()
+        result = await asyncio.wait_for(factory.wait_for_cache_sync(), 10)
         assert result == {CONFIGMAPS: True, SECRETS: False}
 
 
@@ -120,7 +127,7 @@ async def test_tweak_list_options_reach_every_request(fake_apiserver: FakeApiSer
         async with factory:
             informer = factory.for_resource(CONFIGMAPS)
             factory.start()
-            assert await factory.wait_for_cache_sync(timeout=10) == {CONFIGMAPS: True}
+            assert await asyncio.wait_for(factory.wait_for_cache_sync(), 10) == {CONFIGMAPS: True}
             watch = await fake_apiserver.requests.wait_for(
                 lambda r: r.verb == "watch" and r.resource == "configmaps", start=0
             )
@@ -142,7 +149,7 @@ async def test_namespace_scopes_namespaced_resources(fake_apiserver: FakeApiServ
         configmaps = factory.for_resource(CONFIGMAPS)
         namespaces = factory.for_resource(NAMESPACES)
         factory.start()
-        assert all((await factory.wait_for_cache_sync(timeout=10)).values())
+        assert all((await asyncio.wait_for(factory.wait_for_cache_sync(), 10)).values())
         assert lists_of(fake_apiserver, "configmaps") == ["/api/v1/namespaces/team/configmaps"]
         assert lists_of(fake_apiserver, "namespaces") == ["/api/v1/namespaces"]
         assert configmaps.indexer.list_keys() == ["team/mine"]
@@ -157,7 +164,7 @@ async def test_default_and_custom_resync(fake_apiserver: FakeApiServer) -> None:
         )
         assert factory.for_resource(CONFIGMAPS).resync_check_period == 30.0
         assert factory.for_resource(SECRETS).resync_check_period == 5.0
-        await factory.shutdown()
+        await factory.aclose()
 
 
 async def test_for_resource_adds_missing_indexers(fake_apiserver: FakeApiServer) -> None:
@@ -172,7 +179,7 @@ async def test_for_resource_adds_missing_indexers(fake_apiserver: FakeApiServer)
         assert factory.for_resource(CONFIGMAPS, indexers={"app": by_app}) is informer
         assert "app" in informer.indexer.get_indexers()
         factory.for_resource(CONFIGMAPS, indexers={"app": by_app})  # already there: no error
-        await factory.shutdown()
+        await factory.aclose()
 
 
 async def test_factory_consumers_end_with_shutdown(fake_apiserver: FakeApiServer) -> None:
@@ -193,7 +200,7 @@ async def test_factory_consumers_end_with_shutdown(fake_apiserver: FakeApiServer
             tg.start_soon(consume)
             factory.start()
             await first.wait()
-        assert informer.listeners == []
+        assert informer.statistics().listeners == ()
     assert seen == ["a"]
 
 

@@ -47,7 +47,7 @@ async def test_removing_a_registration_through_another_informer_is_a_no_op(
         async with mine, other:
             other.remove_event_handler(registration)
             other.remove_event_handler(registration)
-            assert registration.listener in mine.listeners
+            assert registration.listener in mine._listeners
             fake_apiserver.objects.create("configmaps", configmap("after"))
             with anyio.fail_after(GUARD):
                 while "after" not in recorder.names:
@@ -55,7 +55,7 @@ async def test_removing_a_registration_through_another_informer_is_a_no_op(
                     await recorder.changed.wait()
             mine.remove_event_handler(registration)
             assert registration.listener.closed
-            assert registration.listener not in mine.listeners
+            assert registration.listener not in mine._listeners
             mine.remove_event_handler(registration)  # idempotent
 
 
@@ -94,7 +94,7 @@ def test_a_handler_that_would_never_be_called_is_refused(
     TypeError saying what to write, and nothing is registered."""
     with pytest.raises(TypeError, match=message):
         api_client_informer.add_event_handler(handler)
-    assert api_client_informer.listeners == []
+    assert api_client_informer.statistics().listeners == ()
 
 
 def test_a_misspelt_method_beside_a_valid_one_is_a_warning(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import anyio
@@ -24,7 +25,7 @@ class UnusedListerWatcher:
 
 
 def periods(informer: SharedIndexInformer) -> list[float]:
-    return [listener.resync_period for listener in informer.listeners]
+    return [listener.resync_period for listener in informer._listeners]
 
 
 def syncs(events: list[Event]) -> list[Event]:
@@ -74,7 +75,7 @@ async def test_after_start_a_smaller_period_is_raised(fake_apiserver: FakeApiSer
     async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client, resync_period=5.0)
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             registration = informer.add_event_handler(Recorder(), resync_period=2.0)
             assert registration.listener.resync_period == 5.0
             slower = informer.add_event_handler(Recorder(), resync_period=8.0)
@@ -101,8 +102,8 @@ async def test_resync_updates_reach_only_listeners_due(fake_apiserver: FakeApiSe
         quiet = Recorder()
         tg.start_soon(quiet.consume, quiet_informer.events(resync_period=1.0))
         async with informer, quiet_informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
-            assert await quiet_informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
+            assert await asyncio.wait_for(quiet_informer.wait_for_cache_sync(), 10)
             await due.wait_for_count(2)
             await clock.advance(0.75)  # three checks, nobody due yet
             assert syncs(due.events) == []
@@ -135,7 +136,7 @@ async def test_with_resync_off_relist_updates_reach_every_listener(
         tg.start_soon(first.consume, informer.events())
         tg.start_soon(second.consume, informer.events(resync_period=0))
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             await fake_apiserver.requests.wait_for_watches(1, resource="configmaps")
             lists = len([r for r in fake_apiserver.requests.records if r.verb == "list"])
             fake_apiserver.faults.inject_watch_error(500, "InternalError", "relist, please")

@@ -104,7 +104,7 @@ async def test_first_candidate_creates_the_lease(fake_apiserver: FakeApiServer) 
     async with kube_client(fake_apiserver) as client:
         a = candidate(client, "a")
         async with a.elector:
-            term = await asyncio.wait_for(a.elector.wait_for_leadership(), GUARD)
+            term = await asyncio.wait_for(a.elector.wait_leading(), GUARD)
             assert term is not None and term.number == 1
             assert a.elector.is_leader and a.started.is_set()
             obj = await lease(fake_apiserver)
@@ -145,7 +145,7 @@ async def test_leader_renews_and_the_follower_waits(fake_apiserver: FakeApiServe
 async def test_graceful_stop_releases_and_the_follower_takes_over_at_once(
     fake_apiserver: FakeApiServer,
 ) -> None:
-    """Stopping the leader clears holderIdentity; the follower takes over, incrementing
+    """Closing the leader clears holderIdentity; the follower takes over, incrementing
     leaseTransitions (the timing: tests/test_leaderelection_timing.py)."""
     async with kube_client(fake_apiserver) as client_a, kube_client(fake_apiserver) as client_b:
         a, b = candidate(client_a, "a"), candidate(client_b, "b")
@@ -155,7 +155,7 @@ async def test_graceful_stop_releases_and_the_follower_takes_over_at_once(
             async with b.elector:
                 await wait_until(b.new_leader, lambda: b.leaders == ["a"])
                 assert not b.elector.is_leader
-                a.elector.stop()
+                await a.elector.aclose()
                 await asyncio.wait_for(a.elector.wait_stopped(), GUARD)
                 assert a.stopped.is_set() and not a.elector.is_leader
                 await asyncio.wait_for(b.started.wait(), GUARD)
@@ -231,19 +231,19 @@ async def test_leader_that_cannot_renew_steps_down_then_leads_again(
             on_stopped_leading=stopped_leading,
         )
         async with elector:
-            first = await asyncio.wait_for(elector.wait_for_leadership(), GUARD)
+            first = await asyncio.wait_for(elector.wait_leading(), GUARD)
             assert first is not None
             await fake_apiserver.faults.stop_listening()
             await asyncio.wait_for(lost.wait(), GUARD)
             assert first.ended and cancelled.is_set() and not elector.is_leader
             await fake_apiserver.faults.start_listening()
-            second = await asyncio.wait_for(elector.wait_for_leadership(), GUARD)
+            second = await asyncio.wait_for(elector.wait_leading(), GUARD)
             assert second is not None and second.number == 2
         spec = (await lease(fake_apiserver))["spec"]
     assert spec["leaseTransitions"] == 0  # the same holder took its own lease back
 
 
-async def test_wait_for_leadership_returns_none_once_stopped(
+async def test_wait_leading_returns_none_once_stopped(
     fake_apiserver: FakeApiServer,
 ) -> None:
     """A follower waiting for leadership is told None when its elector stops; it runs once."""
@@ -252,13 +252,13 @@ async def test_wait_for_leadership_returns_none_once_stopped(
         async with a.elector:
             await asyncio.wait_for(a.started.wait(), GUARD)
             async with asyncio.TaskGroup() as group:
-                waiting = group.create_task(b.elector.wait_for_leadership())
+                waiting = group.create_task(b.elector.wait_leading())
                 async with b.elector:
                     await asyncio.wait_for(wait_for_poll(fake_apiserver, 0), GUARD)
                 assert await asyncio.wait_for(waiting, GUARD) is None
             assert not b.stopped.is_set()  # never led, so on_stopped_leading was not called
         with pytest.raises(LifecycleError):
-            _ = b.elector.run()
+            await b.elector.run()
 
 
 def test_invalid_timings_are_rejected() -> None:
@@ -355,14 +355,14 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
         assert a.controller.leading and not b.controller.leading
         assert b.elector.leader == "a"
 
-        a.controller.stop()
+        await a.controller.aclose()
         await asyncio.wait_for(run_a, GUARD)
         count_a = len(a.reconciled)
         await wait_until(b.changed, lambda: b.keys() == keys)
         assert len(a.reconciled) == count_a  # a never reconciled again
         spec = (await lease(fake_apiserver))["spec"]
         assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
-        b.controller.stop()
+        await b.controller.aclose()
     assert (await lease(fake_apiserver))["spec"]["holderIdentity"] == ""
 
 
@@ -391,7 +391,7 @@ async def test_killed_leader_controller_is_replaced_after_expiry(
         await wait_until(b.changed, lambda: b.keys() == {"default/cm"})
         spec = (await lease(fake_apiserver))["spec"]
         assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
-        b.controller.stop()
+        await b.controller.aclose()
 
 
 async def test_lost_leadership_cancels_reconciles_until_reelected(
@@ -483,5 +483,5 @@ async def test_unauthorized_lease_requests_reload_credentials(
         elector = make_elector(client)
         async with asyncio.timeout(GUARD), elector:
             await refreshed.wait()
-            term = await elector.wait_for_leadership()
+            term = await elector.wait_leading()
             assert term is not None

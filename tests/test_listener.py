@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
+from aioinformer import State
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import Event, EventStream, EventType, ResourceEventHandlerFuncs
 from aioinformer.objects import KubeObject, meta_namespace_key
@@ -40,7 +41,7 @@ async def synced_informer(server: FakeApiServer) -> AsyncIterator[SharedIndexInf
     async with kube_client(server) as api_client:
         informer = new_informer(api_client)
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             yield informer
 
 
@@ -48,10 +49,10 @@ async def test_break_unregisters_at_once(fake_apiserver: FakeApiServer) -> None:
     """`break` out of `async for ev in informer.events()` removes the listener immediately."""
     async with synced_informer(fake_apiserver) as synced:
         async for event in synced.events():
-            assert len(synced.listeners) == 1
+            assert len(synced.statistics().listeners) == 1
             assert event.type is EventType.ADDED and event.is_in_initial_list
             break
-        assert synced.listeners == []
+        assert synced.statistics().listeners == ()
 
 
 async def test_an_exception_in_the_loop_unregisters_at_once(fake_apiserver: FakeApiServer) -> None:
@@ -62,7 +63,7 @@ async def test_an_exception_in_the_loop_unregisters_at_once(fake_apiserver: Fake
             async for _ in synced.events():
                 raise ValueError("consumer failed")
         except ValueError:
-            counts.append(len(synced.listeners))
+            counts.append(len(synced.statistics().listeners))
         assert counts == [0]
 
 
@@ -80,17 +81,17 @@ async def test_cancellation_while_waiting_unregisters_at_once(
                     if event.object["metadata"]["name"] == "c":
                         drained.set()  # the cache is read: the next __anext__ blocks
             except asyncio.CancelledError:
-                counts.append(len(synced.listeners))
+                counts.append(len(synced.statistics().listeners))
                 raise
 
         task = asyncio.create_task(consume())
         await drained.wait()
-        assert len(synced.listeners) == 1
+        assert len(synced.statistics().listeners) == 1
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         assert counts == [0]
-        assert synced.listeners == []
+        assert synced.statistics().listeners == ()
 
 
 async def test_cancelling_a_scope_around_the_loop_unregisters(
@@ -103,23 +104,23 @@ async def test_cancelling_a_scope_around_the_loop_unregisters(
                 if event.object["metadata"]["name"] == "c":
                     scope.cancel()  # lands in the next, blocking, __anext__
         assert scope.cancelled_caught
-        assert synced.listeners == []
+        assert synced.statistics().listeners == ()
 
 
 async def test_aclose_and_async_with_unregister(fake_apiserver: FakeApiServer) -> None:
     """aclose() and the end of `async with informer.events()` unregister (idempotently)."""
     async with synced_informer(fake_apiserver) as synced:
         stream = synced.events()
-        assert len(synced.listeners) == 1 and not stream.closed
+        assert len(synced.statistics().listeners) == 1 and not stream.closed
         await stream.aclose()
         await stream.aclose()
-        assert synced.listeners == [] and stream.closed
+        assert synced.statistics().listeners == () and stream.closed
         with pytest.raises(StopAsyncIteration):
             await anext(stream)
         async with synced.events() as other:
             assert (await anext(other)).type is EventType.ADDED
-            assert len(synced.listeners) == 1
-        assert synced.listeners == []
+            assert len(synced.statistics().listeners) == 1
+        assert synced.statistics().listeners == ()
 
 
 async def test_a_held_stream_survives_a_timed_out_read(fake_apiserver: FakeApiServer) -> None:
@@ -130,7 +131,7 @@ async def test_a_held_stream_survives_a_timed_out_read(fake_apiserver: FakeApiSe
             await anext(stream)
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(anext(stream), 0.05)  # nothing to read: times out
-        assert not stream.closed and len(synced.listeners) == 1
+        assert not stream.closed and len(synced.statistics().listeners) == 1
         await stream.aclose()
 
 
@@ -143,7 +144,7 @@ async def test_a_stream_ends_when_the_informer_stops(fake_apiserver: FakeApiServ
         tg.start_soon(recorder.consume, informer.events())
         async with informer:
             await recorder.wait_for_count(1)
-        assert informer.listeners == []
+        assert informer.statistics().listeners == ()
     assert recorder.summary() == [("ADDED", "default/a")]
 
 
@@ -162,7 +163,7 @@ async def test_a_late_subscriber_sees_each_existing_object_once(
         informer = new_informer(api_client)
         joined: list[tuple[Recorder, set[str]]] = []
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             for step in range(60):
                 if step % 10 == 5:
                     # Join while the informer is busy delivering the writer's changes.
@@ -219,7 +220,7 @@ async def test_a_handler_added_after_start_gets_the_cache(fake_apiserver: FakeAp
     async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             recorder = Recorder()
             registration = informer.add_event_handler(recorder)
             with anyio.fail_after(10):
@@ -271,7 +272,7 @@ async def test_handlers_of_every_shape(fake_apiserver: FakeApiServer) -> None:
         )
         informer.add_event_handler(OnlyDeletes())
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             fake_apiserver.objects.patch("configmaps", "a", {"data": {"v": "1"}})
             fake_apiserver.objects.delete("configmaps", "a")
             await wait_until(
@@ -361,7 +362,7 @@ async def test_remove_event_handler_stops_delivery(fake_apiserver: FakeApiServer
             informer.remove_event_handler(registration)
             informer.remove_event_handler(registration)
             assert registration.listener.closed
-            assert len(informer.listeners) == 1
+            assert len(informer.statistics().listeners) == 1
             await create(fake_apiserver, "b")
             await kept.wait_for_count(2)
     assert removed.summary() == [("ADDED", "default/a")]
@@ -377,7 +378,7 @@ async def test_a_handler_removed_before_start_never_runs(fake_apiserver: FakeApi
         registration = informer.add_event_handler(removed)
         kept_registration = informer.add_event_handler(kept)
         informer.remove_event_handler(registration)
-        assert len(informer.listeners) == 1
+        assert len(informer.statistics().listeners) == 1
         async with informer:
             await kept_registration.wait_synced()
     assert removed.events == [] and kept.summary() == [("ADDED", "default/a")]
@@ -400,7 +401,7 @@ async def test_registration_syncs_when_its_handler_processed_the_initial_list(
         fast = informer.add_event_handler(Recorder())
         async with informer:
             assert not blocked.has_synced() and not fast.has_synced()
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             await fast.wait_synced()
             assert fast.has_synced()
             assert not blocked.has_synced()
@@ -423,7 +424,7 @@ async def test_a_stream_syncs_when_it_read_past_the_initial_list(
         async with informer:
             first = await anext(stream)
             assert first.is_in_initial_list
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             assert not stream.has_synced()  # still processing the initial add
             reading = asyncio.create_task(anext(stream))
             with anyio.fail_after(10):
@@ -461,7 +462,7 @@ async def test_a_slow_handler_does_not_delay_a_fast_consumer(
         fast = Recorder()
         tg.start_soon(fast.consume, informer.events())
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             await create(fake_apiserver, "b")
             await fast.wait_for_count(2)
             assert slow_seen == []  # still on its first event
@@ -489,7 +490,7 @@ async def test_an_unread_stream_only_grows_its_backlog(fake_apiserver: FakeApiSe
             for _ in range(2):
                 await anext(idle)
             assert idle.backlog == 3 and idle.peak_backlog == 5
-            listener = next(item for item in informer.listeners if item.backlog == 3)
+            listener = next(item for item in informer._listeners if item.backlog == 3)
             assert listener.peak_backlog == 5
         assert idle.closed
 
@@ -515,12 +516,12 @@ async def test_a_handler_raising_cancelled_error_is_a_handler_error_not_a_stop(
         informer = new_informer(client)
         registration = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
         async with informer:
-            await informer.wait_for_cache_sync(timeout=10)
+            await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             fake_apiserver.objects.create("configmaps", configmap("boom"))
             fake_apiserver.objects.create("configmaps", configmap("after"))
             with anyio.fail_after(10):
                 await seen.wait()
-            assert not informer.is_stopped
+            assert informer.state is not State.STOPPED
             assert registration.handler_errors == 1
 
 
@@ -538,7 +539,7 @@ async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_
     async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         async with informer:
-            await informer.wait_for_cache_sync(timeout=10)
+            await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             registration = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
             informer.remove_event_handler(registration)
             with anyio.fail_after(5):
@@ -548,7 +549,7 @@ async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_
 
 def test_a_defaulted_second_parameter_is_not_the_initial_list_flag() -> None:
     """on_add=lambda obj, k=k: ... gets only the object; a named flag or two required get both."""
-    from aioinformer.listener import _takes_initial_list_flag
+    from aioinformer._handlers import _takes_initial_list_flag
 
     k = "captured"
     assert not _takes_initial_list_flag(lambda obj, k=k: None)
@@ -565,7 +566,7 @@ async def test_a_late_joiner_replays_a_large_cache_lazily(fake_apiserver: FakeAp
     async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         async with informer:
-            await informer.wait_for_cache_sync(timeout=10)
+            await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             async with informer.events() as stream:
                 assert stream.backlog == 50
                 names = [(await anext(stream)).object["metadata"]["name"] for _ in range(50)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from aioinformer.errors import SelectorSyntaxError
@@ -114,7 +116,7 @@ async def test_informer_lister(fake_apiserver: FakeApiServer) -> None:
     async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             lister = informer.lister()
             assert names(lister.list("app=web")) == ["default/web"]
             assert names(lister.namespace("default").list()) == ["default/plain", "default/web"]

@@ -180,7 +180,7 @@ async def test_collector_reads_live_counters(
     with anyio.fail_after(GUARD):
         async with informer:
             idle = informer.events()  # never read: its backlog grows
-            idle_listener = informer.listeners[-1]
+            idle_listener = informer._listeners[-1]
             async with informer.events() as events:
                 assert await informer.wait_for_cache_sync()
                 await fake_apiserver.requests.wait_for_watches(1)

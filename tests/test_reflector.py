@@ -518,9 +518,9 @@ async def test_large_objects_and_ten_thousand_item_pages_pass_through(
     config = WatchConfig(backoff=FAST_BACKOFF, page_size=10_000)
     async with running_pipeline(server, config=config) as pipeline:
         await next_watch(server, 0)
-        await pipeline.converged(timeout=60)
+        await pipeline.converged(within=60)
         server.objects.create("configmaps", configmap("huge", blob="h" * (5 * 1024 * 1024)))
-        await pipeline.converged(timeout=30)
+        await pipeline.converged(within=30)
         huge = pipeline.indexer.get_by_key("default/huge")
         assert huge is not None and len(huge["data"]["blob"]) == 5 * 1024 * 1024
     listed = [r.query for r in server.requests.records if r.verb == "list" and r.status == 200]
@@ -593,8 +593,8 @@ async def test_store_converges_to_the_server_after_any_fault_sequence(
                 await outcome
             await churn()
             if rng.random() < 0.5:
-                await pipeline.converged(timeout=15)
-        await pipeline.converged(timeout=15)
+                await pipeline.converged(within=15)
+        await pipeline.converged(within=15)
         assert pipeline.cache() == await pipeline.server_state()
         assert pipeline.reflector.statistics().errors > 0
 
@@ -695,6 +695,6 @@ async def test_a_large_initial_list_does_not_monopolise_the_event_loop(
         async with informer, anyio.create_task_group() as tg:
             await next_list(server, 0)  # the list is on its way
             tg.start_soon(ticker)
-            await informer.wait_for_cache_sync(timeout=30)
+            await asyncio.wait_for(informer.wait_for_cache_sync(), 30)
             synced.set()
     assert ticks >= 10  # 10 batches of 500: at least one turn between each

@@ -7,12 +7,12 @@ real LIST/WATCH path.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import random
 from collections import Counter
 from typing import Any
+
+import anyio
 
 from ..objects import KubeObject
 from ..testing import FakeApiServer
@@ -99,25 +99,23 @@ class Churn:
         for _ in range(self.objects):
             await self._create(initial=True)
 
-    async def run(self, stop: asyncio.Event) -> None:
+    async def run(self, stop: anyio.Event) -> None:
         """Change pods at ``rate`` operations a second until ``stop`` is set."""
         if self.rate <= 0:
             await stop.wait()
             return
-        loop = asyncio.get_running_loop()
-        start = loop.time()
+        start = anyio.current_time()
         done = 0
         while not stop.is_set():
-            due = int((loop.time() - start) * self.rate) - done
+            due = int((anyio.current_time() - start) * self.rate) - done
             for _ in range(min(due, _MAX_BURST)):
                 await self.step()
                 done += 1
             if due > _MAX_BURST:
                 done += due - _MAX_BURST  # too far behind: skip rather than burst forever
             # Pacing, not waiting for a condition: sleep until the next operation is due.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout_at(start + (done + 1) / self.rate):
-                    await stop.wait()
+            with anyio.move_on_after(start + (done + 1) / self.rate - anyio.current_time()):
+                await stop.wait()
 
     async def step(self) -> None:
         """Do one random operation."""

@@ -138,9 +138,9 @@ class _View:
         from rich.table import Table
 
         now = datetime.now(UTC).timestamp()
-        stats = self.informer.reflector_stats
-        restarts = sum(stats.watch_restarts.values()) if stats else 0
-        relists = stats.relists if stats else 0
+        stats = self.informer.statistics().reflector
+        restarts = sum(stats.watch_restarts.values())
+        relists = stats.relists
         rate = self.events / max(1e-9, time.monotonic() - self.started)
         title = (
             f"{self.resource}  objects={len(self.informer.indexer)}  events={self.events}"
