@@ -53,6 +53,7 @@ class CustomVersion:
     scale: ScalePaths | None
     columns: tuple[Mapping[str, Any], ...] = ()
     warning: str = ""
+    selectable: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +103,11 @@ class CustomKind:
                 ),
                 columns=tuple(entry.get("additionalPrinterColumns") or ()),
                 warning=_warning(entry, entries, group, str(wanted.get("kind") or kind)),
+                selectable=tuple(
+                    str(chosen.get("jsonPath") or "").lstrip(".")
+                    for chosen in entry.get("selectableFields") or ()
+                    if isinstance(chosen, Mapping)
+                ),
             )
         return cls(
             group=group,
@@ -124,6 +130,26 @@ class CustomKind:
     def api_version(self, version: str) -> str:
         """``<group>/<version>``."""
         return f"{self.group}/{version}"
+
+    def field_labels(self, version: str) -> tuple[str, ...]:
+        """The field selectors a version supports (``crConverter.ConvertFieldLabel``; any
+        other is answered 400 ``field label not supported: <label>``)."""
+        own = ("metadata.name", "metadata.namespace") if self.namespaced else ("metadata.name",)
+        return own + self.version(version).selectable
+
+    def field_values(self, version: str, obj: Mapping[str, Any]) -> dict[str, str]:
+        """The values field selectors match (``GetAttrs``): names, and the selectable fields
+        printed as Go's ``fmt.Sprint`` (missing or ``null``: empty)."""
+        meta = obj.get("metadata") or {}
+        values = {"metadata.name": str(meta.get("name") or "")}
+        if self.namespaced:
+            values["metadata.namespace"] = str(meta.get("namespace") or "")
+        for path in self.version(version).selectable:
+            value: Any = obj
+            for key in path.split("."):
+                value = value.get(key) if isinstance(value, Mapping) else None
+            values[path] = "" if value is None else _go_text(value)
+        return values
 
 
 def _warning(

@@ -449,3 +449,32 @@ def test_custom_kind() -> None:
     assert KIND.version("v1").scale is not None
     assert KIND.version("v1beta1").scale is None
     assert [c["name"] for c in KIND.version("v1").columns] == ["Spec", "Replicas", "Age"]
+
+
+def test_field_selectors() -> None:
+    """``crConverter.ConvertFieldLabel`` and ``GetAttrs``: names, plus a version's
+    ``selectableFields`` with their values printed as ``fmt.Sprint`` (missing: empty)."""
+    crd = crontab_crd()
+    crd["spec"]["versions"][1]["selectableFields"] = [
+        {"jsonPath": ".spec.image"},
+        {"jsonPath": ".spec.replicas"},
+        {"jsonPath": ".spec.suspend"},
+    ]
+    default_crd(crd)
+    kind = CustomKind.from_crd(crd)
+    assert kind.field_labels("v1") == (
+        "metadata.name",
+        "metadata.namespace",
+        "spec.image",
+        "spec.replicas",
+        "spec.suspend",
+    )
+    assert kind.field_labels("v1beta1") == ("metadata.name", "metadata.namespace")
+    assert kind.field_values("v1", crontab(replicas=2, suspend=True)) == {
+        "metadata.name": "nightly",
+        "metadata.namespace": "default",
+        "spec.image": "my-awesome-cron-image",
+        "spec.replicas": "2",
+        "spec.suspend": "true",
+    }
+    assert kind.field_values("v1", crontab())["spec.suspend"] == ""
