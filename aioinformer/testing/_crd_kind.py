@@ -16,13 +16,12 @@ and then goes through the main resource's update rules.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._crd_lifecycle import _version_key, storage_version
-from ._crd_schema import Schema, compile_schema
+from ._crd_schema import Schema, compile_schema, json_copy
 from ._crd_values import go_number
 from ._failure import StatusFailure
 
@@ -302,7 +301,7 @@ def apply_scale(
         raise StatusFailure.bad_request(
             f'the spec replicas field "{paths.spec_replicas}" cannot be empty'
         )
-    result = copy.deepcopy(dict(obj))
+    result: dict[str, Any] = json_copy(dict(obj))
     node = result
     keys = paths.spec_replicas.lstrip(".").split(".")
     for key in keys[:-1]:

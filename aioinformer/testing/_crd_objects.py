@@ -26,13 +26,12 @@ Ports of the behaviour of apiextensions-apiserver: the handler's codecs
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._crd_kind import CustomKind, nested_value
 from ._crd_meta import DecodeError, coerce_embedded, decode_meta, validate_embedded
-from ._crd_schema import Schema, apply_defaults, prune, prune_nulls
+from ._crd_schema import Schema, apply_defaults, json_copy, prune, prune_nulls
 from ._crd_values import validate_value
 from ._failure import StatusFailure
 from ._fielderrors import FieldError, duplicate, go_json, invalid, invalid_failure
@@ -128,7 +127,7 @@ def decode_custom(
     """
     if not isinstance(body, dict):
         raise StatusFailure.bad_request("the body of the request must be a JSON object")
-    obj = copy.deepcopy(body)
+    obj = json_copy(body)
     strict = directive != "Ignore"
     problems = duplicate_fields(raw) if raw is not None and strict else []
     try:
@@ -397,7 +396,7 @@ def before_custom_status_update(
 
 def to_storage(kind: CustomKind, obj: Mapping[str, Any]) -> dict[str, Any]:
     """The object as stored: in the storage version, pruned by its schema."""
-    stored = copy.deepcopy(dict(obj))
+    stored: dict[str, Any] = json_copy(dict(obj))
     stored["apiVersion"] = kind.api_version(kind.storage)
     _coerce(kind, kind.storage, stored)
     return stored
@@ -407,7 +406,7 @@ def read_custom(kind: CustomKind, stored: Mapping[str, Any], version: str) -> di
     """What a read in ``version`` answers for a stored object: decoded with the storage
     version's schema (malformed metadata fields dropped, defaults applied), converted (only
     ``apiVersion`` changes) and pruned by ``version``'s schema."""
-    obj = copy.deepcopy(dict(stored))
+    obj: dict[str, Any] = json_copy(dict(stored))
     source = str(obj.get("apiVersion") or "").rpartition("/")[2] or kind.storage
     _coerce(kind, source, obj, drop_invalid=True)
     apply_defaults(obj, _schema(kind, source))
