@@ -233,6 +233,14 @@ def test_pattern_must_compile() -> None:
     ]
 
 
+def test_pattern_error_of_the_integration_tests() -> None:
+    """The text ``test/integration/validation_test.go`` expects for ``pattern: "+"``."""
+    assert texts(root(foo={"type": "string", "pattern": "+"})) == [
+        f'{P}.properties[foo].pattern: Invalid value: "+": must be a valid regular expression, '
+        "but isn't: error parsing regexp: missing argument to repetition operator: `+`"
+    ]
+
+
 def test_errors_are_sorted() -> None:
     """``ValidateStructuralWithOptions`` sorts the errors by their text."""
     found = texts(root(z={}, a={}))
