@@ -1,53 +1,28 @@
-"""CustomResourceDefinitions checked as the API server checks them on create and update.
+"""CustomResourceDefinitions checked as the API server checks them on create: names,
+versions and schemas.
 
 Specified by apiextensions-apiserver ``pkg/apis/apiextensions/validation/validation.go``
-(``ValidateCustomResourceDefinition``, ``ValidateCustomResourceDefinitionUpdate``) and the v1
-→ internal conversion (``pkg/apis/apiextensions/v1/conversion.go``); the expected texts of
+(``ValidateCustomResourceDefinition``) and the v1 → internal conversion
+(``pkg/apis/apiextensions/v1/conversion.go``); the expected texts of
 ``test/integration/validation_test.go`` where it has them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from aioinformer.testing._crd_lifecycle import default_crd, prepare_crd_create, prepare_crd_update
-from aioinformer.testing._crd_validation import validate_crd, validate_crd_update
-
-from .crd_fixtures import crontab_crd
-
-Mutation = Callable[[dict[str, Any]], None]
-V1 = "spec.versions[1]"
-V1_SCHEMA = f"{V1}.schema.openAPIV3Schema"
-
-
-def created(mutate: Mutation | None = None) -> dict[str, Any]:
-    crd = crontab_crd()
-    if mutate is not None:
-        mutate(crd)
-    default_crd(crd)
-    prepare_crd_create(crd)
-    return crd
-
-
-def errors(mutate: Mutation | None = None) -> list[str]:
-    return [str(e) for e in validate_crd(created(mutate))]
-
-
-def v1(crd: dict[str, Any]) -> dict[str, Any]:
-    version: dict[str, Any] = crd["spec"]["versions"][1]
-    return version
-
-
-def v1_spec(crd: dict[str, Any]) -> dict[str, Any]:
-    properties: dict[str, Any] = v1(crd)["schema"]["openAPIV3Schema"]["properties"]["spec"]
-    return properties["properties"]  # type: ignore[no-any-return]
-
-
-def single_version(crd: dict[str, Any]) -> None:
-    del crd["spec"]["versions"][0]
+from .crd_fixtures.helpers import (
+    V1,
+    V1_SCHEMA,
+    Mutation,
+    errors,
+    set_field,
+    single_version,
+    v1,
+    v1_spec,
+)
 
 
 def test_the_documentation_sample_is_valid() -> None:
@@ -55,22 +30,11 @@ def test_the_documentation_sample_is_valid() -> None:
     assert errors() == []
 
 
-def _set(path: str, value: Any) -> Mutation:
-    def mutate(crd: dict[str, Any]) -> None:
-        *parents, last = path.split(".")
-        node: Any = crd
-        for key in parents:
-            node = node[int(key)] if isinstance(node, list) else node[key]
-        node[last] = value
-
-    return mutate
-
-
 @pytest.mark.parametrize(
     ("mutate", "expected"),
     [
         (
-            _set("metadata.name", "crontab.stable.example.com"),
+            set_field("metadata.name", "crontab.stable.example.com"),
             [
                 'metadata.name: Invalid value: "crontab.stable.example.com": must be '
                 'spec.names.plural+"."+spec.group'
@@ -83,19 +47,19 @@ def _set(path: str, value: Any) -> Mutation:
             ['spec.group: Invalid value: "example": should be a domain with at least one dot'],
         ),
         (
-            _set("spec.scope", "Global"),
+            set_field("spec.scope", "Global"),
             ['spec.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced"'],
         ),
-        (_set("spec.scope", ""), ["spec.scope: Required value"]),
+        (set_field("spec.scope", ""), ["spec.scope: Required value"]),
         (
-            _set("spec.names.listKind", "CronTab"),
+            set_field("spec.names.listKind", "CronTab"),
             [
                 'spec.names.listKind: Invalid value: "CronTab": kind and listKind may not be '
                 "the same"
             ],
         ),
         (
-            _set("spec.names.shortNames", ["c_t"]),
+            set_field("spec.names.shortNames", ["c_t"]),
             [
                 'spec.names.shortNames[0]: Invalid value: "c_t": a DNS-1035 label must consist '
                 "of lower case alphanumeric characters or '-', start with an alphabetic "
@@ -104,7 +68,7 @@ def _set(path: str, value: Any) -> Mutation:
             ],
         ),
         (
-            _set("spec.names.kind", "Cron_Tab"),
+            set_field("spec.names.kind", "Cron_Tab"),
             [
                 'spec.names.kind: Invalid value: "Cron_Tab": may have mixed case, but should '
                 "otherwise match: a DNS-1035 label must consist of lower case alphanumeric "
@@ -130,28 +94,28 @@ def test_names_group_scope(mutate: Mutation, expected: list[str]) -> None:
 def test_versions() -> None:
     """``spec.versions``: unique names, exactly one storage version (the bad value is the
     versions list); a name that is not a DNS-1035 label."""
-    found = errors(_set("spec.versions.0.storage", True))
+    found = errors(set_field("spec.versions.0.storage", True))
     assert found[0].startswith('spec.versions: Invalid value: [{"')
     assert found[0].endswith(": must have exactly one version marked as storage version")
     assert found[1:] == [
         'status.storedVersions: Invalid value: ["v1beta1"]: must have the storage version v1'
     ]
-    found = errors(_set("spec.versions.0.name", "v1"))
+    found = errors(set_field("spec.versions.0.name", "v1"))
     assert [text.rpartition(": ")[2] for text in found] == [
         "must contain unique version names",
         "must have the storage version v1",
     ]
-    found = errors(_set("spec.versions.1.name", "V1"))
+    found = errors(set_field("spec.versions.1.name", "V1"))
     assert found[0].startswith('spec.versions[1].name: Invalid value: "V1": a DNS-1035 label')
 
 
 def test_deprecation_warning() -> None:
     """``validateDeprecationWarning``: only for deprecated versions, at most 256 characters."""
-    assert errors(_set("spec.versions.1.deprecationWarning", "old")) == [
+    assert errors(set_field("spec.versions.1.deprecationWarning", "old")) == [
         f'{V1}.deprecationWarning: Invalid value: "old": can only be set for deprecated versions'
     ]
     text = "x" * 257
-    assert errors(_set("spec.versions.0.deprecationWarning", text)) == [
+    assert errors(set_field("spec.versions.0.deprecationWarning", text)) == [
         f'spec.versions[0].deprecationWarning: Invalid value: "{text}": must be <= 256 '
         "characters long"
     ]
@@ -305,266 +269,4 @@ def test_defaults_forbidden_in_metadata() -> None:
     assert errors(mutate) == [
         f"{V1_SCHEMA}.properties[metadata].default: Forbidden: must not be set in top-level "
         "metadata"
-    ]
-
-
-@pytest.mark.parametrize(
-    ("scale", "expected"),
-    [
-        (
-            {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"},
-            [],
-        ),
-        (
-            {"statusReplicasPath": ".status.replicas"},
-            [f"{V1}.subresources.scale.specReplicasPath: Required value"],
-        ),
-        (
-            {"specReplicasPath": ".status.replicas", "statusReplicasPath": "status.replicas"},
-            [
-                f'{V1}.subresources.scale.specReplicasPath: Invalid value: ".status.replicas": '
-                "should be a json path under .spec",
-                f'{V1}.subresources.scale.statusReplicasPath: Invalid value: "status.replicas": '
-                "must be a simple json path starting with .",
-            ],
-        ),
-        (
-            {
-                "specReplicasPath": ".spec.replicas",
-                "statusReplicasPath": ".status.replicas",
-                "labelSelectorPath": ".metadata.labels",
-            },
-            [
-                f'{V1}.subresources.scale.labelSelectorPath: Invalid value: ".metadata.labels": '
-                "should be a json path under either .spec or .status"
-            ],
-        ),
-    ],
-)
-def test_scale_subresource(scale: dict[str, Any], expected: list[str]) -> None:
-    """``ValidateCustomResourceDefinitionSubresources``: scale paths are simple JSON paths
-    under ``.spec`` (replicas), ``.status`` (status replicas) or either (selector)."""
-    assert errors(_set("spec.versions.1.subresources.scale", scale)) == expected
-
-
-@pytest.mark.parametrize(
-    ("column", "expected"),
-    [
-        (
-            {"name": "X", "type": "text", "jsonPath": ".spec.x"},
-            'type: Invalid value: "text": must be one of boolean,date,integer,number,string',
-        ),
-        (
-            {"name": "X", "type": "string", "format": "url", "jsonPath": ".spec.x"},
-            'format: Invalid value: "url": must be one of byte,date,date-time,double,float,int32,'
-            "int64,password",
-        ),
-        ({"name": "X", "type": "string"}, "JSONPath: Required value"),
-        (
-            {"name": "X", "type": "string", "jsonPath": "spec.x"},
-            'JSONPath: Invalid value: "spec.x": must be a simple json path starting with .',
-        ),
-    ],
-)
-def test_printer_columns(column: dict[str, Any], expected: str) -> None:
-    """``ValidateCustomResourceColumnDefinition`` (the path field is spelt ``JSONPath``, as in
-    the internal type)."""
-
-    def mutate(crd: dict[str, Any]) -> None:
-        v1(crd)["additionalPrinterColumns"] = [column]
-
-    assert errors(mutate) == [f"{V1}.additionalPrinterColumns[0].{expected}"]
-
-
-def test_selectable_fields() -> None:
-    """``ValidateCustomResourceSelectableFields``: paths to string, boolean or integer
-    fields outside ``metadata``, unique, at most 8."""
-
-    def mutate(crd: dict[str, Any]) -> None:
-        v1(crd)["selectableFields"] = [
-            {"jsonPath": ".spec.image"},
-            {"jsonPath": ".spec.nothing"},
-            {"jsonPath": ".spec.env"},
-            {"jsonPath": ".spec.image"},
-        ]
-
-    where = f"{V1}.selectableFields"
-    assert errors(mutate) == [
-        f'{where}[1].jsonPath: Invalid value: ".spec.nothing": is an invalid path: does not '
-        "refer to a valid field",
-        f'{where}[2].jsonPath: Invalid value: ".spec.env": must point to a field of type '
-        "string, boolean or integer. Enum string fields and strings with formats are allowed.",
-        f'{where}[3].jsonPath: Duplicate value: ".spec.image"',
-    ]
-
-
-@pytest.mark.parametrize(
-    ("conversion", "expected"),
-    [
-        ({"strategy": "None"}, []),
-        (
-            {"strategy": "Magic"},
-            [
-                'spec.conversion.strategy: Unsupported value: "Magic": supported values: "None", '
-                '"Webhook"'
-            ],
-        ),
-        (
-            {"strategy": "Webhook"},
-            [
-                "spec.conversion.webhookClientConfig: Required value: required when strategy is "
-                "set to Webhook",
-                "spec.conversion.conversionReviewVersions: Required value",
-            ],
-        ),
-        (
-            {
-                "strategy": "Webhook",
-                "webhook": {
-                    "clientConfig": {"url": "https://convert.example.com"},
-                    "conversionReviewVersions": ["v1"],
-                },
-            },
-            [
-                "spec.conversion.strategy: Forbidden: the fake API server calls no conversion "
-                "webhooks: use strategy None (objects then change only their apiVersion between "
-                "versions) or a single version"
-            ],
-        ),
-        (
-            {"strategy": "None", "webhook": {"conversionReviewVersions": ["v1"]}},
-            [
-                "spec.conversion.conversionReviewVersions: Forbidden: should not be set when "
-                "strategy is not set to Webhook"
-            ],
-        ),
-    ],
-)
-def test_conversion(conversion: dict[str, Any], expected: list[str]) -> None:
-    """``validateCustomResourceConversion`` (internal field names: ``webhookClientConfig``,
-    ``conversionReviewVersions``); a valid ``Webhook`` conversion is refused by the fake for a
-    CRD with several versions, since it cannot call the webhook."""
-    assert errors(_set("spec.conversion", conversion)) == expected
-
-
-def test_webhook_conversion_of_a_single_version_is_accepted() -> None:
-    """A single version never converts: its webhook would never be called."""
-    webhook = {
-        "strategy": "Webhook",
-        "webhook": {
-            "clientConfig": {"url": "https://c.example.com"},
-            "conversionReviewVersions": ["v1"],
-        },
-    }
-
-    def mutate(crd: dict[str, Any]) -> None:
-        single_version(crd)
-        crd["spec"]["conversion"] = webhook
-
-    assert errors(mutate) == []
-
-
-def test_api_approval_for_protected_groups() -> None:
-    """``validateAPIApproval``: groups under ``k8s.io``/``kubernetes.io`` need the
-    ``api-approved.kubernetes.io`` annotation (a URL, or a reason starting ``unapproved``)."""
-
-    def protected(annotation: str | None) -> Mutation:
-        def mutate(crd: dict[str, Any]) -> None:
-            crd["spec"]["group"] = "stable.k8s.io"
-            crd["metadata"]["name"] = "crontabs.stable.k8s.io"
-            if annotation is not None:
-                crd["metadata"]["annotations"] = {"api-approved.kubernetes.io": annotation}
-
-        return mutate
-
-    assert errors(protected(None)) == [
-        "metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups "
-        'must have approval annotation "api-approved.kubernetes.io", see '
-        "https://github.com/kubernetes/enhancements/pull/1111"
-    ]
-    assert errors(protected("https://github.com/kubernetes/enhancements/pull/1111")) == []
-    assert errors(protected("unapproved, testing")) == []
-    assert errors(protected("maybe"))[0].startswith(
-        'metadata.annotations[api-approved.kubernetes.io]: Invalid value: "maybe": protected'
-    )
-
-
-def test_preserve_unknown_fields_true_is_refused() -> None:
-    """``validatePreserveUnknownFields``: v1 CRDs prune; ``spec.preserveUnknownFields: true``
-    is refused on create."""
-    assert errors(_set("spec.preserveUnknownFields", True)) == [
-        "spec.preserveUnknownFields: Invalid value: true: cannot set to true, set "
-        "x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead"
-    ]
-
-
-def test_missing_schema() -> None:
-    """``requireOpenAPISchema``: every version has a schema."""
-
-    def mutate(crd: dict[str, Any]) -> None:
-        del v1(crd)["schema"]
-
-    assert errors(mutate) == [f"{V1_SCHEMA}: Required value"]
-
-
-def updated(old: dict[str, Any], mutate: Mutation, *, established: bool = True) -> list[str]:
-    new = created()
-    new["metadata"].update(resourceVersion="7")
-    mutate(new)
-    prepare_crd_update(new, old)
-    return [str(e) for e in validate_crd_update(new, old, established=established)]
-
-
-def test_update_immutable_fields() -> None:
-    """``validateCustomResourceDefinitionSpecUpdate``: group and plural never change; scope
-    and kind not once the CRD is established."""
-    old = created()
-    old["metadata"].update(resourceVersion="7")
-
-    def rename(crd: dict[str, Any]) -> None:
-        crd["spec"]["names"]["kind"] = "Cron"
-        crd["spec"]["names"]["listKind"] = "CronList"
-        crd["spec"]["scope"] = "Cluster"
-
-    assert updated(old, rename) == [
-        'spec.scope: Invalid value: "Cluster": field is immutable',
-        'spec.names.kind: Invalid value: "Cron": field is immutable',
-    ]
-    assert updated(old, rename, established=False) == []
-
-    def regroup(crd: dict[str, Any]) -> None:
-        crd["spec"]["names"]["plural"] = "crons"
-
-    assert 'spec.names.plural: Invalid value: "crons": field is immutable' in updated(old, regroup)
-
-
-def test_update_keeps_rules_the_old_crd_broke() -> None:
-    """An update does not newly require what the stored CRD already breaks
-    (``requireValidPropertyType``, ``requireAtomicSetType``, ``requireMapListKeysMapSetValidation``,
-    ``requirePrunedDefaults``)."""
-
-    def bad_set(crd: dict[str, Any]) -> None:
-        v1_spec(crd)["pairs"] = {
-            "type": "array",
-            "x-kubernetes-list-type": "set",
-            "items": {"type": "object", "properties": {"id": {"type": "string"}}},
-        }
-
-    old = created(bad_set)
-    old["metadata"].update(resourceVersion="7")
-    assert updated(old, bad_set) == []
-    assert len(errors(bad_set)) == 1
-
-
-def test_stored_versions() -> None:
-    """``ValidateCustomResourceDefinitionStoredVersions``: a stored version stays listed in
-    ``spec.versions``."""
-    old = created()
-    old["metadata"].update(resourceVersion="7")
-    old["status"]["storedVersions"] = ["v1beta1", "v1"]
-    assert updated(old, single_version) == [
-        'status.storedVersions[0]: Invalid value: "v1beta1": missing from spec.versions; v1beta1 '
-        "was previously a storage version, and must remain in spec.versions until a storage "
-        "migration ensures no data remains persisted in v1beta1 and removes v1beta1 from "
-        "status.storedVersions"
     ]
