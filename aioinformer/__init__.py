@@ -12,19 +12,22 @@ from ._client import KubeClient as KubeClient
 from ._clock import Clock as Clock
 from ._config import BackoffPolicy as BackoffPolicy
 from ._config import WatchConfig as WatchConfig
+from ._delta_fifo import Delta as Delta
+from ._delta_fifo import DeltaFIFO as DeltaFIFO
+from ._delta_fifo import DeltaType as DeltaType
 from ._lifecycle import State as State
 from ._reflector import Reflector as Reflector
 from ._reflector import ReflectorStatistics as ReflectorStatistics
 from ._reflector import ReflectorStore as ReflectorStore
 from ._reflector import WatchErrorHandler as WatchErrorHandler
+from ._store import NAMESPACE_INDEX as NAMESPACE_INDEX
+from ._store import Indexer as Indexer
+from ._store import Store as Store
 from ._verbs import PatchType as PatchType
 from ._version import __version__ as __version__
 from .backoff import Backoff as Backoff
 from .controller import Controller as Controller
 from .controller import Result as Result
-from .delta_fifo import Delta as Delta
-from .delta_fifo import DeltaFIFO as DeltaFIFO
-from .delta_fifo import DeltaType as DeltaType
 from .errors import InformerError as InformerError
 from .factory import SharedInformerFactory as SharedInformerFactory
 from .informer import SharedIndexInformer as SharedIndexInformer
@@ -49,9 +52,6 @@ from .objects import meta_namespace_key as meta_namespace_key
 from .objects import split_meta_namespace_key as split_meta_namespace_key
 from .selectors import LabelSelector as LabelSelector
 from .selectors import parse_label_selector as parse_label_selector
-from .store import NAMESPACE_INDEX as NAMESPACE_INDEX
-from .store import Indexer as Indexer
-from .store import Store as Store
 from .transport import KubeListerWatcher as KubeListerWatcher
 
 __all__ = [

@@ -16,10 +16,10 @@ from ._builtin_resources import BUILTIN_RESOURCES
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import WatchConfig
 from ._lifecycle import Service, State
+from ._store import Indexers
 from .errors import LifecycleError
 from .informer import InformerStatistics, SharedIndexInformer
 from .listwatch import ListerWatcher, ListOptions, Resource
-from .store import Indexers
 from .transport import KubeListerWatcher
 
 if TYPE_CHECKING:

@@ -25,10 +25,11 @@ import anyio.lowlevel
 
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import WatchConfig
+from ._delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
 from ._lifecycle import Service, State
 from ._listener import effective_resync
 from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
-from .delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
+from ._store import Indexer, Indexers
 from .errors import FIFOClosedError, LifecycleError
 from .listener import (
     Event,
@@ -42,7 +43,6 @@ from .listener import (
 from .lister import Lister
 from .listwatch import ListerWatcher, Resource
 from .objects import try_resource_version
-from .store import Indexer, Indexers
 
 __all__ = ["MINIMUM_RESYNC_PERIOD", "InformerStatistics", "SharedIndexInformer"]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import builtins
 
+from ._store import NAMESPACE_INDEX, Indexer
 from .errors import IndexNotFoundError
 from .listwatch import Resource
 from .objects import KubeObject
 from .selectors import LabelSelector, parse_label_selector
-from .store import NAMESPACE_INDEX, Indexer
 
 __all__ = ["Lister", "NamespaceLister"]
 

@@ -23,7 +23,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType
+from aioinformer._delta_fifo import Delta, DeltaFIFO, DeltaType
 from aioinformer.objects import DeletedFinalStateUnknown, meta_namespace_key
 
 NAMES = st.sampled_from(["a", "b", "c", "d"])

@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from aioinformer import Reflector, State
-from aioinformer.delta_fifo import Delta, DeltaType
+from aioinformer._delta_fifo import Delta, DeltaType
 from aioinformer.errors import ApiError, LifecycleError
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import Event, EventType, Listener, ResourceEventHandlerFuncs

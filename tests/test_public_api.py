@@ -15,8 +15,6 @@ PUBLIC_MODULES = [
     "aioinformer",
     "aioinformer.errors",
     "aioinformer.objects",
-    "aioinformer.store",
-    "aioinformer.delta_fifo",
     "aioinformer.listwatch",
     "aioinformer.transport",
     "aioinformer.backoff",

@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from aioinformer import Reflector, WatchConfig
-from aioinformer.delta_fifo import DeltaFIFO, DeltaType
+from aioinformer._delta_fifo import DeltaFIFO, DeltaType
 from aioinformer.errors import (
     ConnectionRefused,
     ExpiredError,

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from aioinformer._store import NAMESPACE_INDEX, Indexer, Store
 from aioinformer.errors import (
     IndexConflictError,
     IndexFuncError,
@@ -14,7 +15,6 @@ from aioinformer.errors import (
     KeyFuncError,
 )
 from aioinformer.objects import DeletedFinalStateUnknown
-from aioinformer.store import NAMESPACE_INDEX, Indexer, Store
 
 
 def obj(
