@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol, TypeAlias
 
+from ._objects import DeletedFinalStateUnknown, KeyFunc, KubeObject, meta_namespace_key
 from .errors import FIFOClosedError
-from .objects import DeletedFinalStateUnknown, KeyFunc, KubeObject, meta_namespace_key
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",

@@ -20,9 +20,9 @@ import anyio
 from ._lifecycle import State
 
 if TYPE_CHECKING:
+    from ._controller import Controller
+    from ._leaderelection import LeaderElector
     from ._leadership import LeadershipTerm
-    from .controller import Controller
-    from .leaderelection import LeaderElector
 
 __all__ = ["serve_elected"]
 

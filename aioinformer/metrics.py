@@ -33,12 +33,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, TypeAlias
 
+from ._factory import SharedInformerFactory
+from ._informer import SharedIndexInformer
 from ._lifecycle import State
+from ._listwatch import WatchEventType
 from ._reflector import RestartCause
-from .factory import SharedInformerFactory
-from .informer import SharedIndexInformer
-from .listwatch import WatchEventType
-from .workqueue.metrics import (
+from .workqueue._metrics import (
     HISTOGRAM_BUCKETS,
     METRIC_HELP,
     METRIC_NAMES,

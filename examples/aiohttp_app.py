@@ -34,7 +34,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry
 
 from aioinformer import KubeClient, WatchConfig
-from aioinformer.informer import SharedIndexInformer
+from aioinformer._informer import SharedIndexInformer
 from aioinformer.integrations.aiohttp import (
     INFORMERS,
     add_health_routes,

@@ -40,12 +40,12 @@ import anyio
 
 import aioinformer
 from aioinformer import NAMESPACE_INDEX, KubeClient
-from aioinformer.controller import Controller
+from aioinformer._controller import Controller
+from aioinformer._factory import SharedInformerFactory
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._leaderelection import LeaderElector
+from aioinformer._objects import KubeObject, name_of, namespace_of
 from aioinformer.errors import NotFoundError
-from aioinformer.factory import SharedInformerFactory
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.leaderelection import LeaderElector
-from aioinformer.objects import KubeObject, name_of, namespace_of
 from aioinformer.testing import FakeApiServer
 
 #: The ConfigMap the controller keeps in every namespace that has pods.

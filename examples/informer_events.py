@@ -13,12 +13,12 @@ from __future__ import annotations
 import anyio
 
 import aioinformer
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.listener import Event
-from aioinformer.listwatch import Resource
-from aioinformer.objects import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key
+from aioinformer._event_stream import Event
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._listwatch import Resource
+from aioinformer._objects import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key
+from aioinformer._transport import KubeListerWatcher
 from aioinformer.testing import FakeApiServer
-from aioinformer.transport import KubeListerWatcher
 
 CONFIGMAPS = Resource.parse("v1/configmaps")
 

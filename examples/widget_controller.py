@@ -42,11 +42,11 @@ import anyio
 
 import aioinformer
 from aioinformer import KubeClient, PatchType, Resource, split_meta_namespace_key
-from aioinformer.controller import Controller
+from aioinformer._controller import Controller
+from aioinformer._factory import SharedInformerFactory
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._objects import KubeObject
 from aioinformer.errors import AlreadyExistsError, NotFoundError
-from aioinformer.factory import SharedInformerFactory
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 
 #: The custom resource.

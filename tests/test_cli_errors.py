@@ -38,7 +38,7 @@ class Outcome:
 
 async def start(*args: str, prelude: str = "") -> asyncio.subprocess.Process:
     """``aioinformer ARGS`` in a fresh interpreter (``prelude``: Python run first)."""
-    code = f"{prelude}\nimport sys\nfrom aioinformer.cli import main\nsys.exit(main(sys.argv[1:]))"
+    code = f"{prelude}\nimport sys\nfrom aioinformer._cli import main\nsys.exit(main(sys.argv[1:]))"
     return await asyncio.create_subprocess_exec(
         sys.executable, "-c", code, *args,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,

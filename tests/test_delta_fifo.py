@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from aioinformer._delta_fifo import Delta, DeltaFIFO, DeltaType
+from aioinformer._objects import DeletedFinalStateUnknown
 from aioinformer._store import Indexer, Store
 from aioinformer.errors import FIFOClosedError, KeyFuncError
-from aioinformer.objects import DeletedFinalStateUnknown
 
 ADDED, UPDATED, DELETED = DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED
 REPLACED, SYNC = DeltaType.REPLACED, DeltaType.SYNC

@@ -24,7 +24,7 @@ from hypothesis.stateful import (
 )
 
 from aioinformer._delta_fifo import Delta, DeltaFIFO, DeltaType
-from aioinformer.objects import DeletedFinalStateUnknown, meta_namespace_key
+from aioinformer._objects import DeletedFinalStateUnknown, meta_namespace_key
 
 NAMES = st.sampled_from(["a", "b", "c", "d"])
 NAMESPACES = st.sampled_from(["", "ns"])

@@ -8,8 +8,8 @@ import re
 import signal
 import sys
 
-from aioinformer.cli import build_parser
-from aioinformer.commands import demo
+from aioinformer._cli import _demo as demo
+from aioinformer._cli import build_parser
 
 CHECK = re.compile(r"^check: cache == server \((\d+) objects, same resource versions\): OK$")
 

@@ -8,10 +8,10 @@ import re
 import anyio
 from rich.console import Console
 
+from aioinformer._cli import _demo as demo
+from aioinformer._cli import build_parser
+from aioinformer._cli._demo_view import PANEL_WIDTH, Snapshot, live_panel, plain_line
 from aioinformer._cli_support import Interrupts
-from aioinformer.cli import build_parser
-from aioinformer.commands import demo
-from aioinformer.commands._demo_view import PANEL_WIDTH, Snapshot, live_panel, plain_line
 
 HEADER = re.compile(
     r"^demo: a fake API server at http://127\.0\.0\.1:\d+, where 10 pods on 2 nodes churn at"

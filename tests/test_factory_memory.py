@@ -7,8 +7,8 @@ import anyio
 import pytest
 
 from aioinformer import ListOptions, SharedInformerFactory, WatchEventType
+from aioinformer._event_stream import EventType
 from aioinformer.errors import BadRequestError
-from aioinformer.listener import EventType
 from aioinformer.testing import MemorySource
 
 from .support import Recorder, configmap

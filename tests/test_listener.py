@@ -13,9 +13,9 @@ import anyio
 import pytest
 
 from aioinformer import State
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.listener import Event, EventStream, EventType, ResourceEventHandlerFuncs
-from aioinformer.objects import KubeObject, meta_namespace_key
+from aioinformer._event_stream import Event, EventStream, EventType, ResourceEventHandlerFuncs
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._objects import KubeObject, meta_namespace_key
 from aioinformer.testing import FakeApiServer
 from tests.support import Recorder, configmap, new_informer, wait_until
 
@@ -335,7 +335,7 @@ async def test_a_failing_handler_is_logged_counted_and_fed_on(
     async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         registration = informer.add_event_handler(Flaky())
-        with caplog.at_level(logging.ERROR, logger="aioinformer.listener"):
+        with caplog.at_level(logging.ERROR, logger="aioinformer._event_stream"):
             async with informer:
                 await registration.wait_synced()  # a failed initial add still counts as done
                 await create(fake_apiserver, "c")

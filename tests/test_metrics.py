@@ -12,10 +12,12 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from aioinformer import KubeClient, metrics
-from aioinformer.factory import SharedInformerFactory
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.listener import EventType, ResourceEventHandlerFuncs
-from aioinformer.listwatch import Resource
+from aioinformer._event_stream import EventType, ResourceEventHandlerFuncs
+from aioinformer._factory import SharedInformerFactory
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._listwatch import Resource
+from aioinformer._objects import KubeObject
+from aioinformer._transport import KubeListerWatcher
 from aioinformer.metrics import (
     INFORMER_METRIC_NAMES,
     TEXT_CONTENT_TYPE,
@@ -25,9 +27,7 @@ from aioinformer.metrics import (
     render_metrics,
     workqueue_metrics_provider,
 )
-from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer, FakeClock
-from aioinformer.transport import KubeListerWatcher
 from aioinformer.workqueue import (
     HISTOGRAM_BUCKETS,
     METRIC_NAMES,

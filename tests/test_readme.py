@@ -305,7 +305,7 @@ def test_every_make_target_the_readme_names_exists() -> None:
 
 def test_every_command_the_readme_names_exists() -> None:
     """Each `aioinformer <command>` in the README is a sub-command of the CLI."""
-    from aioinformer.cli import build_parser
+    from aioinformer._cli import build_parser
 
     parser = build_parser()
     (subparsers,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

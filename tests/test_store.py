@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from aioinformer._objects import DeletedFinalStateUnknown
 from aioinformer._store import NAMESPACE_INDEX, Indexer, Store
 from aioinformer.errors import (
     IndexConflictError,
@@ -14,7 +15,6 @@ from aioinformer.errors import (
     IndexNotFoundError,
     KeyFuncError,
 )
-from aioinformer.objects import DeletedFinalStateUnknown
 
 
 def obj(

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from aioinformer._objects import DeletedFinalStateUnknown, meta_namespace_key, namespace_of
 from aioinformer._store import NAMESPACE_INDEX, Indexer
 from aioinformer.errors import IndexConflictError, IndexFuncError
-from aioinformer.objects import DeletedFinalStateUnknown, meta_namespace_key, namespace_of
 
 IndexFn = Callable[[Any], list[str]]
 

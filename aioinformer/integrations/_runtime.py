@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, TypeAlias
 
+from .._factory import SharedInformerFactory
+from .._informer import SharedIndexInformer
 from .._lifecycle import State
-from ..factory import SharedInformerFactory
-from ..informer import SharedIndexInformer
 
 __all__ = ["FactoryBuilder", "FactorySource", "InformerRuntime", "run_factory"]
 

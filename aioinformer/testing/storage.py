@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from . import status
 from ._collections import delete_namespace_contents
 from ._object_rules import (

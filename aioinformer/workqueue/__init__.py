@@ -21,26 +21,26 @@ A worker loop::
             queue.done(key)
 """
 
-from .delaying import DelayingQueue as DelayingQueue
-from .limiters import BucketRateLimiter as BucketRateLimiter
-from .limiters import ItemExponentialFailureRateLimiter as ItemExponentialFailureRateLimiter
-from .limiters import ItemFastSlowRateLimiter as ItemFastSlowRateLimiter
-from .limiters import MaxOfRateLimiter as MaxOfRateLimiter
-from .limiters import RateLimiter as RateLimiter
-from .limiters import WithMaxWaitRateLimiter as WithMaxWaitRateLimiter
-from .limiters import default_controller_rate_limiter as default_controller_rate_limiter
-from .limiters import default_item_based_rate_limiter as default_item_based_rate_limiter
-from .metrics import HISTOGRAM_BUCKETS as HISTOGRAM_BUCKETS
-from .metrics import METRIC_HELP as METRIC_HELP
-from .metrics import METRIC_NAMES as METRIC_NAMES
-from .metrics import CounterMetric as CounterMetric
-from .metrics import GaugeMetric as GaugeMetric
-from .metrics import HistogramMetric as HistogramMetric
-from .metrics import MetricsProvider as MetricsProvider
-from .metrics import NoopMetricsProvider as NoopMetricsProvider
-from .metrics import SettableGaugeMetric as SettableGaugeMetric
-from .queue import WorkQueue as WorkQueue
-from .rate_limiting import RateLimitingQueue as RateLimitingQueue
+from ._delaying import DelayingQueue as DelayingQueue
+from ._limiters import BucketRateLimiter as BucketRateLimiter
+from ._limiters import ItemExponentialFailureRateLimiter as ItemExponentialFailureRateLimiter
+from ._limiters import ItemFastSlowRateLimiter as ItemFastSlowRateLimiter
+from ._limiters import MaxOfRateLimiter as MaxOfRateLimiter
+from ._limiters import RateLimiter as RateLimiter
+from ._limiters import WithMaxWaitRateLimiter as WithMaxWaitRateLimiter
+from ._limiters import default_controller_rate_limiter as default_controller_rate_limiter
+from ._limiters import default_item_based_rate_limiter as default_item_based_rate_limiter
+from ._metrics import HISTOGRAM_BUCKETS as HISTOGRAM_BUCKETS
+from ._metrics import METRIC_HELP as METRIC_HELP
+from ._metrics import METRIC_NAMES as METRIC_NAMES
+from ._metrics import CounterMetric as CounterMetric
+from ._metrics import GaugeMetric as GaugeMetric
+from ._metrics import HistogramMetric as HistogramMetric
+from ._metrics import MetricsProvider as MetricsProvider
+from ._metrics import NoopMetricsProvider as NoopMetricsProvider
+from ._metrics import SettableGaugeMetric as SettableGaugeMetric
+from ._queue import WorkQueue as WorkQueue
+from ._rate_limiting import RateLimitingQueue as RateLimitingQueue
 
 __all__ = [
     "HISTOGRAM_BUCKETS",

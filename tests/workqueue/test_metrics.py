@@ -15,7 +15,7 @@ from aioinformer.workqueue import (
     NoopMetricsProvider,
     WorkQueue,
 )
-from aioinformer.workqueue.metrics import NOOP_METRIC
+from aioinformer.workqueue._metrics import NOOP_METRIC
 
 from ._support import RecordedMetric, RecordingProvider
 

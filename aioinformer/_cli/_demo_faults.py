@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from ..informer import SharedIndexInformer
-from ..listener import EventStream
+from .._event_stream import EventStream
+from .._informer import SharedIndexInformer
 from ..testing import FakeApiServer
 from ._demo_churn import DEMO_NAMESPACE
 

@@ -47,11 +47,11 @@ from .._cli_support import (
 )
 from .._client import KubeClient
 from .._config import BackoffPolicy, WatchConfig
-from ..controller import Controller
+from .._controller import Controller
+from .._factory import SharedInformerFactory
+from .._informer import SharedIndexInformer
+from .._objects import KubeObject, meta_namespace_key, name_of, namespace_of
 from ..errors import AlreadyExistsError
-from ..factory import SharedInformerFactory
-from ..informer import SharedIndexInformer
-from ..objects import KubeObject, meta_namespace_key, name_of, namespace_of
 from ..testing import FakeApiServer
 from ._demo_churn import DEMO_NAMESPACE, Churn, node_names
 from ._demo_faults import FaultSchedule, Progress

@@ -35,8 +35,15 @@ from .._cli_support import (
     note,
     run_command,
 )
+from .._discovery import resolve_resource
+from .._event_stream import Event, EventStream
 from .._http import read
-from ..discovery import resolve_resource
+from .._informer import SharedIndexInformer
+from .._kubeconfig import connect
+from .._listwatch import ListOptions, Resource
+from .._objects import KubeObject, meta_namespace_key
+from .._selectors import parse_label_selector
+from .._transport import KubeListerWatcher
 from ..errors import (
     ApiError,
     BadRequestError,
@@ -47,13 +54,6 @@ from ..errors import (
     SelectorSyntaxError,
     TransportError,
 )
-from ..informer import SharedIndexInformer
-from ..kubeconfig import connect
-from ..listener import Event, EventStream
-from ..listwatch import ListOptions, Resource
-from ..objects import KubeObject, meta_namespace_key
-from ..selectors import parse_label_selector
-from ..transport import KubeListerWatcher
 
 if TYPE_CHECKING:
     from .._client import KubeClient

@@ -26,12 +26,7 @@ import anyio.lowlevel
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import WatchConfig
 from ._delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
-from ._lifecycle import Service, State
-from ._listener import effective_resync
-from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
-from ._store import Indexer, Indexers
-from .errors import FIFOClosedError, LifecycleError
-from .listener import (
+from ._event_stream import (
     Event,
     EventStream,
     EventType,
@@ -40,9 +35,14 @@ from .listener import (
     Registration,
     validate_handler,
 )
-from .lister import Lister
-from .listwatch import ListerWatcher, Resource
-from .objects import try_resource_version
+from ._lifecycle import Service, State
+from ._listener import effective_resync
+from ._lister import Lister
+from ._listwatch import ListerWatcher, Resource
+from ._objects import try_resource_version
+from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
+from ._store import Indexer, Indexers
+from .errors import FIFOClosedError, LifecycleError
 
 __all__ = ["MINIMUM_RESYNC_PERIOD", "InformerStatistics", "SharedIndexInformer"]
 

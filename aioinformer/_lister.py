@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import builtins
 
+from ._listwatch import Resource
+from ._objects import KubeObject
+from ._selectors import LabelSelector, parse_label_selector
 from ._store import NAMESPACE_INDEX, Indexer
 from .errors import IndexNotFoundError
-from .listwatch import Resource
-from .objects import KubeObject
-from .selectors import LabelSelector, parse_label_selector
 
 __all__ = ["Lister", "NamespaceLister"]
 

@@ -7,9 +7,10 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn, cast
 
-from ._version import __version__
-from .commands import demo, watch
-from .testing import cli as fake_apiserver
+from .._version import __version__
+from ..testing import cli as fake_apiserver
+from . import _demo as demo
+from . import _watch as watch
 
 __all__ = ["build_parser", "main"]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import anyio
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from ..testing import FakeApiServer
 
 __all__ = ["DEMO_NAMESPACE", "PHASES", "Churn", "node_names", "pod_body"]
