@@ -34,6 +34,7 @@ from ..errors import LifecycleError
 from ._boundary import client_error, client_errors
 from ._network import Listener
 from ._objects import ServerObjects
+from ._rest import RestStorage
 from ._shard import ShardingGate
 from .admin import AdminApi
 from .faults import RequestFaults, ServerFaults
@@ -95,13 +96,14 @@ class FakeApiServer:
             history_limit=history_limit,
             auto_create_namespaces=auto_create_namespaces,
         )
+        self._rest = RestStorage(self._storage)
         self._bookmark_interval = bookmark_interval
         self._admin_enabled = admin_api
         self._request_faults = RequestFaults()
         self._log = RequestLog()
         self._hub: WatchHub | None = None
         self._state = _READY
-        self._objects = ServerObjects(self._registry, self._storage)
+        self._objects = ServerObjects(self._registry, self._rest)
         self._faults = ServerFaults(
             registry=self._registry,
             storage=self._storage,
@@ -145,7 +147,7 @@ class FakeApiServer:
         self._hub = WatchHub(self._storage, bookmark_interval=self._bookmark_interval)
         handler = ApiHandler(
             registry=self._registry,
-            storage=self._storage,
+            rest=self._rest,
             hub=self._hub,
             faults=self._request_faults,
             log=self._log,
