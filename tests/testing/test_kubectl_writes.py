@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .standalone import Kubectl, Standalone
+from .standalone import Kubectl
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 
@@ -46,19 +45,6 @@ def _container(name: str, image: str, *env: str) -> str:
 def _manifest(name: str, *containers: str, replicas: int | None = None) -> str:
     wanted = f"replicas: {replicas}" if replicas is not None else ""
     return MANIFEST.format(name=name, replicas=wanted, containers="".join(containers))
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[Standalone]:
-    """One standalone fake for the module."""
-    standalone = Standalone()
-    yield standalone
-    assert standalone.stop() == 0
-
-
-@pytest.fixture
-def kubectl(server: Standalone, tmp_path: Path) -> Kubectl:
-    return Kubectl(server, tmp_path)
 
 
 def _summary(deployment: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
