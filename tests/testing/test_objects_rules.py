@@ -102,3 +102,24 @@ def test_dry_run_returns_the_would_be_object_and_stores_nothing() -> None:
     assert patched["metadata"]["resourceVersion"] == stored["metadata"]["resourceVersion"]
     server.objects.delete("pods", "p", dry_run=True)
     assert server.objects.get("pods", "p") == stored
+
+
+def test_custom_resources_follow_their_crds_status_subresource() -> None:
+    """A CRD with ``subresources.status`` (apiextensions ``customResourceStrategy``): a
+    create drops ``status``, a main-resource update keeps the stored one, ``/status``
+    writes it; without it ``status`` is an ordinary field and ``/status`` does not exist."""
+    server = FakeApiServer()
+    server.register_resource("example.com", "v1", "widgets", "Widget")
+    server.register_resource("example.com", "v1", "gadgets", "Gadget", status_subresource=False)
+    body = {"metadata": {"name": "w"}, "spec": {"size": 1}, "status": {"ready": True}}
+    widget = server.objects.create("widgets.example.com", body)
+    assert "status" not in widget and widget["metadata"]["generation"] == 1
+    server.objects.patch(
+        "widgets.example.com", "w", {"status": {"ready": True}}, subresource="status"
+    )
+    updated = server.objects.patch("widgets.example.com", "w", {"status": {"ready": False}})
+    assert updated["status"] == {"ready": True} and updated["metadata"]["generation"] == 1
+    gadget = server.objects.create("gadgets.example.com", body)
+    assert gadget["status"] == {"ready": True}
+    with pytest.raises(NotFoundError):
+        server.objects.patch("gadgets.example.com", "w", {"status": {}}, subresource="status")
