@@ -216,7 +216,7 @@ async def test_map_func_maps_pods_to_their_namespace(fake_apiserver: FakeApiServ
     """Owner-style mapping: pod events enqueue their namespace; deleting the last pod of a
     namespace still enqueues it."""
     fake_apiserver.objects.create("namespaces", {"metadata": {"name": "team"}})
-    fake_apiserver.objects.create("pods", pod("p", "team"))
+    fake_apiserver.objects.create("pods", pod("p", "team"))  # with a container: ValidatePodSpec
     async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
         record = Recorder()
         controller: Controller[str] = Controller(name="map", reconcile=record)

@@ -61,7 +61,7 @@ async def test_a_server_runs_once_and_close_is_idempotent() -> None:
 async def test_in_process_api_works_before_start() -> None:
     """Objects can be seeded before the server starts; they are served once it does."""
     server = FakeApiServer(namespaces=("default", "kube-system"))
-    server.objects.create("pods", pod("early", "kube-system"))
+    server.objects.create("pods", pod("early", "kube-system"))  # ValidatePodSpec: a container
     async with server, server.api_client() as api:
         pods = await CoreV1Api(api).list_namespaced_pod("kube-system")
     assert [p.metadata.name for p in pods.items] == ["early"]

@@ -18,6 +18,7 @@ async def test_each_request_is_recorded_with_its_verb_and_resource(
     """Records name method, path, query, verb, group/version/resource, namespace, name, status."""
     apps = AppsV1Api(api)
     await apps.list_namespaced_deployment("default", label_selector="a=b")
+    # Valid (ValidateDeploymentSpec: a selector matching the template, a container).
     await apps.create_namespaced_deployment("default", deployment("d"))
     with pytest.raises(ApiException):
         await apps.read_namespaced_deployment("missing", "default")
