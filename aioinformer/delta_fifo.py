@@ -219,22 +219,32 @@ class DeltaFIFO:
         ``(position in changes, exception)``.
         """
         failures: list[tuple[int, Exception]] = []
-        prepared: list[tuple[DeltaType, str, Any, bytes | None]] = []
+        items, queue, known = self._items, self._queue, self._known
+        key_func, transformer = self._key_func, self._transformer
+        queued = False
         for position, (kind, obj, raw) in enumerate(changes):
             try:
                 if kind not in _CHANGES:
                     raise ValueError(f"not a watch change: {kind!r}")
-                key, transformed = self._prepare(obj, transform=True)
+                if isinstance(obj, DeletedFinalStateUnknown):
+                    key = obj.key
+                else:
+                    key = key_func(obj)
+                    if transformer is not None:
+                        obj, raw = transformer(obj), None  # the transform changes the JSON
             except Exception as exc:
                 failures.append((position, exc))
                 continue
-            prepared.append((kind, key, transformed, raw if self._transformer is None else None))
-        if prepared:
-            self._populated = True
-            for kind, key, obj, raw in prepared:
-                if kind is DeltaType.DELETED and not self._is_known(key):
-                    continue  # already reported as deleted by a relist
+            queued = True
+            deltas = items.get(key)
+            if deltas is not None:
                 self._append(key, Delta(kind, obj, raw))
+            elif kind is not DeltaType.DELETED or (known is not None and key in known):
+                items[key] = [Delta(kind, obj, raw)]
+                queue.append(key)
+            # else: a delete of an unknown key, already reported by a relist: dropped
+        if queued:
+            self._populated = True
             self._changed()
         return failures
 
