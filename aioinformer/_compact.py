@@ -57,6 +57,7 @@ __all__ = [
     "LazyObject",
     "encode",
     "new_indexer",
+    "previous_resource_version",
     "resolve",
 ]
 
@@ -116,6 +117,13 @@ def resolve(previous: KubeObject | LazyObject | None) -> KubeObject | None:
     if isinstance(previous, LazyObject):
         return previous.object
     return previous
+
+
+def previous_resource_version(previous: KubeObject | LazyObject) -> str:
+    """``metadata.resourceVersion`` of a write's result, without decoding a LazyObject."""
+    if isinstance(previous, LazyObject):
+        return previous.resource_version
+    return try_resource_version(previous)
 
 
 class _IndexState:

@@ -14,7 +14,14 @@ from typing import Any
 import orjson
 import pytest
 
-from aioinformer._compact import CompactIndexer, LazyObject, encode, new_indexer, resolve
+from aioinformer._compact import (
+    CompactIndexer,
+    LazyObject,
+    encode,
+    new_indexer,
+    previous_resource_version,
+    resolve,
+)
 from aioinformer.errors import IndexFuncError
 from aioinformer.store import NAMESPACE_INDEX, Indexer
 
@@ -119,10 +126,14 @@ def test_writes_return_the_previous_state_lazily_decoded() -> None:
 
 
 def test_resolve_passes_dicts_and_none_through() -> None:
-    """The dict cache's writes return the stored dicts: resolve returns them as they are."""
-    obj = pod(1)
+    """The dict cache's writes return the stored dicts: resolve returns them as they are, and
+    previous_resource_version reads theirs (a LazyObject's without decoding)."""
+    obj = pod(1, rv="9")
     assert resolve(obj) is obj
     assert resolve(None) is None
+    assert previous_resource_version(obj) == "9"
+    lazy = LazyObject(b"not even JSON", "7")
+    assert previous_resource_version(lazy) == "7"
 
 
 def test_an_object_that_is_not_json_serializable_is_refused_and_nothing_changes() -> None:
