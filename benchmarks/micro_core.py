@@ -86,9 +86,9 @@ def new_cache(mode: str) -> Any:
 # -- variants (each in a fresh process) ------------------------------------------------------
 
 
-def ingest(mode: str, n: int) -> dict[str, float]:
-    """Decode n ADDED lines of distinct Pods and cache them (or not): the store's ingest."""
-    lines = lines_for(n)
+def ingest(mode: str, lines: list[bytes]) -> dict[str, float]:
+    """Decode ADDED lines of distinct Pods and cache them (or not): the store's ingest."""
+    n = len(lines)
     cache = new_cache(mode)
     kept: dict[int, Any] = {}
     clock = GcClock()
@@ -194,8 +194,9 @@ async def _pipeline(mode: str, chunks: list[bytes], n: int) -> float:
     return elapsed
 
 
-def pipeline(mode: str, n: int) -> dict[str, float]:
-    chunks = stream_for(lines_for(n))
+def pipeline(mode: str, lines: list[bytes]) -> dict[str, float]:
+    n = len(lines)
+    chunks = stream_for(lines)
     clock = GcClock()
     gc.collect()
     gc.callbacks.append(clock)
@@ -215,15 +216,34 @@ def pipeline(mode: str, n: int) -> dict[str, float]:
     }
 
 
+def paired(kind: str, mode: str, n: int) -> dict[str, float]:
+    """``kind`` (ingest or pipeline) of ``mode`` between two runs of its parse-and-discard
+    baseline on the same input in the same process: a ratio from moments apart."""
+    function = ingest if kind == "ingest" else pipeline
+    lines = lines_for(n)
+    before = function("discard", lines)
+    result = function(mode, lines)
+    gc.collect()
+    after = function("discard", lines)
+    result["baseline_events_per_s"] = (before["events_per_s"] + after["events_per_s"]) / 2
+    result["baseline_us_per_event"] = 1e6 / result["baseline_events_per_s"]
+    result["ratio"] = result["events_per_s"] / result["baseline_events_per_s"]
+    return result
+
+
 VARIANTS: dict[str, Callable[..., dict[str, float]]] = {
-    "ingest": ingest,
+    "paired": paired,
     "memory": memory,
     "update_old": update_old,
-    "pipeline": pipeline,
 }
 
 
+IN_PROCESS = False  # --smoke: run every variant here (checks that it runs, measures nothing)
+
+
 def in_child(variant: str, *args: Any) -> dict[str, float]:
+    if IN_PROCESS:
+        return VARIANTS[variant](*args)
     command = [sys.executable, __file__, "--child", json.dumps([variant, *args])]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode:
@@ -259,15 +279,22 @@ def reads(n: int) -> dict[str, dict[str, float]]:
             get(key)
             samples.append(timer() - t0)
         samples.sort()
-        lists = []
+        lists, quiet = [], []
         for _ in range(10):
             t0 = timer()
             list(listing())
             lists.append(timer() - t0)
+        gc.disable()  # the benchmark's choice, to show what the collector adds to list()
+        for _ in range(5):
+            t0 = timer()
+            list(listing())
+            quiet.append(timer() - t0)
+        gc.enable()
         out[mode] = {
             "get p50": samples[len(samples) // 2] / 1e3,
             "get p99": samples[len(samples) * 99 // 100] / 1e3,
             "list()": statistics.median(lists) / 1e3,
+            "list(), GC paused": statistics.median(quiet) / 1e3,
         }
         del cache, plain
         gc.collect()
@@ -348,10 +375,9 @@ def framing(n: int, rounds: int) -> dict[str, float]:
         stream = KubeWatchStream(None)  # type: ignore[arg-type]
         for chunk in chunks:
             stream._split(chunk)
-            if decode:
-                for line in stream._pending:
-                    if line is not None:
-                        stream._decode(line)
+            if decode:  # a chunk's events are held together (as the FIFO holds them)
+                events = [stream._decode(line) for line in stream._pending if line is not None]
+                del events
             stream._pending.clear()
 
     def framer() -> None:
@@ -388,10 +414,6 @@ def _median(runs: list[dict[str, float]], field: str) -> float:
     return statistics.median(run[field] for run in runs)
 
 
-def _ratio(runs: list[dict[str, float]], base: list[dict[str, float]], field: str) -> float:
-    return statistics.median(a[field] / b[field] for a, b in zip(runs, base, strict=True))
-
-
 def measure(sizes: list[int], rounds: int) -> list[Row]:
     rows: list[Row] = []
 
@@ -401,31 +423,25 @@ def measure(sizes: list[int], rounds: int) -> list[Row]:
 
     for n in sizes:
         size = f"{n // 1000}k"
-        modes = ["discard", "keep", "dict", "compact", "compact-encode"]
-        pipe_modes = ["discard", "dict", "compact", "compact-single"]
-        ingested: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
-        piped: dict[str, list[dict[str, float]]] = {m: [] for m in pipe_modes}
-        for r in range(rounds):
-            for m in modes[r:] + modes[:r]:
-                ingested[m].append(in_child("ingest", m, n))
-            for m in pipe_modes[r:] + pipe_modes[:r]:
-                piped[m].append(in_child("pipeline", m, n))
-        base = ingested["discard"]
-        for m in modes[1:]:
-            runs = ingested[m]
-            ratio = _ratio(runs, base, "events_per_s")
-            gc_note = (
-                f"ratio {ratio:.2f}x; GC {_median(runs, 'gc_s'):.2f} s, of which gen-2 "
-                f"{_median(runs, 'gc2_s'):.2f} s in {_median(runs, 'gc2_count'):.0f}"
-            )
-            add(f"ingest {size}", f"{m} ({gc_note})", _median(runs, "events_per_s"),
-                "parse-and-discard", _median(base, "events_per_s"), "ev/s")  # fmt: skip
-        base = piped["discard"]
-        for m in pipe_modes[1:]:
-            ratio = _ratio(piped[m], base, "events_per_s")
-            add(f"pipeline {size}", f"{m} (events/s ratio {ratio:.2f}x)",
-                _median(piped[m], "us_per_event"), "frame+decode+discard",
-                _median(base, "us_per_event"), "µs/ev")  # fmt: skip
+        for kind, modes in (
+            ("ingest", ["keep", "dict", "compact", "compact-encode"]),
+            ("pipeline", ["dict", "compact", "compact-single"]),
+        ):
+            done: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
+            for r in range(rounds):
+                for m in modes[r:] + modes[:r]:
+                    done[m].append(in_child("paired", kind, m, n))
+            for m, runs in done.items():
+                base = _median(runs, "baseline_events_per_s")
+                if kind == "ingest":
+                    note = (
+                        f"GC {_median(runs, 'gc_s'):.2f} s, of which gen-2 "
+                        f"{_median(runs, 'gc2_s'):.2f} s in {_median(runs, 'gc2_count'):.0f}"
+                    )
+                else:
+                    note = f"GC {_median(runs, 'gc_us_per_event'):.1f} µs/ev"
+                add(f"{kind} {size}", f"{m} ({note}; ratio {_median(runs, 'ratio'):.2f}x)",
+                    _median(runs, "events_per_s"), "parse-and-discard", base, "ev/s")  # fmt: skip
     n = sizes[0]
     size = f"{n // 1000}k"
     wire = len(PodEncoder(list_item=True).encode(0))
@@ -445,8 +461,8 @@ def measure(sizes: list[int], rounds: int) -> list[Row]:
             "compact, lazy old", _median(updates["lazy"], "us_per_event"), "µs/ev")  # fmt: skip
     read = reads(n)
     for m in ("dict", "compact"):
-        for k, unit in (("get p50", "µs"), ("get p99", "µs"), ("list()", "µs")):
-            add(f"reads {size}", f"{m} {k}", read[m][k], "plain dict", read["plain"][k], unit)
+        for k in ("get p50", "get p99", "list()", "list(), GC paused"):
+            add(f"reads {size}", f"{m} {k}", read[m][k], "plain dict", read["plain"][k], "µs")
     frames = framing(n, rounds)
     for name, base_name in (("framer", "today split"), ("framer+decode", "today split+decode")):
         add("framing", name, frames[name], base_name, frames[base_name], "µs/MB")
@@ -458,7 +474,8 @@ def measure(sizes: list[int], rounds: int) -> list[Row]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="1 round, 10k Pods")
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, one process")
     parser.add_argument("--child")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -467,6 +484,10 @@ def main() -> None:
         print(json.dumps(VARIANTS[variant](*rest)))
         return
     sizes, rounds = ([10_000], 1) if args.quick else ([10_000, 100_000], 3)
+    if args.smoke:
+        global IN_PROCESS
+        IN_PROCESS = True
+        sizes, rounds = [200], 1
     rows = measure(sizes, rounds)
     print(
         "\n| figure | measurement | value | baseline (same run) | ratio |\n|---|---|---:|---|---:|"
