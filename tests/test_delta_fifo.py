@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import pytest
 
 from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType
@@ -812,16 +813,16 @@ async def test_a_batch_wakes_the_waiting_consumer_once_for_all_its_keys() -> Non
     """A pop waiting on an empty FIFO is woken by a batch and takes all its keys at once."""
     fifo = DeltaFIFO()
     batches: list[int] = []
-    popper = asyncio.ensure_future(
-        fifo.pop_batch(lambda batch, initial: batches.append(len(batch)), max_keys=100)
-    )
-    try:
-        await asyncio.sleep(0)
-        await fifo.apply([(ADDED, obj(name), None) for name in "abcde"])
-        await asyncio.wait_for(popper, TIMEOUT)
-        assert batches == [5]
-    finally:
-        popper.cancel()
+
+    async def consumer() -> None:
+        await fifo.pop_batch(lambda batch, initial: batches.append(len(batch)), max_keys=100)
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(consumer)
+            await anyio.wait_all_tasks_blocked()
+            await fifo.apply([(ADDED, obj(name), None) for name in "abcde"])
+    assert batches == [5]
 
 
 async def test_the_objects_json_travels_with_the_delta_unless_a_transform_ran() -> None:
@@ -877,25 +878,34 @@ async def test_a_delete_asks_known_objects_only_whether_they_hold_the_key() -> N
 async def test_close_wakes_every_waiting_pop() -> None:
     """close() (synchronous) wakes all pops waiting on an empty FIFO; each raises."""
     fifo = DeltaFIFO()
-    poppers = [asyncio.ensure_future(fifo.pop(ignore)) for _ in range(3)]
-    try:
-        await asyncio.sleep(0)
-        fifo.close()
-        results = await asyncio.wait_for(asyncio.gather(*poppers, return_exceptions=True), TIMEOUT)
-        assert [type(r) for r in results] == [FIFOClosedError] * 3
-    finally:
-        for popper in poppers:
-            popper.cancel()
+    raised: list[type[BaseException]] = []
+
+    async def consumer() -> None:
+        try:
+            await fifo.pop(ignore)
+        except FIFOClosedError as exc:
+            raised.append(type(exc))
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(consumer)
+            await anyio.wait_all_tasks_blocked()
+            fifo.close()
+    assert raised == [FIFOClosedError] * 3
 
 
 async def test_a_woken_pop_that_is_cancelled_passes_the_wake_up_on() -> None:
     """If the pop a producer woke is cancelled before it runs, another waiting pop gets the
-    key: nothing is left queued with a consumer asleep."""
+    key: nothing is left queued with a consumer asleep.
+
+    asyncio tasks on purpose: ``Task.cancel()`` after the wake-up is what throws into a woken
+    waiter (an anyio cancel scope lets a task whose wait is already over finish its step)."""
     fifo = DeltaFIFO()
     first = asyncio.ensure_future(fifo.pop(ignore))
     second = asyncio.ensure_future(fifo.pop(ignore))
     try:
-        await asyncio.sleep(0)
+        await anyio.wait_all_tasks_blocked()
         await fifo.add(obj("a"))  # wakes the first waiter
         first.cancel()
         with pytest.raises(asyncio.CancelledError):
