@@ -8,13 +8,16 @@ The names below are the public API; submodules hold the rest (``aioinformer.erro
 ``aioinformer.integrations``).
 """
 
+from ._client import KubeClient as KubeClient
 from ._clock import Clock as Clock
 from ._config import BackoffPolicy as BackoffPolicy
 from ._config import WatchConfig as WatchConfig
+from ._lifecycle import State as State
 from ._reflector import Reflector as Reflector
 from ._reflector import ReflectorStatistics as ReflectorStatistics
 from ._reflector import ReflectorStore as ReflectorStore
 from ._reflector import WatchErrorHandler as WatchErrorHandler
+from ._verbs import PatchType as PatchType
 from ._version import __version__ as __version__
 from .backoff import Backoff as Backoff
 from .controller import Controller as Controller
@@ -25,7 +28,6 @@ from .delta_fifo import DeltaType as DeltaType
 from .errors import InformerError as InformerError
 from .factory import SharedInformerFactory as SharedInformerFactory
 from .informer import SharedIndexInformer as SharedIndexInformer
-from .kubeconfig import ClusterConnection as ClusterConnection
 from .kubeconfig import connect as connect
 from .leaderelection import LeaderElector as LeaderElector
 from .listener import Event as Event
@@ -57,7 +59,6 @@ __all__ = [
     "Backoff",
     "BackoffPolicy",
     "Clock",
-    "ClusterConnection",
     "Controller",
     "DeletedFinalStateUnknown",
     "Delta",
@@ -68,6 +69,7 @@ __all__ = [
     "EventType",
     "Indexer",
     "InformerError",
+    "KubeClient",
     "KubeListerWatcher",
     "KubeObject",
     "LabelSelector",
@@ -76,6 +78,7 @@ __all__ = [
     "ListResult",
     "ListerWatcher",
     "Lister",
+    "PatchType",
     "Reflector",
     "ReflectorStatistics",
     "ReflectorStore",
@@ -85,6 +88,7 @@ __all__ = [
     "Result",
     "SharedIndexInformer",
     "SharedInformerFactory",
+    "State",
     "Store",
     "WatchConfig",
     "WatchErrorHandler",

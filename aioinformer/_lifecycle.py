@@ -17,17 +17,27 @@ Every such component is a :class:`Service` and has the same members:
 * ``wait_<condition>()`` waiters take no timeout: bound them with :func:`anyio.fail_after` or
   :func:`anyio.move_on_after`.
 * ``statistics()`` returns a frozen dataclass snapshot.
+* ``state`` is the component's :class:`State`.
 
-Exception policy: a component failure comes out of ``async with`` as the exception ``run``
-raised, never wrapped in an :class:`ExceptionGroup`; so does an exception raised by the block.
-Only when both fail at once (two unrelated errors) does an ``ExceptionGroup`` carry both.
+Exception policy: a component's failure comes out of ``run`` and of ``async with`` as itself,
+never wrapped in an :class:`ExceptionGroup` (the component's own task groups are unwrapped);
+an exception raised by the block comes out unchanged too. Only several unrelated failures at
+once (the block and the component, or two of the component's tasks) come out as an
+``ExceptionGroup`` carrying them all.
+
+Cancellation policy: cancelling the task that runs ``run`` (or the ``async with`` block) is
+the hard stop: the component's tasks are cancelled at once; only clean-up that must reach the
+API server (a leader releasing its lease) runs shielded, with a bound. Code that calls user
+code (handlers, reconcilers) tells its own cancellation from a ``CancelledError`` that the
+user code merely awaited with :func:`in_cancelled_scope`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, Callable
-from contextlib import asynccontextmanager
+import math
+from collections.abc import AsyncGenerator, Callable, Iterator
+from contextlib import AbstractContextManager, asynccontextmanager, contextmanager
 from enum import Enum
 from typing import Self
 
@@ -35,9 +45,10 @@ import anyio
 from anyio import TASK_STATUS_IGNORED, AsyncContextManagerMixin, CancelScope
 from anyio.abc import TaskStatus
 
+from ._clock import SYSTEM_CLOCK, Clock
 from .errors import LifecycleError
 
-__all__ = ["Service", "State"]
+__all__ = ["CancelGroup", "Service", "State", "in_cancelled_scope"]
 
 logger = logging.getLogger(__name__)
 
@@ -57,23 +68,68 @@ class State(Enum):
     STOPPED = "stopped"
 
 
+class CancelGroup:
+    """Cancel scopes that one happening cancels together (a stop request, the end of a
+    leadership term): ``with group.scope(): await x`` waits for ``x`` until then.
+
+    A scope opened after :meth:`cancel` is cancelled from the start. Not a task group: the
+    code in a scope runs in the task that opened it.
+    """
+
+    __slots__ = ("_cancelled", "_scopes")
+
+    def __init__(self) -> None:
+        self._scopes: set[CancelScope] = set()
+        self._cancelled = False
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return self._cancelled
+
+    @contextmanager
+    def scope(self) -> Iterator[CancelScope]:
+        """A cancel scope that :meth:`cancel` cancels (it swallows its own cancellation)."""
+        scope = CancelScope()
+        if self._cancelled:
+            scope.cancel()
+        self._scopes.add(scope)
+        try:
+            with scope:
+                yield scope
+        finally:
+            self._scopes.discard(scope)
+
+    def cancel(self) -> None:
+        """Cancel every open scope, and every scope opened from now on (idempotent)."""
+        self._cancelled = True
+        for scope in list(self._scopes):
+            scope.cancel()
+
+
 class Service(AsyncContextManagerMixin):
     """Base class of long-running components: the lifecycle described in the module docs.
 
-    A subclass implements :meth:`_serve` and may override :meth:`_on_stop_requested` (a
-    synchronous reaction to :meth:`aclose`, e.g. shutting down a queue) and set
-    :attr:`_stop_timeout` (how long a graceful stop may take before ``run`` is cancelled).
+    A subclass implements :meth:`_serve` and may override :meth:`_on_start` (synchronous, as
+    it starts), :meth:`_on_stop_requested` (a synchronous reaction to :meth:`aclose`, e.g.
+    shutting down a queue) and :meth:`_on_stopped` (a synchronous clean-up once stopped,
+    whether it ran or not), and set
+    :attr:`_stop_timeout` (how long a graceful stop may take before ``run`` is cancelled) and
+    :attr:`_clock` (the clock that bound is measured on).
     """
 
     #: Seconds :meth:`aclose` lets :meth:`_serve` return after a stop request before
-    #: cancelling it. Subclasses set it (a class attribute or in ``__init__``).
+    #: cancelling it. Subclasses set it (a class attribute, a property or in ``__init__``).
     _stop_timeout: float = 5.0
+    #: The clock :attr:`_stop_timeout` is measured on (components set their injected clock).
+    _clock: Clock = SYSTEM_CLOCK
 
     __state: State = State.NEW
     __stop_requested: anyio.Event | None = None
     __stopped: anyio.Event | None = None
     __run_scope: CancelScope | None = None
     __cancel_requested: bool = False
+    __stop_scopes: CancelGroup | None = None
 
     # -- for subclasses -------------------------------------------------------------------
 
@@ -82,12 +138,29 @@ class Service(AsyncContextManagerMixin):
         :meth:`_wait_stop_requested` returns (or raise on failure)."""
         raise NotImplementedError
 
+    def _on_start(self) -> None:
+        """Called once, synchronously, when the component starts (on entering ``async with``
+        or calling ``run``), before :meth:`_serve` runs."""
+
     def _on_stop_requested(self) -> None:
         """Called once, synchronously, when a stop is first requested while running."""
+
+    def _on_stopped(self) -> None:
+        """Called once, synchronously, when the component becomes :attr:`State.STOPPED`:
+        after ``run`` returned, or at once when it is closed before it ran."""
 
     async def _wait_stop_requested(self) -> None:
         """Return once :meth:`aclose` asked the component to stop."""
         await self._stop_event().wait()
+
+    def _until_stop_requested(self) -> AbstractContextManager[CancelScope]:
+        """A cancel scope that a stop request cancels (already cancelled after one): what
+        runs in it ends when :meth:`aclose` is called, without a race between waits."""
+        if self.__stop_scopes is None:
+            self.__stop_scopes = CancelGroup()
+            if self._stop_requested:
+                self.__stop_scopes.cancel()
+        return self.__stop_scopes.scope()
 
     @property
     def _stop_requested(self) -> bool:
@@ -152,9 +225,11 @@ class Service(AsyncContextManagerMixin):
         if self.__state is not State.NEW:
             raise LifecycleError(f"{self._describe()} runs only once")
         self.__state = State.STARTING
+        self._on_start()
 
     async def _run_claimed(self, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:
         is_ready = False
+        settled: anyio.Event | None = None  # ready, or _serve ended (with a starter only)
 
         def ready() -> None:
             nonlocal is_ready
@@ -163,35 +238,75 @@ class Service(AsyncContextManagerMixin):
             is_ready = True
             if self.__state is State.STARTING:
                 self.__state = State.RUNNING
-            task_status.started()
+            if settled is not None:
+                settled.set()
 
+        failure: BaseException | None = None
         try:
             with CancelScope() as self.__run_scope:
                 if self.__cancel_requested:
                     self.__run_scope.cancel()
-                await self._serve(ready)
+                if task_status is TASK_STATUS_IGNORED:
+                    await self._serve(ready)
+                else:
+                    # anyio wants started() from the task running run(), while ready() may
+                    # come from any task of the component: _serve runs in a child task.
+                    settled = anyio.Event()
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(self._serve_then_settle, ready, settled)
+                        await settled.wait()
+                        if is_ready:
+                            task_status.started()
+        except BaseExceptionGroup as group:
+            # The component's task groups wrap its failure: report the failure itself.
+            failure = _only_exception(group)
+            if failure is None:
+                raise
         finally:
-            self.__state = State.STOPPED
-            self._stop_event().set()
-            self._stopped_event().set()
+            self._enter_stopped()
+        if failure is not None:
+            raise failure  # outside the except block: no "during handling of the group" chain
         if not is_ready and task_status is not TASK_STATUS_IGNORED:
             raise LifecycleError(f"{self._describe()} stopped before it was ready")
+
+    async def _serve_then_settle(self, ready: Callable[[], None], settled: anyio.Event) -> None:
+        try:
+            await self._serve(ready)
+        finally:
+            settled.set()
 
     def _request_stop(self) -> None:
         """Ask the component to stop (synchronous, idempotent)."""
         if self.__state is State.NEW:
-            self.__state = State.STOPPED
-            self._stop_event().set()
-            self._stopped_event().set()
+            self._enter_stopped()
             return
         if self._stop_requested:
             return
         self.__state = State.STOPPING
-        self._stop_event().set()
+        if self.__stop_requested is not None:
+            self.__stop_requested.set()
+        self._cancel_stop_scopes()
         try:
             self._on_stop_requested()
         except Exception:
             logger.exception("%s: reacting to a stop request failed", self._describe())
+
+    def _cancel_stop_scopes(self) -> None:
+        if self.__stop_scopes is not None:
+            self.__stop_scopes.cancel()
+
+    def _enter_stopped(self) -> None:
+        # Events not created yet are created set (see _stop_event and _stopped_event).
+        self.__state = State.STOPPED
+        if self.__stop_requested is not None:
+            self.__stop_requested.set()
+        self._cancel_stop_scopes()
+        try:
+            self._on_stopped()
+        except Exception:
+            logger.exception("%s: cleaning up after the stop failed", self._describe())
+        if self.__stopped is not None:
+            self.__stopped.set()
 
     async def aclose(self) -> None:
         """Stop gracefully, then by cancellation once the component's bound expires.
@@ -202,7 +317,7 @@ class Service(AsyncContextManagerMixin):
         stopped = self._stopped_event()
         if stopped.is_set():
             return
-        with anyio.move_on_after(self._stop_timeout):
+        with self._clock.move_on_after(self._stop_timeout):
             await stopped.wait()
         if not stopped.is_set():
             logger.warning(
@@ -247,6 +362,16 @@ class Service(AsyncContextManagerMixin):
         if single is not None:
             # Raised outside the except block: no "during handling of the group" chain.
             raise single
+
+
+def in_cancelled_scope() -> bool:
+    """Whether an enclosing cancel scope of the current task has been cancelled.
+
+    In an ``except`` clause for the cancellation exception this tells "we are being
+    cancelled" (True: re-raise) from "the user code we called awaited something that was
+    cancelled elsewhere" (False: a failure of that call, not of ours).
+    """
+    return anyio.current_effective_deadline() == -math.inf
 
 
 def _only_exception(group: BaseExceptionGroup[BaseException]) -> BaseException | None:

@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InformerError, NotFoundError
 from .listwatch import Resource
-from .transport import get_json
 
 if TYPE_CHECKING:
-    from kubernetes_asyncio.client import ApiClient
+    from ._client import KubeClient
 
 __all__ = ["discover_resources", "resolve_resource"]
 
@@ -38,18 +37,26 @@ def _resources_of(group: str, version: str, document: Any) -> list[tuple[Resourc
     return found
 
 
-async def discover_resources(api_client: ApiClient) -> list[tuple[Resource, set[str]]]:
+async def _get(client: KubeClient, path: str) -> dict[str, Any]:
+    return await client._transport.call("GET", path, what=f"GET {path}")
+
+
+async def discover_resources(client: KubeClient) -> list[tuple[Resource, set[str]]]:
     """Every listable resource the server offers (preferred versions), with the names that
-    refer to it (plural, singular, short names, lower-case kind)."""
-    found = _resources_of("", "v1", await get_json(api_client, "/api/v1"))
-    groups = await get_json(api_client, "/apis")
+    refer to it (plural, singular, short names, lower-case kind).
+
+    :raises ApiError: when ``/api/v1`` or ``/apis`` answer an error.
+    :raises TransportError: when they do not answer.
+    """
+    found = _resources_of("", "v1", await _get(client, "/api/v1"))
+    groups = await _get(client, "/apis")
     for group in groups.get("groups") or []:
         name = group.get("name", "")
         preferred = (group.get("preferredVersion") or {}).get("version")
         if not name or not preferred:
             continue
         try:
-            document = await get_json(api_client, f"/apis/{name}/{preferred}")
+            document = await _get(client, f"/apis/{name}/{preferred}")
         except InformerError as exc:  # an aggregated API that is down must not break the rest
             logger.debug("discovery of %s/%s failed: %s", name, preferred, exc)
             continue
@@ -57,7 +64,7 @@ async def discover_resources(api_client: ApiClient) -> list[tuple[Resource, set[
     return found
 
 
-async def resolve_resource(api_client: ApiClient, name: str) -> Resource:
+async def resolve_resource(client: KubeClient, name: str) -> Resource:
     """The resource a kubectl-style name refers to.
 
     Accepts ``pods``, ``pod``, ``po``, ``Pod``, ``deployments.apps``, ``v1/pods`` and
@@ -69,7 +76,7 @@ async def resolve_resource(api_client: ApiClient, name: str) -> Resource:
     if wanted.count("/") in (1, 2):
         parsed = Resource.parse(wanted)
         try:
-            discovered = await discover_resources(api_client)
+            discovered = await discover_resources(client)
         except InformerError as exc:  # an explicit group/version/plural needs no discovery
             logger.debug("discovery failed (%s); using %s as given", exc, parsed)
             return parsed
@@ -81,7 +88,7 @@ async def resolve_resource(api_client: ApiClient, name: str) -> Resource:
     short, _, group = lowered.partition(".")
     candidates = [
         resource
-        for resource, names in await discover_resources(api_client)
+        for resource, names in await discover_resources(client)
         if short in names
         and (not group or resource.group == group or resource.group.startswith(group + "."))
     ]

@@ -17,15 +17,21 @@ The hierarchy::
     ├── WatchIdleTimeoutError (TimeoutError)  a watch that sent no bytes for the idle timeout
     ├── VeryShortWatchError              a watch that ended in under 1 s without any event
     ├── TransportError (OSError)         the request did not get an HTTP response
-    │   └── ConnectionRefused            the API server refused the connection
+    │   ├── ConnectionRefused (ConnectionRefusedError)  the API server refused the connection
+    │   └── TransportTimeoutError (TimeoutError)  no response (or no bytes of it) in time
     └── ApiError                         the API server answered with a ``Status`` failure
         ├── BadRequestError              400
         ├── UnauthorizedError            401
         ├── ForbiddenError               403
         ├── NotFoundError                404
-        ├── ConflictError                409 (Conflict and AlreadyExists)
+        ├── MethodNotAllowedError        405
+        ├── ConflictError                409 Conflict: a stale ``resourceVersion``, an apply
+        │   │                            conflict, a failed precondition
+        │   └── AlreadyExistsError       409 AlreadyExists: create of an existing name
         ├── ExpiredError                 410 Gone / Expired: the resource version is too old
+        ├── UnsupportedMediaTypeError    415 (e.g. a strategic merge patch of a custom resource)
         ├── UnprocessableEntityError     422
+        │   └── InvalidError             422 Invalid: the object fails validation; ``causes``
         ├── TooManyRequestsError         429, with ``retry_after``
         ├── InternalServerError          500
         ├── ServiceUnavailableError      503
@@ -41,6 +47,7 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
+    "AlreadyExistsError",
     "ApiError",
     "BadRequestError",
     "ConfigurationError",
@@ -54,10 +61,12 @@ __all__ = [
     "IndexNotFoundError",
     "InformerError",
     "InternalServerError",
+    "InvalidError",
     "InvalidShardSelectorError",
     "KeyFuncError",
     "LifecycleError",
     "MalformedWatchEventError",
+    "MethodNotAllowedError",
     "NotFoundError",
     "QueueShutDown",
     "SelectorSyntaxError",
@@ -66,8 +75,10 @@ __all__ = [
     "TooLargeResourceVersionError",
     "TooManyRequestsError",
     "TransportError",
+    "TransportTimeoutError",
     "UnauthorizedError",
     "UnprocessableEntityError",
+    "UnsupportedMediaTypeError",
     "VeryShortWatchError",
     "WatchIdleTimeoutError",
     "api_error_from_status",
@@ -180,8 +191,13 @@ class TransportError(InformerError, OSError):
     """The request got no HTTP response (connection reset, DNS failure, TLS failure, ...)."""
 
 
-class ConnectionRefused(TransportError):
+class ConnectionRefused(TransportError, ConnectionRefusedError):
     """The API server refused the TCP connection; the reflector re-watches after a backoff."""
+
+
+class TransportTimeoutError(TransportError, TimeoutError):
+    """No response arrived (or its body stopped arriving) within the client's timeouts:
+    ``connect_timeout`` to get a connection, ``request_timeout`` between bytes."""
 
 
 class ApiError(InformerError):
@@ -232,16 +248,43 @@ class NotFoundError(ApiError):
     """404 Not Found."""
 
 
+class MethodNotAllowedError(ApiError):
+    """405 Method Not Allowed: the resource does not support the verb (e.g. ``create`` of a
+    subresource)."""
+
+
 class ConflictError(ApiError):
-    """409: a stale ``resourceVersion`` on update, or ``AlreadyExists`` on create."""
+    """409 Conflict: a stale ``resourceVersion`` on update, a server-side apply conflict (the
+    ``causes`` name the fields and their managers; ``force=True`` takes them over), or a delete
+    precondition that failed. :class:`AlreadyExistsError` is a ConflictError too."""
+
+
+class AlreadyExistsError(ConflictError):
+    """409 AlreadyExists: a create of a name that exists."""
 
 
 class ExpiredError(ApiError):
     """410 Gone / Expired: the requested resource version is older than the server keeps."""
 
 
+class UnsupportedMediaTypeError(ApiError):
+    """415 Unsupported Media Type: e.g. a strategic merge patch of a custom resource (which only
+    takes merge, JSON and apply patches)."""
+
+
 class UnprocessableEntityError(ApiError):
-    """422 Unprocessable Entity (invalid object)."""
+    """422 Unprocessable Entity."""
+
+
+class InvalidError(UnprocessableEntityError):
+    """422 Invalid: the object fails validation. ``causes`` lists each field error as the
+    server reported it: ``{"reason": "FieldValueRequired", "message": ..., "field":
+    "spec.containers"}``; :attr:`fields` the field paths alone."""
+
+    @property
+    def fields(self) -> list[str]:
+        """The ``field`` of every cause that names one, in order."""
+        return [c["field"] for c in self.causes if isinstance(c.get("field"), str)]
 
 
 class TooManyRequestsError(ApiError):
@@ -272,8 +315,10 @@ _BY_CODE: dict[int, type[ApiError]] = {
     401: UnauthorizedError,
     403: ForbiddenError,
     404: NotFoundError,
+    405: MethodNotAllowedError,
     409: ConflictError,
     410: ExpiredError,
+    415: UnsupportedMediaTypeError,
     422: UnprocessableEntityError,
     429: TooManyRequestsError,
     500: InternalServerError,
@@ -327,6 +372,10 @@ def api_error_from_status(
         cls = TooLargeResourceVersionError
     elif reason in ("Expired", "Gone"):
         cls = ExpiredError
+    elif code == 409 and reason == "AlreadyExists":
+        cls = AlreadyExistsError
+    elif code == 422 and reason == "Invalid":
+        cls = InvalidError
     else:
         cls = _BY_CODE.get(code, ApiError)
     return cls(code=code, reason=reason, message=message, status=status, retry_after=retry_after)

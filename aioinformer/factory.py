@@ -2,25 +2,35 @@
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
+import anyio.abc
 
-from ._background import BackgroundRunner
+from ._builtin_resources import BUILTIN_RESOURCES
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import WatchConfig
+from ._lifecycle import Service, State
 from .errors import LifecycleError
-from .informer import SharedIndexInformer
-from .listwatch import ListOptions, Resource
+from .informer import InformerStatistics, SharedIndexInformer
+from .listwatch import ListerWatcher, ListOptions, Resource
 from .store import Indexers
 from .transport import KubeListerWatcher
 
 if TYPE_CHECKING:
-    from kubernetes_asyncio.client import ApiClient
+    from ._client import KubeClient
 
-__all__ = ["SharedInformerFactory", "resolve_builtin_resource"]
+__all__ = [
+    "FactoryStatistics",
+    "ListerWatcherFactory",
+    "SharedInformerFactory",
+    "resolve_builtin_resource",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -29,35 +39,7 @@ logger = logging.getLogger(__name__)
 #: lower-cased, is accepted too) → ``group/version/plural``. Others (custom resources, or
 #: built-ins missing here) are written ``group/version/plural`` or given as a Resource.
 _KUBECTL_NAMES: dict[str, tuple[str, ...]] = {
-    "v1/pods": ("pod", "po"),
-    "v1/services": ("service", "svc"),
-    "v1/endpoints": ("ep",),
-    "v1/configmaps": ("configmap", "cm"),
-    "v1/secrets": ("secret",),
-    "v1/events": ("event", "ev"),
-    "v1/serviceaccounts": ("serviceaccount", "sa"),
-    "v1/persistentvolumeclaims": ("persistentvolumeclaim", "pvc"),
-    "v1/namespaces": ("namespace", "ns"),
-    "v1/nodes": ("node", "no"),
-    "v1/persistentvolumes": ("persistentvolume", "pv"),
-    "apps/v1/deployments": ("deployment", "deploy"),
-    "apps/v1/replicasets": ("replicaset", "rs"),
-    "apps/v1/statefulsets": ("statefulset", "sts"),
-    "apps/v1/daemonsets": ("daemonset", "ds"),
-    "batch/v1/jobs": ("job",),
-    "batch/v1/cronjobs": ("cronjob", "cj"),
-    "coordination.k8s.io/v1/leases": ("lease",),
-    "discovery.k8s.io/v1/endpointslices": ("endpointslice",),
-    "networking.k8s.io/v1/ingresses": ("ingress", "ing"),
-    "rbac.authorization.k8s.io/v1/roles": ("role",),
-    "rbac.authorization.k8s.io/v1/rolebindings": ("rolebinding",),
-    "rbac.authorization.k8s.io/v1/clusterroles": ("clusterrole",),
-    "rbac.authorization.k8s.io/v1/clusterrolebindings": ("clusterrolebinding",),
-    "apiextensions.k8s.io/v1/customresourcedefinitions": (
-        "customresourcedefinition",
-        "crd",
-        "crds",
-    ),
+    f"{r.api_version}/{r.plural}": (r.singular, *r.short_names) for r in BUILTIN_RESOURCES
 }
 
 
@@ -107,14 +89,44 @@ def _as_resource(resource: Resource | str) -> Resource:
     return resource if isinstance(resource, Resource) else resolve_builtin_resource(resource)
 
 
-class SharedInformerFactory(BackgroundRunner):
+class ListerWatcherFactory(Protocol):
+    """Makes the lister-watcher of one resource for a factory (``lister_watcher=``):
+    ``functools.partial(KubeListerWatcher, client)`` by default, an in-memory one in tests
+    (:class:`aioinformer.testing.MemorySource`)."""
+
+    def __call__(
+        self,
+        resource: Resource,
+        *,
+        namespace: str | None,
+        tweak_list_options: Callable[[ListOptions], ListOptions] | None,
+    ) -> ListerWatcher: ...
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FactoryStatistics:
+    """A snapshot of a factory, read with :meth:`SharedInformerFactory.statistics`."""
+
+    #: Where the factory is in its life.
+    state: State
+    #: Each informer's statistics, by resource (read-only).
+    informers: Mapping[Resource, InformerStatistics]
+
+
+class SharedInformerFactory(Service):
     """Creates and runs one :class:`~aioinformer.informer.SharedIndexInformer` per resource.
 
-    Use it as ``async with SharedInformerFactory(api_client) as factory:``; inside the block,
-    :meth:`start` starts the informers created so far (call it again for later ones), and
-    leaving the block shuts them all down.
+    Use it as ``async with SharedInformerFactory(client) as factory:``: entering starts
+    the informers created so far (without waiting for them to sync), :meth:`start` starts
+    informers created later, and leaving the block stops them all. Or run it yourself:
+    ``await tg.start(factory.run)`` returns once every informer it started with has synced.
+    A factory runs once (see :mod:`aioinformer._lifecycle`).
 
-    :param api_client: a ``kubernetes_asyncio.client.ApiClient``; the caller owns and closes it.
+    :param client: the :class:`~aioinformer.KubeClient` the informers list and watch through;
+        the caller owns and closes it. Give this or ``lister_watcher``.
+    :param lister_watcher: makes each informer's lister-watcher instead (a
+        :class:`ListerWatcherFactory`; e.g. :meth:`aioinformer.testing.MemorySource.lister_watcher`
+        to run a factory on objects in memory). Default None.
     :param namespace: watch one namespace only (None: all). Cluster-scoped resources ignore it.
     :param default_resync: resync period of the informers, in seconds (0: no resync).
     :param tweak_list_options: applied to every list and watch request of every informer
@@ -126,18 +138,21 @@ class SharedInformerFactory(BackgroundRunner):
     :param custom_watch: watch configurations per resource, overriding ``watch``.
     :param clock: time for every informer (resync, backoff waits, deadlines). Default the
         system clock.
-    :param credential_refresher: awaited after a 401 to reload credentials (for example
-        :attr:`~aioinformer.kubeconfig.ClusterConnection.credential_refresher`, for exec-plugin
-        and OIDC tokens that expire). Default None: only the configuration's own refresh hook.
 
-    Each running informer holds one connection of the ``ApiClient``'s pool for its watch
+    Each running informer holds one connection of the client's pool for its watch
     (kubernetes_asyncio's ``configuration.connection_pool_maxsize``, 100 by default).
+
+    :raises ValueError: unless exactly one of ``client`` and ``lister_watcher`` is given.
     """
+
+    #: Stopping closes every informer, each bounded by its own stop timeout.
+    _stop_timeout = 10.0
 
     def __init__(
         self,
-        api_client: ApiClient,
+        client: KubeClient | None = None,
         *,
+        lister_watcher: ListerWatcherFactory | None = None,
         namespace: str | None = None,
         default_resync: float = 0.0,
         tweak_list_options: Callable[[ListOptions], ListOptions] | None = None,
@@ -145,9 +160,14 @@ class SharedInformerFactory(BackgroundRunner):
         watch: WatchConfig = WatchConfig(),
         custom_watch: Mapping[Resource | str, WatchConfig] | None = None,
         clock: Clock = SYSTEM_CLOCK,
-        credential_refresher: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
-        self._api_client = api_client
+        if lister_watcher is None:
+            if client is None:
+                raise ValueError("give a client (or a lister_watcher)")
+            lister_watcher = functools.partial(KubeListerWatcher, client)
+        elif client is not None:
+            raise ValueError("give a client or a lister_watcher, not both")
+        self._lister_watcher = lister_watcher
         self.namespace = namespace or None
         self._default_resync = default_resync
         self._tweak = tweak_list_options
@@ -155,24 +175,26 @@ class SharedInformerFactory(BackgroundRunner):
         self._watch = watch
         self._custom_watch = {_as_resource(r): c for r, c in (custom_watch or {}).items()}
         self._clock = clock
-        self._credential_refresher = credential_refresher
         self._informers: dict[Resource, SharedIndexInformer] = {}
+        # The informers the factory runs; those started before _serve began wait for it.
         self._started: set[Resource] = set()
-        self._pending: list[Resource] = []  # started, waiting for run() to host them
         self._task_group: anyio.abc.TaskGroup | None = None
-        self._ran = False
-        self._hosting = False  # inside `async with` or run(): start() is allowed
-        self._shutting_down = False
-        self._shutdown_requested = anyio.Event()
 
     def __repr__(self) -> str:
         informers, started = len(self._informers), len(self._started)
-        return f"<SharedInformerFactory informers={informers} started={started}>"
+        return (
+            f"<SharedInformerFactory [{self.state.value}] informers={informers} started={started}>"
+        )
 
     @property
     def informers(self) -> dict[Resource, SharedIndexInformer]:
         """The informers created so far, by resource."""
         return dict(self._informers)
+
+    def statistics(self) -> FactoryStatistics:
+        """A snapshot of the factory and of every informer it created."""
+        informers = {resource: i.statistics() for resource, i in self._informers.items()}
+        return FactoryStatistics(state=self.state, informers=MappingProxyType(informers))
 
     def for_resource(
         self, resource: Resource | str, *, indexers: Indexers | None = None
@@ -182,10 +204,11 @@ class SharedInformerFactory(BackgroundRunner):
         ``"example.com/v1/widgets"`` (any resource) or a :class:`~aioinformer.listwatch.Resource`.
 
         The first call creates it; later calls return the same informer, adding any index
-        function whose name it does not have yet. An informer created after :meth:`start`
-        starts at the next :meth:`start`.
+        function whose name it does not have yet. An informer created after the factory
+        started (entering it) starts at the next :meth:`start`.
 
         :raises ValueError: for a name that is neither (see :func:`resolve_builtin_resource`).
+        :raises LifecycleError: for a new informer once the factory is stopping or stopped.
         """
         key = _as_resource(resource)
         informer = self._informers.get(key)
@@ -198,14 +221,11 @@ class SharedInformerFactory(BackgroundRunner):
             if missing:
                 informer.add_indexers(missing)
             return informer
-        if self._shutting_down:
-            raise LifecycleError("the factory is shut down")
-        lister_watcher = KubeListerWatcher(
-            self._api_client,
+        self._require_not_stopped()
+        lister_watcher = self._lister_watcher(
             key,
             namespace=self.namespace if key.namespaced else None,
             tweak_list_options=self._tweak,
-            credential_refresher=self._credential_refresher,
         )
         informer = SharedIndexInformer(
             lister_watcher,
@@ -219,105 +239,96 @@ class SharedInformerFactory(BackgroundRunner):
         return informer
 
     def start(self) -> None:
-        """Start every informer not started yet (non-blocking; call it again for new ones).
+        """Start every informer not started yet (non-blocking): those created after the
+        factory started. Entering the factory starts the informers it has already.
 
-        :raises LifecycleError: outside ``async with factory:`` (or :meth:`run`), or after
-            shutdown.
+        :raises LifecycleError: outside ``async with factory:`` (or :meth:`run`), or once it
+            is stopping.
         """
-        if not self._hosting or self._shutting_down:
+        if self.state not in (State.STARTING, State.RUNNING):
             raise LifecycleError("start() needs a running factory: use `async with factory:`")
-        for resource in self._informers:
-            if resource not in self._started:
-                self._started.add(resource)
-                self._pending.append(resource)
-        self._start_pending()
+        self._start_new()
 
-    def _start_pending(self) -> None:
+    def _start_new(self) -> None:
+        new = [r for r in self._informers if r not in self._started]
+        self._started.update(new)
         group = self._task_group
-        if group is None:
-            return  # run() starts them as soon as it began
-        while self._pending:
-            group.start_soon(self._informers[self._pending.pop(0)].run)
+        if group is not None:  # otherwise _serve starts them as soon as it begins
+            for resource in new:
+                group.start_soon(self._informers[resource].run, name=f"informer {resource}")
 
-    async def wait_for_cache_sync(self, timeout: float | None = None) -> dict[Resource, bool]:
-        """Wait for every started informer's initial list.
+    async def wait_for_cache_sync(self) -> dict[Resource, bool]:
+        """Wait for every started informer's initial list (or for it to stop unsynced).
 
-        :param timeout: give up after this many seconds in all (None: no limit).
+        Bound it with :func:`anyio.fail_after` or :func:`anyio.move_on_after`.
+
         :returns: whether each started informer synced.
         :raises LifecycleError: when there is nothing to wait for: no informer was created,
-            :meth:`start` was not called, or informers created since were not started (call
-            :meth:`start` again) — waiting would report success for caches that never fill.
+            the factory is not running, or informers created since it started were not
+            started (call :meth:`start`) — waiting would report success for caches that
+            never fill.
         """
         if not self._informers:
             raise LifecycleError(
                 "wait_for_cache_sync(): the factory has no informers; create them with"
-                " factory.for_resource(...) before factory.start()"
+                " factory.for_resource(...) before entering the factory"
             )
         if not self._started:
             raise LifecycleError(
-                "wait_for_cache_sync() before start(): no informer is running; call"
-                " factory.start() first, inside `async with factory:`"
+                "wait_for_cache_sync() before start(): no informer is running; create informers"
+                " before entering the factory (`async with factory:`), or call factory.start()"
             )
         unstarted = self._unstarted()
-        if unstarted and not self._shutting_down:
+        if unstarted and not self._stop_requested:
             raise LifecycleError(
-                f"wait_for_cache_sync(): {unstarted} created after factory.start() never"
-                " started; call factory.start() again first"
+                f"wait_for_cache_sync(): {unstarted} created after the factory started never"
+                " started; call factory.start() first"
             )
         started = [(r, i) for r, i in self._informers.items() if r in self._started]
-        with anyio.move_on_after(timeout):
-            for _, informer in started:
-                await informer.wait_for_cache_sync()
+        for _, informer in started:
+            await informer.wait_for_cache_sync()
         return {resource: informer.has_synced() for resource, informer in started}
 
-    async def run(self) -> None:
-        """Host the started informers until :meth:`shutdown` (``async with`` runs this).
+    # -- running ---------------------------------------------------------------------------
 
-        :raises LifecycleError: if the factory ran before.
-        """
-        self._claim()
+    def _on_start(self) -> None:
+        self._started.update(self._informers)  # entering starts the informers it has
+
+    async def _serve(self, ready: Callable[[], None]) -> None:
+        initial = [self._informers[r] for r in self._started]
         try:
             async with anyio.create_task_group() as tg:
                 self._task_group = tg
-                self._start_pending()
-                await self._shutdown_requested.wait()
+                for informer in initial:
+                    tg.start_soon(informer.run, name=f"informer {informer.name}")
+                tg.start_soon(self._report_synced, initial, ready)
+                await self._wait_stop_requested()
                 for informer in self._informers.values():
-                    await informer.stop()
+                    tg.start_soon(informer.aclose)  # concurrently, each bounded
         finally:
             self._task_group = None
-            self._shutting_down = True
+
+    @staticmethod
+    async def _report_synced(
+        informers: list[SharedIndexInformer], ready: Callable[[], None]
+    ) -> None:
+        for informer in informers:
+            if not await informer.wait_for_cache_sync():
+                return  # it stopped unsynced: never ready
+        ready()
+
+    def _on_stop_requested(self) -> None:
+        if self._started and (unstarted := self._unstarted()):
+            logger.warning(
+                "%s created after the factory started never started: call factory.start()"
+                " after creating informers",
+                unstarted,
+            )
+
+    def _on_stopped(self) -> None:
+        for informer in self._informers.values():
+            informer._request_stop()  # those never started: their consumers are released
 
     def _unstarted(self) -> str:
         """The informers created but not started, for messages (``""`` when none)."""
         return ", ".join(str(r) for r in self._informers if r not in self._started)
-
-    async def shutdown(self) -> None:
-        """Stop every informer and wait for them (idempotent)."""
-        self._request_stop()
-        for informer in self._informers.values():
-            await informer.stop()
-
-    def _claim(self) -> None:
-        if self._ran:
-            raise LifecycleError("a factory runs once")
-        self._ran = self._hosting = True
-
-    def _background_main(self) -> Coroutine[Any, Any, None]:
-        """``async with factory:`` hosts it in the background of the block; leaving the block
-        shuts every informer down and waits for them."""
-        if self._ran:
-            raise LifecycleError("a factory runs once")
-        self._hosting = True  # start() works at once; run() claims the factory when it begins
-        return self.run()
-
-    def _request_stop(self) -> None:
-        if not self._shutting_down and self._started:
-            unstarted = self._unstarted()
-            if unstarted:
-                logger.warning(
-                    "%s created after factory.start() never started: call factory.start()"
-                    " after creating informers",
-                    unstarted,
-                )
-        self._shutting_down = True
-        self._shutdown_requested.set()

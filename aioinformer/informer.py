@@ -17,29 +17,34 @@ from __future__ import annotations
 import gc
 import itertools
 import logging
-from collections.abc import Coroutine
-from enum import Enum
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import anyio
 import anyio.lowlevel
 
-from ._background import BackgroundRunner
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import WatchConfig
+from ._lifecycle import Service, State
+from ._listener import effective_resync
 from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
 from .delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
 from .errors import FIFOClosedError, LifecycleError
-from .listener import Event, EventStream, EventType, Listener, Registration, validate_handler
+from .listener import (
+    Event,
+    EventStream,
+    EventType,
+    Listener,
+    ListenerStatistics,
+    Registration,
+    validate_handler,
+)
 from .lister import Lister
 from .listwatch import ListerWatcher, Resource
 from .objects import try_resource_version
 from .store import Indexer, Indexers
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["MINIMUM_RESYNC_PERIOD", "SharedIndexInformer"]
+__all__ = ["MINIMUM_RESYNC_PERIOD", "InformerStatistics", "SharedIndexInformer"]
 
 logger = logging.getLogger(__name__)
 
@@ -49,26 +54,33 @@ MINIMUM_RESYNC_PERIOD = 1.0
 _names = itertools.count(1)
 
 
-class _State(Enum):
-    NEW = "new"  # created; handlers and subscribers may register; not listing yet
-    RUNNING = "running"  # run() is active
-    STOPPED = "stopped"  # run() returned; cannot be restarted
+@dataclass(frozen=True, kw_only=True, slots=True)
+class InformerStatistics:
+    """A snapshot of an informer, read with :meth:`SharedIndexInformer.statistics`."""
+
+    #: The informer's name (``v1/pods`` in a factory).
+    name: str
+    #: Where the informer is in its life.
+    state: State
+    #: Whether the initial list is in the cache.
+    synced: bool
+    #: Objects in the cache.
+    objects: int
+    #: Deltas the cache refused (index or key errors); each was skipped.
+    store_errors: int
+    #: The reflector's counters (all zero before the informer started).
+    reflector: ReflectorStatistics
+    #: Every consumer (event streams and handlers), in registration order.
+    listeners: tuple[ListenerStatistics, ...]
 
 
-def _effective_resync(desired: float, check: float) -> float:
-    if desired == 0:
-        return 0.0
-    if check == 0:
-        logger.debug("resync period %s ignored: the informer does not resync", desired)
-        return 0.0
-    return max(desired, check)
-
-
-class SharedIndexInformer(BackgroundRunner):
+class SharedIndexInformer(Service):
     """An indexed, always-fresh cache of one resource, shared by many consumers.
 
-    Use it as ``async with informer:`` (runs in the background of the block) or run it
-    yourself with ``await informer.run()`` (returns after :meth:`stop`). An informer runs once.
+    Use it as ``async with informer:`` (runs in the background of the block; entering does not
+    wait for the cache), or run it yourself: ``await tg.start(informer.run)`` returns once the
+    cache is synced, and ``run`` returns after :meth:`aclose`. Stopping cancels the watch and
+    every handler at once. An informer runs once (see :mod:`aioinformer._lifecycle`).
 
     :param lister_watcher: where objects come from (e.g. a
         :class:`~aioinformer.transport.KubeListerWatcher`).
@@ -84,10 +96,10 @@ class SharedIndexInformer(BackgroundRunner):
         that moment) on every full collection — the cache is millions of containers for a large
         cluster. Process-wide and opt-in: objects frozen while alive that later become *cyclic*
         garbage are never reclaimed (acyclic ones, like cached objects, are freed as usual).
-        A full collection runs first, once: a pause of about a second per 10,000 Pods.
-        ``make bench`` measures the effect (watch ingest 1.7x faster). Default False.
-    :param clock: time for resync scheduling and the reflector's waits. Default the system
-        clock.
+        A full collection runs first, once: a pause of about a second per 10,000 Pods
+        (``make bench`` measures the effect). Default False.
+    :param clock: time for resync scheduling, the reflector's waits and :meth:`aclose`'s
+        bound. Default the system clock.
     """
 
     def __init__(
@@ -113,8 +125,6 @@ class SharedIndexInformer(BackgroundRunner):
         self._clock = clock
         self._transform: TransformFunc | None = None
         self._watch_error_handler: WatchErrorHandler | None = None
-        self._state = _State.NEW
-        self._ran = False
         self._listeners: list[Listener] = []
         self._registrations: list[Registration] = []
         self._listener_ids = itertools.count(1)
@@ -122,15 +132,12 @@ class SharedIndexInformer(BackgroundRunner):
         self._reflector: Reflector | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
         self._synced = False
-        self._sync_or_stop = anyio.Event()
-        self._stop_requested = anyio.Event()
-        self._stopped = anyio.Event()
-        #: Index or key errors while applying deltas (the delta was skipped).
-        self.store_errors = 0
+        self._sync_or_stop: anyio.Event | None = None  # created by the first waiter
+        self._store_errors = 0
 
     def __repr__(self) -> str:
         return (
-            f"<SharedIndexInformer {self.name} [{self._state.value}] objects={len(self._indexer)}"
+            f"<SharedIndexInformer {self.name} [{self.state.value}] objects={len(self._indexer)}"
             f" listeners={len(self._listeners)} synced={self.has_synced()}>"
         )
 
@@ -151,7 +158,7 @@ class SharedIndexInformer(BackgroundRunner):
 
         :raises LifecycleError: after the informer stopped.
         """
-        if self._state is _State.STOPPED:
+        if self.state is State.STOPPED:
             raise LifecycleError(f"informer {self.name} has stopped")
         self._indexer.add_indexers(indexers)
 
@@ -173,35 +180,23 @@ class SharedIndexInformer(BackgroundRunner):
         self._require_new("set_watch_error_handler")
         self._watch_error_handler = handler
 
-    def _require_new(self, what: str) -> None:
-        if self._state is not _State.NEW:
-            raise LifecycleError(f"{what} must be called before informer {self.name} starts")
-
     # -- state -----------------------------------------------------------------------------
-
-    @property
-    def has_started(self) -> bool:
-        """True once :meth:`run` began."""
-        return self._state is not _State.NEW
-
-    @property
-    def is_stopped(self) -> bool:
-        """True once the informer stopped (it cannot be restarted)."""
-        return self._state is _State.STOPPED
 
     def has_synced(self) -> bool:
         """True once the initial list is in the cache (says nothing about consumers)."""
         return self._synced
 
-    async def wait_for_cache_sync(self, timeout: float | None = None) -> bool:
-        """Wait until the initial list is in the cache.
+    async def wait_for_cache_sync(self) -> bool:
+        """Wait until the initial list is in the cache, or the informer stopped first.
 
-        :param timeout: give up after this many seconds (None: wait as long as it takes).
-        :returns: whether the cache synced (False on timeout or if the informer stopped first).
+        Bound it with :func:`anyio.fail_after` or :func:`anyio.move_on_after`.
+
+        :returns: whether the cache synced (False if the informer stopped unsynced).
         """
-        if not self._synced:
-            with anyio.move_on_after(timeout):
-                await self._sync_or_stop.wait()
+        if not self._synced and self.state is not State.STOPPED:
+            if self._sync_or_stop is None:
+                self._sync_or_stop = anyio.Event()
+            await self._sync_or_stop.wait()
         return self._synced
 
     @property
@@ -209,15 +204,18 @@ class SharedIndexInformer(BackgroundRunner):
         """The resource version the reflector last saw (``""`` before the first list)."""
         return self._reflector.last_sync_resource_version if self._reflector else ""
 
-    @property
-    def reflector_stats(self) -> ReflectorStatistics | None:
-        """A snapshot of the reflector's counters (None before start)."""
-        return self._reflector.statistics() if self._reflector else None
-
-    @property
-    def listeners(self) -> list[Listener]:
-        """The current listeners (streams and handlers), e.g. to read their backlogs."""
-        return list(self._listeners)
+    def statistics(self) -> InformerStatistics:
+        """A snapshot: state, cache size, the reflector's counters and every consumer's."""
+        reflector = self._reflector
+        return InformerStatistics(
+            name=self.name,
+            state=self.state,
+            synced=self._synced,
+            objects=len(self._indexer),
+            store_errors=self._store_errors,
+            reflector=reflector.statistics() if reflector else ReflectorStatistics(),
+            listeners=tuple(listener.statistics() for listener in self._listeners),
+        )
 
     @property
     def resync_check_period(self) -> float:
@@ -280,13 +278,13 @@ class SharedIndexInformer(BackgroundRunner):
         self._remove_listener(registration.listener)
 
     def _new_listener(self, resync_period: float | None, kind: str) -> Listener:
-        if self._state is _State.STOPPED:
+        if self.state is State.STOPPED:
             raise LifecycleError(f"informer {self.name} has stopped")
         requested = self._default_resync if resync_period is None else max(0.0, resync_period)
         if requested > 0:
             requested = max(requested, MINIMUM_RESYNC_PERIOD)
             if requested < self._check_period:
-                if self._state is _State.RUNNING:
+                if self.state is not State.NEW:  # the reflector's period is fixed
                     logger.debug(
                         "%s: resync period %s raised to %s",
                         self.name,
@@ -297,17 +295,17 @@ class SharedIndexInformer(BackgroundRunner):
                 else:
                     self._check_period = requested
                     for listener in self._listeners:
-                        listener.resync_period = _effective_resync(
+                        listener.resync_period = effective_resync(
                             listener.requested_resync_period, requested
                         )
         listener = Listener(
             name=f"{self.name}/{kind}-{next(self._listener_ids)}",
             requested_resync_period=requested,
-            resync_period=_effective_resync(requested, self._check_period),
+            resync_period=effective_resync(requested, self._check_period),
             now=self._clock.now(),
             upstream_synced=False,
         )
-        if self._state is _State.RUNNING:
+        if len(self._indexer):
             listener.replay(self._indexer.list())
         if self._synced:
             # Only now: the consumer is synced once it processed the replayed cache.
@@ -316,6 +314,10 @@ class SharedIndexInformer(BackgroundRunner):
         self._listeners = [*self._listeners, listener]
         return listener
 
+    async def _wait_consumers_synced(self) -> None:  # for the integrations' readiness
+        for listener in self._listeners:  # every current consumer synced (or left)
+            await listener.wait_synced()
+
     def _remove_listener(self, listener: Listener) -> None:
         listener.close()
         if listener in self._listeners:
@@ -323,33 +325,7 @@ class SharedIndexInformer(BackgroundRunner):
 
     # -- running ---------------------------------------------------------------------------
 
-    def _background_main(self) -> Coroutine[Any, Any, None]:
-        """``async with informer:`` runs it in the background of the block; leaving the block
-        stops it and waits for every task of it to end."""
-        if self._state is not _State.NEW:
-            raise LifecycleError(f"informer {self.name} runs only once")
-        return self.run()
-
-    def _request_stop(self) -> None:
-        if self._state is _State.NEW:
-            self._finish()
-        else:
-            self._stop_requested.set()
-
-    async def run(self) -> None:
-        """List, watch and deliver until :meth:`stop` (or cancellation).
-
-        Returns at once if :meth:`stop` was called before it began (for example when a
-        block of ``async with informer:`` or of a factory ends before the informer's task ran).
-
-        :raises LifecycleError: if the informer ran before.
-        """
-        if self._state is _State.STOPPED and not self._ran:
-            return
-        if self._state is not _State.NEW:
-            raise LifecycleError(f"informer {self.name} runs only once")
-        self._state = _State.RUNNING
-        self._ran = True
+    async def _serve(self, ready: Callable[[], None]) -> None:
         fifo = DeltaFIFO(known_objects=self._indexer, transformer=self._transform)
         reflector = Reflector(
             self._lw,
@@ -367,41 +343,36 @@ class SharedIndexInformer(BackgroundRunner):
                 self._task_group = tg
                 tg.start_soon(reflector.run)
                 tg.start_soon(self._process_loop, fifo)
-                tg.start_soon(self._watch_synced, fifo)
+                tg.start_soon(self._watch_synced, fifo, ready)
                 for registration in self._registrations:
                     tg.start_soon(registration.run)
-                await self._stop_requested.wait()
+                await self._wait_stop_requested()
                 tg.cancel_scope.cancel()
         finally:
+            self._task_group = None
             fifo.close()
-            self._finish()
             logger.debug("%s: stopped", self.name)
 
-    async def stop(self) -> None:
-        """Stop the informer and wait until every task of it has ended (idempotent)."""
-        self._request_stop()
-        await self._stopped.wait()
-
-    def _finish(self) -> None:
-        """Enter the final state: consumers are released, waiters woken."""
-        self._task_group = None
-        self._state = _State.STOPPED
+    def _on_stopped(self) -> None:
+        """Consumers are released (their loops end) and sync waiters woken."""
         for listener in self._listeners:
             listener.close()
         self._listeners = []
-        self._sync_or_stop.set()
-        self._stopped.set()
+        if self._sync_or_stop is not None:
+            self._sync_or_stop.set()
 
-    async def _watch_synced(self, fifo: DeltaFIFO) -> None:
+    async def _watch_synced(self, fifo: DeltaFIFO, ready: Callable[[], None]) -> None:
         await fifo.wait_synced()
         self._synced = True
         for listener in self._listeners:
             listener.set_upstream_synced()
-        self._sync_or_stop.set()
+        if self._sync_or_stop is not None:
+            self._sync_or_stop.set()
         logger.debug("%s: cache synced (%d objects)", self.name, len(self._indexer))
         if self._freeze_gc:
             gc.collect()
             gc.freeze()
+        ready()
 
     async def _process_loop(self, fifo: DeltaFIFO) -> None:
         while True:
@@ -429,7 +400,7 @@ class SharedIndexInformer(BackgroundRunner):
                 else:
                     old = indexer.update(obj)
             except Exception as exc:
-                self.store_errors += 1
+                self._store_errors += 1
                 logger.warning(
                     "%s: cache refused a %s delta: %s: %s",
                     self.name,

@@ -1,35 +1,34 @@
 """Connecting to a cluster: kubeconfig, in-cluster service account, or an explicit server URL.
 
-A thin layer over kubernetes_asyncio's config loaders that also returns a credential refresher
-(for exec plugins and OIDC tokens that expire), ready to hand to
-:class:`~aioinformer.transport.KubeListerWatcher` or
-:class:`~aioinformer.factory.SharedInformerFactory`::
+A thin layer over kubernetes_asyncio's config loaders that returns a
+:class:`~aioinformer.KubeClient` whose credentials stay fresh (exec plugins and OIDC tokens
+that expire, rotated service-account tokens)::
 
     async with aioinformer.connect() as client:     # closed at the end of the block
-        factory = SharedInformerFactory(
-            client.api_client, credential_refresher=client.credential_refresher
-        )
+        factory = SharedInformerFactory(client)
 
-``conn = await aioinformer.connect()`` works too; then close it with ``await conn.aclose()``.
+``client = await aioinformer.connect()`` works too; then close it with
+``await client.aclose()``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable, Generator
-from dataclasses import dataclass, field
+from collections.abc import Generator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any
 from urllib.parse import urlsplit
 
 from kubernetes_asyncio import config as kube_config
 from kubernetes_asyncio.client import ApiClient, Configuration
 
+from ._client import KubeClient
+from ._kube_asyncio import Credentials, in_cluster_credentials, kubeconfig_credentials
 from .errors import ConfigurationError
 
-__all__ = ["ClusterConnection", "PendingConnection", "connect"]
+__all__ = ["PendingConnection", "connect"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,64 +36,23 @@ _IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
 _IN_CLUSTER_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 
 
-@dataclass
-class ClusterConnection:
-    """An ``ApiClient`` plus what came with its configuration; an async context manager that
-    closes the client at the end of the block.
-
-    :ivar api_client: the kubernetes_asyncio client.
-    :ivar namespace: the context's default namespace (``"default"`` when unset).
-    :ivar source: where the configuration came from (``"server"``, ``"kubeconfig"``,
-        ``"in-cluster"``), for messages.
-    :ivar credential_refresher: reloads credentials after a 401, or None.
-    """
-
-    api_client: ApiClient
-    namespace: str
-    source: str
-    credential_refresher: Callable[[], Awaitable[None]] | None = None
-    _closed: bool = field(default=False, init=False, repr=False, compare=False)
-
-    async def aclose(self) -> None:
-        """Close the client's HTTP session (idempotent)."""
-        if self._closed:
-            return
-        self._closed = True
-        await self.api_client.close()
-
-    async def close(self) -> None:
-        """The same as :meth:`aclose`."""
-        await self.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-
 class PendingConnection:
-    """What :func:`connect` returns: ``await`` it for a :class:`ClusterConnection` (closed by
-    you), or enter it with ``async with`` (closed at the end of the block)."""
+    """What :func:`connect` returns: ``await`` it for a :class:`~aioinformer.KubeClient`
+    (closed by you), or enter it with ``async with`` (closed at the end of the block)."""
 
     __slots__ = ("_connection", "_options")
 
     def __init__(self, **options: Any) -> None:
         self._options = options
-        self._connection: ClusterConnection | None = None
+        self._connection: KubeClient | None = None
 
     def __repr__(self) -> str:
         return f"<PendingConnection {self._connection!r}>"
 
-    def __await__(self) -> Generator[Any, None, ClusterConnection]:
+    def __await__(self) -> Generator[Any, None, KubeClient]:
         return _connect(**self._options).__await__()
 
-    async def __aenter__(self) -> ClusterConnection:
+    async def __aenter__(self) -> KubeClient:
         self._connection = await _connect(**self._options)
         return self._connection
 
@@ -107,6 +65,13 @@ class PendingConnection:
         connection, self._connection = self._connection, None
         if connection is not None:
             await connection.aclose()
+
+
+def _client(
+    configuration: Configuration, credentials: Credentials, namespace: str, source: str
+) -> KubeClient:
+    client = KubeClient(ApiClient(configuration), namespace=namespace)
+    return client._connected(credentials, source)
 
 
 def _kubeconfig_paths(kubeconfig: str | None) -> list[Path]:
@@ -139,19 +104,23 @@ def connect(
     """Connect to a cluster the way kubectl finds it::
 
         async with aioinformer.connect() as client:
-            ...  # client.api_client, client.namespace, client.credential_refresher
+            pod = await client.get("pods", "web-1")   # client.namespace: the context's
 
     Order: an explicit ``server`` URL (no credentials); else a kubeconfig (``kubeconfig``,
     ``$KUBECONFIG`` or ``~/.kube/config``) with ``context`` (default: the current one); else the
     in-cluster service account. Nothing is loaded until the result is awaited or entered,
     inside the running event loop (an ``ApiClient`` needs one).
 
+    Credentials are kept fresh: an exec plugin runs again before its credential expires and
+    after a 401, token files (the kubeconfig's ``tokenFile``, the service account's) are re-read
+    every minute and after a 401, OIDC tokens are refreshed when expired.
+
     :param server: the API server's URL, ``http://`` or ``https://``. Default None.
     :param kubeconfig: the kubeconfig file(s), ``os.pathsep``-separated. Default None.
     :param context: the kubeconfig context. Default None: the current one.
     :param insecure_skip_tls_verify: do not verify the server's certificate. Default False.
     :returns: a :class:`PendingConnection`: ``async with`` it, or ``await`` it for a
-        :class:`ClusterConnection`.
+        :class:`~aioinformer.KubeClient`.
     :raises ConfigurationError: (when awaited or entered) when nothing usable is found, the
         kubeconfig does not load or the server URL is not an http(s) URL; the message says
         what was tried. Credentials never appear in it.
@@ -187,11 +156,11 @@ async def _connect(
     kubeconfig: str | None,
     context: str | None,
     insecure_skip_tls_verify: bool,
-) -> ClusterConnection:
+) -> KubeClient:
     if server:
         configuration = Configuration(host=_checked_server_url(server))
         configuration.verify_ssl = not insecure_skip_tls_verify
-        return ClusterConnection(ApiClient(configuration), "default", "server")
+        return _client(configuration, Credentials(configuration), "default", "server")
 
     paths = _existing(_kubeconfig_paths(kubeconfig))
     if kubeconfig and not paths:
@@ -216,19 +185,20 @@ async def _connect(
         current = loader.current_context
         if isinstance(current, dict):
             namespace = (current.get("context") or {}).get("namespace") or "default"
-
-        async def refresh() -> None:
-            await loader.load_and_set(configuration)
-
-        return ClusterConnection(ApiClient(configuration), namespace, "kubeconfig", refresh)
+        credentials = kubeconfig_credentials(loader, configuration)
+        return _client(configuration, credentials, namespace, "kubeconfig")
 
     if _in_cluster():
         configuration = Configuration()
         try:
-            kube_config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+            # The token is re-read by the client's credentials (every minute and after a 401).
+            kube_config.load_incluster_config(  # type: ignore[no-untyped-call]
+                client_configuration=configuration, try_refresh_token=False
+            )
         except Exception as exc:
             raise ConfigurationError(f"cannot load in-cluster configuration: {exc}") from exc
-        return ClusterConnection(ApiClient(configuration), _in_cluster_namespace(), "in-cluster")
+        credentials = in_cluster_credentials(configuration, _IN_CLUSTER_TOKEN)
+        return _client(configuration, credentials, _in_cluster_namespace(), "in-cluster")
 
     tried = ", ".join(str(p) for p in _kubeconfig_paths(kubeconfig))
     raise ConfigurationError(

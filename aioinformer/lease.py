@@ -5,27 +5,23 @@ candidate should do with the lease it just read, and :func:`new_lease`, :func:`r
 :func:`taken_over` and :func:`released` build the bodies it writes. The
 :class:`~aioinformer.leaderelection.LeaderElector` only runs the campaign around them.
 
-A ``coordination.k8s.io/v1`` Lease is read and written as a plain dict through kubernetes_asyncio
-(``_preload_content=False``, decoded with orjson), like every other object in aioinformer.
+A ``coordination.k8s.io/v1`` Lease is read and written as a plain dict through a
+:class:`~aioinformer.KubeClient`, like every other object in aioinformer.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-import aiohttp
-import orjson
-
-from .errors import TransportError
+from .listwatch import Resource
 from .objects import KubeObject
-from .transport import error_from_body, transport_error
 
 if TYPE_CHECKING:
-    from kubernetes_asyncio.client import ApiClient
+    from ._client import KubeClient
 
 __all__ = [
     "Acquire",
@@ -43,6 +39,9 @@ __all__ = [
     "renewed",
     "taken_over",
 ]
+
+
+_LEASES = Resource.parse("coordination.k8s.io/v1/leases")
 
 
 def micro_time(moment: datetime) -> str:
@@ -231,49 +230,21 @@ class LeaseAPI(Protocol):
 
 
 class LeaseClient:
-    """GET/POST/PUT of one Lease through kubernetes_asyncio, as raw dicts decoded by orjson."""
+    """GET/POST/PUT of one Lease through a :class:`~aioinformer.KubeClient`, as plain dicts."""
 
-    def __init__(self, api_client: ApiClient, namespace: str, name: str) -> None:
-        from kubernetes_asyncio.client import CoordinationV1Api
-
-        self._api = CoordinationV1Api(api_client)
+    def __init__(self, client: KubeClient, namespace: str, name: str) -> None:
+        self._client = client
         self.namespace = namespace
         self.name = name
 
+    def __repr__(self) -> str:
+        return f"<LeaseClient {self.namespace}/{self.name}>"
+
     async def get(self) -> KubeObject:
-        return await self._call(
-            self._api.read_namespaced_lease(self.name, self.namespace, _preload_content=False)
-        )
+        return await self._client.get(_LEASES, self.name, namespace=self.namespace)
 
     async def create(self, body: KubeObject) -> KubeObject:
-        raw: Any = body  # a dict is serialised as is
-        return await self._call(
-            self._api.create_namespaced_lease(self.namespace, raw, _preload_content=False)
-        )
+        return await self._client.create(_LEASES, body, namespace=self.namespace)
 
     async def replace(self, body: KubeObject) -> KubeObject:
-        raw: Any = body
-        return await self._call(
-            self._api.replace_namespaced_lease(
-                self.name, self.namespace, raw, _preload_content=False
-            )
-        )
-
-    async def _call(self, request: Awaitable[Any]) -> KubeObject:
-        try:
-            response = await request
-            try:
-                body: bytes = await response.read()
-            finally:
-                response.release()
-        except (aiohttp.ClientError, OSError) as exc:
-            raise transport_error(exc, "lease request") from exc
-        if response.status >= 400:
-            raise error_from_body(response, body)
-        try:
-            decoded = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            decoded = None
-        if not isinstance(decoded, dict):
-            raise TransportError(f"lease request: undecodable response (HTTP {response.status})")
-        return decoded
+        return await self._client.replace(_LEASES, body, namespace=self.namespace)

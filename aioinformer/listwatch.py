@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import quote
 
+from ._builtin_resources import BUILTIN_RESOURCES
 from .objects import KubeObject
 
 __all__ = [
@@ -28,31 +29,7 @@ __all__ = [
 # Well-known resources: kind and whether they live in a namespace. Anything else parses as
 # namespaced with an unknown kind unless told otherwise.
 _BUILTIN: dict[tuple[str, str], tuple[str, bool]] = {
-    ("", "pods"): ("Pod", True),
-    ("", "services"): ("Service", True),
-    ("", "endpoints"): ("Endpoints", True),
-    ("", "configmaps"): ("ConfigMap", True),
-    ("", "secrets"): ("Secret", True),
-    ("", "events"): ("Event", True),
-    ("", "serviceaccounts"): ("ServiceAccount", True),
-    ("", "persistentvolumeclaims"): ("PersistentVolumeClaim", True),
-    ("", "namespaces"): ("Namespace", False),
-    ("", "nodes"): ("Node", False),
-    ("", "persistentvolumes"): ("PersistentVolume", False),
-    ("apps", "deployments"): ("Deployment", True),
-    ("apps", "replicasets"): ("ReplicaSet", True),
-    ("apps", "statefulsets"): ("StatefulSet", True),
-    ("apps", "daemonsets"): ("DaemonSet", True),
-    ("batch", "jobs"): ("Job", True),
-    ("batch", "cronjobs"): ("CronJob", True),
-    ("coordination.k8s.io", "leases"): ("Lease", True),
-    ("discovery.k8s.io", "endpointslices"): ("EndpointSlice", True),
-    ("networking.k8s.io", "ingresses"): ("Ingress", True),
-    ("rbac.authorization.k8s.io", "roles"): ("Role", True),
-    ("rbac.authorization.k8s.io", "rolebindings"): ("RoleBinding", True),
-    ("rbac.authorization.k8s.io", "clusterroles"): ("ClusterRole", False),
-    ("rbac.authorization.k8s.io", "clusterrolebindings"): ("ClusterRoleBinding", False),
-    ("apiextensions.k8s.io", "customresourcedefinitions"): ("CustomResourceDefinition", False),
+    (r.group, r.plural): (r.kind, r.namespaced) for r in BUILTIN_RESOURCES
 }
 
 

@@ -10,10 +10,10 @@ Two pieces, both optional and both free when unused:
   ``name`` and the buckets 1 µs … 1000 s. Pass it as a queue's or controller's
   ``metrics_provider``.
 * :class:`InformerCollector` is a Prometheus *collector*: it reads the counters the informers
-  keep anyway (:attr:`~aioinformer.informer.SharedIndexInformer.reflector_stats`, listener
-  backlogs, store size, ...) at scrape time, so the informer's hot path does no metrics work at
-  all. Its families are listed in :data:`INFORMER_METRIC_NAMES`; every one has the label
-  ``informer`` (the informer's name, e.g. ``v1/pods``).
+  keep anyway (:meth:`~aioinformer.informer.SharedIndexInformer.statistics`: the reflector's
+  counters, listener backlogs, store size, ...) at scrape time, so the informer's hot path
+  does no metrics work at all. Its families are listed in :data:`INFORMER_METRIC_NAMES`;
+  every one has the label ``informer`` (the informer's name, e.g. ``v1/pods``).
 
 :func:`render_metrics` renders a registry in the text exposition format for a ``/metrics``
 endpoint.
@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, TypeAlias
 
+from ._lifecycle import State
 from ._reflector import RestartCause
 from .factory import SharedInformerFactory
 from .informer import SharedIndexInformer
@@ -365,34 +366,34 @@ class InformerCollector:
             families[family].add_metric(labels, value)
 
         for informer in self._informers():
-            name = informer.name
-            stats = informer.reflector_stats
+            snapshot = informer.statistics()
+            name = snapshot.name
+            stats = snapshot.reflector
             events: dict[str, int] = dict.fromkeys(_EVENT_TYPES, 0)
             restarts: dict[str, int] = dict.fromkeys(_RESTART_CAUSES, 0)
-            if stats is not None:
-                events.update(stats.events)
-                restarts.update(stats.watch_restarts)
+            events.update(stats.events)
+            restarts.update(stats.watch_restarts)
             for event_type, count in events.items():
                 add("events_total", [name, event_type], count)
             for cause, count in restarts.items():
                 add("watch_restarts_total", [name, cause], count)
-            add("lists_total", [name], stats.lists if stats else 0)
-            add("relists_total", [name], stats.relists if stats else 0)
-            add("items_listed_total", [name], stats.items_listed if stats else 0)
-            add("watches_total", [name], stats.watches if stats else 0)
-            add("errors_total", [name], stats.errors if stats else 0)
-            add("malformed_events_total", [name], stats.malformed_events if stats else 0)
-            add("unknown_events_total", [name], stats.unknown_events if stats else 0)
-            add("store_errors_total", [name, "fifo"], stats.store_errors if stats else 0)
-            add("store_errors_total", [name, "indexer"], informer.store_errors)
-            add("store_objects", [name], len(informer.indexer))
+            add("lists_total", [name], stats.lists)
+            add("relists_total", [name], stats.relists)
+            add("items_listed_total", [name], stats.items_listed)
+            add("watches_total", [name], stats.watches)
+            add("errors_total", [name], stats.errors)
+            add("malformed_events_total", [name], stats.malformed_events)
+            add("unknown_events_total", [name], stats.unknown_events)
+            add("store_errors_total", [name, "fifo"], stats.store_errors)
+            add("store_errors_total", [name, "indexer"], snapshot.store_errors)
+            add("store_objects", [name], snapshot.objects)
             rv = _resource_version_value(informer.last_sync_resource_version)
             if rv is not None:
                 add("last_sync_resource_version", [name], rv)
-            add("synced", [name], 1.0 if informer.has_synced() else 0.0)
-            running = informer.has_started and not informer.is_stopped
+            add("synced", [name], 1.0 if snapshot.synced else 0.0)
+            running = snapshot.state not in (State.NEW, State.STOPPED)
             add("running", [name], 1.0 if running else 0.0)
-            listeners = informer.listeners
+            listeners = snapshot.listeners
             add("listeners", [name], len(listeners))
             if self.include_listeners:
                 for listener in listeners:

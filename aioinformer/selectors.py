@@ -10,7 +10,7 @@ commas. Errors raise :class:`~aioinformer.errors.SelectorSyntaxError` saying whe
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -32,6 +32,18 @@ _NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
 _KEY_NAME = re.compile(_NAME + r"\Z")
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
 _VALUE = re.compile(r"(" + _NAME + r")?\Z")
+_INT64 = re.compile(r"[+-]?[0-9]+\Z")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _parse_int64(text: str) -> int | None:
+    """The value of ``text`` read as Go's ``strconv.ParseInt(text, 10, 64)`` reads it: an
+    optional sign and ASCII digits (no blanks, no ``_``), within the int64 range; None when
+    it does not parse."""
+    if not _INT64.match(text):
+        return None
+    number = int(text)
+    return number if _INT64_MIN <= number <= _INT64_MAX else None
 
 
 class Operator(StrEnum):
@@ -82,14 +94,11 @@ class Requirement:
             return value is not None and value in self.values
         if op in (Operator.NOT_EQUALS, Operator.NOT_IN):
             return value is None or value not in self.values
-        if value is None:
-            return False
-        try:
-            have = int(value)
-        except ValueError:
-            return False
-        (limit,) = self.values
-        return have > int(limit) if op is Operator.GREATER_THAN else have < int(limit)
+        have = _parse_int64(value) if value is not None else None
+        limits = [_parse_int64(limit) for limit in self.values]
+        if have is None or len(limits) != 1 or limits[0] is None:
+            return False  # as Kubernetes: a label or bound that is no int64 matches nothing
+        return have > limits[0] if op is Operator.GREATER_THAN else have < limits[0]
 
     def __str__(self) -> str:
         op = self.operator
@@ -200,8 +209,15 @@ class _Parser:
             return Requirement(key, Operator(token), frozenset((value,)))
         if token in ("<", ">"):
             kind, value, vpos = self.take()
-            if kind != "word" or not re.fullmatch(r"-?[0-9]+", value):
-                raise self.fail(f"'{token}' needs an integer value", vpos)
+            if kind != "word" or _parse_int64(value) is None:
+                raise self.fail(f"'{token}' needs an integer value (64-bit)", vpos)
+            if not _VALUE.match(value):
+                # Kubernetes checks the bound as a label value too: no sign, so not negative.
+                raise self.fail(
+                    f"invalid bound {value!r} for '{token}': it must also be a valid label "
+                    "value (digits only, no sign, at most 63 characters)",
+                    vpos,
+                )
             op = Operator.GREATER_THAN if token == ">" else Operator.LESS_THAN
             return Requirement(key, op, frozenset((value,)))
         if token in ("in", "notin"):
@@ -282,16 +298,50 @@ def label_selector_from_spec(spec: Mapping[str, Any] | None) -> LabelSelector:
     return LabelSelector(tuple(requirements))
 
 
-#: Field labels whose object path is not the label split on dots.
-_FIELD_PATHS: dict[str, tuple[str, ...]] = {"source": ("source", "component")}
+@dataclass(frozen=True, slots=True)
+class _BuiltinField:
+    """How a built-in kind's field set holds one field label (its ``ToSelectableFields``)."""
+
+    #: The ``(apiVersion, kind)`` pairs whose field set defines the label this way.
+    kinds: frozenset[tuple[str, str]]
+    #: Object paths read in turn; the first one that gives a non-empty value wins.
+    paths: tuple[tuple[str, ...], ...]
+    #: The value when every path is absent or empty: the Go zero value of a typed field.
+    zero: str = ""
 
 
-def field_value(obj: Mapping[str, Any], field: str) -> str:
-    """The value of a field (``spec.nodeName``, ``metadata.name``, ...) as the API server
-    compares it in field selectors: a string, ``"true"``/``"false"`` for booleans, ``""`` when
-    absent."""
+#: Field labels whose value on a built-in kind is not simply the object's value at the
+#: label's dotted path (``pkg/registry/.../strategy.go`` ``ToSelectableFields`` of each kind):
+#: bool and int fields hold their Go zero value when absent, Job's ``status.successful`` is
+#: ``status.succeeded``, an Event's ``source`` falls back to its ``reportingComponent``, and
+#: ``spec.host`` is the v1 Pod field-label conversion's old name for ``spec.nodeName``.
+_BUILTIN_FIELDS: dict[str, _BuiltinField] = {
+    "spec.hostNetwork": _BuiltinField(
+        frozenset({("v1", "Pod")}), (("spec", "hostNetwork"),), "false"
+    ),
+    "spec.host": _BuiltinField(frozenset({("v1", "Pod")}), (("spec", "nodeName"),)),
+    "spec.unschedulable": _BuiltinField(
+        frozenset({("v1", "Node")}), (("spec", "unschedulable"),), "false"
+    ),
+    "status.replicas": _BuiltinField(
+        frozenset({("apps/v1", "ReplicaSet"), ("v1", "ReplicationController")}),
+        (("status", "replicas"),),
+        "0",
+    ),
+    "status.successful": _BuiltinField(
+        frozenset({("batch/v1", "Job")}), (("status", "succeeded"),), "0"
+    ),
+    "source": _BuiltinField(
+        frozenset({("v1", "Event")}), (("source", "component"), ("reportingComponent",))
+    ),
+}
+
+
+def _value_at(obj: Mapping[str, Any], path: Iterable[str]) -> str:
+    """The field-set spelling of the value at a path: a string as it is, ``true``/``false``
+    for a boolean, a number in decimal, ``""`` when absent."""
     node: Any = obj
-    for part in _FIELD_PATHS.get(field) or field.split("."):
+    for part in path:
         if not isinstance(node, Mapping):
             return ""
         node = node.get(part)
@@ -299,7 +349,39 @@ def field_value(obj: Mapping[str, Any], field: str) -> str:
         return ""
     if isinstance(node, bool):
         return "true" if node else "false"
-    return str(node)
+    return node if isinstance(node, str) else str(node)
+
+
+def _is_one_of(obj: Mapping[str, Any], kinds: frozenset[tuple[str, str]]) -> bool:
+    """Whether an object may be of one of these built-in kinds. Custom resources always
+    carry ``apiVersion`` and ``kind``; built-in objects in a list usually carry neither, so
+    an object that does not say what it is counts as the built-in kind."""
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    if not kind:
+        return True
+    return any(kind == k and (not api_version or api_version == v) for v, k in kinds)
+
+
+def field_value(obj: Mapping[str, Any], field: str) -> str:
+    """The value of a field label (``spec.nodeName``, ``metadata.name``, ...) as the API
+    server's field set holds it for field selectors: a string as it is, ``"true"``/``"false"``
+    for booleans, numbers in decimal, ``""`` when absent.
+
+    The built-in kinds' typed fields read as their Go zero value when absent
+    (``spec.hostNetwork`` and ``spec.unschedulable`` ``"false"``, ``status.replicas`` and a
+    Job's ``status.successful`` ``"0"``); an Event's ``source`` is ``source.component`` or
+    else ``reportingComponent``; a Pod's ``spec.host`` is ``spec.nodeName``. An object whose
+    ``apiVersion``/``kind`` names another kind (a custom resource's ``selectableFields``) is
+    read at the label's dotted path, ``""`` when absent.
+    """
+    builtin = _BUILTIN_FIELDS.get(field)
+    if builtin is None or not _is_one_of(obj, builtin.kinds):
+        return _value_at(obj, field.split("."))
+    for path in builtin.paths:
+        value = _value_at(obj, path)
+        if value:
+            return value
+    return builtin.zero
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,71 +418,80 @@ class FieldSelector:
         return ",".join(f"{name}{op}{escape(value)}" for name, op, value in self.terms)
 
 
-def _split_unescaped(text: str) -> list[str]:
-    """Split on commas that are not escaped with a backslash (escapes are kept)."""
-    parts: list[str] = []
-    current: list[str] = []
-    escaped = False
-    for char in text:
+def _split_terms(text: str) -> list[str]:
+    """Split a field selector on the commas that no backslash escapes (escapes are kept)."""
+    terms: list[str] = []
+    start, escaped = 0, False
+    for index, char in enumerate(text):
         if escaped:
-            current.append("\\" + char)
             escaped = False
         elif char == "\\":
             escaped = True
         elif char == ",":
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    if escaped:
-        raise SelectorSyntaxError(f"field selector {text!r} ends with a lone backslash")
-    parts.append("".join(current))
-    return parts
+            terms.append(text[start:index])
+            start = index + 1
+    terms.append(text[start:])
+    return terms
 
 
-def _unescape(text: str) -> str:
+def _split_term(term: str) -> tuple[str, str, str]:
+    """``(field, operator, raw value)`` split at the first operator in the term.
+
+    As in Kubernetes, the field name has no escapes: the first ``!=``, ``==`` or ``=`` ends
+    it wherever it is, even right after a backslash.
+    """
+    for index in range(len(term)):
+        for op in ("!=", "==", "="):
+            if term.startswith(op, index):
+                return term[:index], op, term[index + len(op) :]
+    raise SelectorSyntaxError(f"invalid field selector term {term!r}: no operator")
+
+
+def _unescape(value: str, term: str) -> str:
+    """A field selector value with its escapes resolved: ``\\\\``, ``\\,`` and ``\\=`` stand
+    for the character; any other escape, a trailing lone backslash and a bare ``,`` or ``=``
+    are refused."""
     out: list[str] = []
-    chars = iter(text)
-    for char in chars:
-        if char == "\\":
-            escaped = next(chars)
-            if escaped not in "\\,=":
-                raise SelectorSyntaxError(f"invalid escape sequence '\\{escaped}' in {text!r}")
-            out.append(escaped)
+    escaped = False
+    for char in value:
+        if escaped:
+            if char not in "\\,=":
+                raise SelectorSyntaxError(f"invalid escape sequence '\\{char}' in {term!r}")
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char in ",=":
+            raise SelectorSyntaxError(
+                f"unescaped {char!r} in the value of {term!r} (write it as '\\{char}')"
+            )
         else:
             out.append(char)
+    if escaped:
+        raise SelectorSyntaxError(f"invalid escape sequence: {term!r} ends with a lone backslash")
     return "".join(out)
-
-
-def _find_operator(term: str) -> tuple[int, str]:
-    """The position and text of the first operator not preceded by a backslash."""
-    for index, char in enumerate(term):
-        if char in "!=" and (index == 0 or term[index - 1] != "\\"):
-            if term.startswith("!=", index):
-                return index, "!="
-            if term.startswith("==", index):
-                return index, "=="
-            if char == "=":
-                return index, "="
-    raise SelectorSyntaxError(f"invalid field selector term {term!r}: no operator")
 
 
 def parse_field_selector(text: str | None) -> FieldSelector:
     """Parse a field selector such as ``spec.nodeName=node-1,status.phase!=Running``.
 
-    ``==`` is the same as ``=``. In values, ``\\,``, ``\\=`` and ``\\\\`` stand for a
-    comma, an equals sign and a backslash.
+    ``==`` is the same as ``=``. Each term splits at its first operator (the field name has
+    no escapes). In values, ``\\,``, ``\\=`` and ``\\\\`` stand for a comma, an equals sign
+    and a backslash; an unescaped ``=`` is refused. Empty terms (``a=b,`` or ``,``) are
+    skipped, as Kubernetes does; a selector of only empty terms selects everything.
 
     :raises SelectorSyntaxError: when a term has no operator or no field name, or a value has
-        a bad escape.
+        a bad escape or an unescaped ``=``.
     """
     if not text or not text.strip():
         return FieldSelector()
     terms: list[tuple[str, str, str]] = []
-    for term in _split_unescaped(text):
-        index, op = _find_operator(term)
-        name = term[:index].strip()
+    for term in _split_terms(text):
+        if not term:
+            continue
+        name, op, value = _split_term(term)
+        name = name.strip()
         if not name:
             raise SelectorSyntaxError(f"invalid field selector term {term!r}: no field name")
-        terms.append((name, "!=" if op == "!=" else "=", _unescape(term[index + len(op) :])))
+        terms.append((name, "!=" if op == "!=" else "=", _unescape(value, term)))
     return FieldSelector(tuple(terms))

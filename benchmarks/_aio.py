@@ -7,8 +7,8 @@ the work queue), so constructor changes are absorbed here:
 * a new cache mode is one more entry in :data:`CACHE_MODES` (its name, and the
   ``SharedIndexInformer`` options that select it); every benchmark that is "per cache mode"
   (B1, B2, B3, B5, reads) then measures it too;
-* when the library gets its own client (instead of kubernetes_asyncio's ``ApiClient``), only
-  :func:`lister_watcher` changes.
+* the lister-watcher goes through the library's own client (:class:`aioinformer.KubeClient`):
+  when that changes, only :func:`lister_watcher` does.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from kubernetes_asyncio import client as k8s_client
-
+import aioinformer
 from aioinformer import KubeListerWatcher, ListerWatcher, Resource, SharedIndexInformer
 from aioinformer.workqueue import WorkQueue
 
@@ -50,9 +49,8 @@ PODS = Resource.parse("v1/pods")
 @asynccontextmanager
 async def lister_watcher(url: str, namespace: str) -> AsyncIterator[ListerWatcher]:
     """The library's HTTP lister-watcher for the Pods of ``namespace`` on the server at ``url``."""
-    configuration = k8s_client.Configuration(host=url)
-    async with k8s_client.ApiClient(configuration) as api_client:
-        yield KubeListerWatcher(api_client, PODS, namespace=namespace)
+    async with aioinformer.connect(server=url) as client:
+        yield KubeListerWatcher(client, PODS, namespace=namespace)
 
 
 def informer(

@@ -1,6 +1,6 @@
 """Watch throughput of the fake API server: events/s to one watcher, deliveries/s to ten.
 
-Writes go through the in-process API (``server.create``: the same path as an HTTP write,
+Writes go through the in-process API (``server.objects.create``: the same path as an HTTP write,
 minus the HTTP request); watchers are real HTTP clients (aiohttp) reading and counting
 lines, in the same process and event loop as the server, so the figures are for the
 whole pipeline sharing one core: write → encode once → fan out → HTTP chunks → client
@@ -53,7 +53,7 @@ async def measure(events: int, watchers: int) -> tuple[float, float, list[bytes]
     :returns: events/s per watcher, deliveries/s across all watchers, and the lines sent.
     """
     async with FakeApiServer() as server:
-        rv = server.resource_version
+        rv = server.objects.resource_version
         url = f"{server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}"
         connector = aiohttp.TCPConnector(limit=watchers + 1)
         async with aiohttp.ClientSession(connector=connector, read_bufsize=2**20) as session:
@@ -64,10 +64,10 @@ async def measure(events: int, watchers: int) -> tuple[float, float, list[bytes]
                 ]
                 for ready in readies:
                     await ready.wait()
-                await server.wait_for_watches(watchers)
+                await server.requests.wait_for_watches(watchers)
                 start = time.perf_counter()
                 for i in range(events):
-                    await server.create(
+                    server.objects.create(
                         "configmaps",
                         {
                             "metadata": {"name": f"cm-{i}", "labels": {"app": "bench"}},
@@ -77,7 +77,7 @@ async def measure(events: int, watchers: int) -> tuple[float, float, list[bytes]
                     if i % WRITE_BATCH == WRITE_BATCH - 1:
                         await asyncio.sleep(0)
             finish = max(reader.result() for reader in readers)
-        lines = [encode_event("ADDED", obj) for obj in await server.list_objects("configmaps")]
+        lines = [encode_event("ADDED", obj) for obj in server.objects.list("configmaps")]
     elapsed = finish - start
     return events / elapsed, events * watchers / elapsed, lines
 

@@ -31,10 +31,9 @@ from typing import Any
 
 import orjson
 from aiohttp import web
-from kubernetes_asyncio.client import ApiClient
 from prometheus_client import CollectorRegistry
 
-from aioinformer import WatchConfig
+from aioinformer import KubeClient, WatchConfig
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.integrations.aiohttp import (
     INFORMERS,
@@ -45,7 +44,7 @@ from aioinformer.integrations.aiohttp import (
 from aioinformer.metrics import register_informer_metrics, workqueue_metrics_provider
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pod_service import DEMO_PODS, PODS, demo_api_client, get_pod, list_pods, pod_informers
+from pod_service import DEMO_PODS, PODS, demo_client, get_pod, list_pods, pod_informers
 
 __all__ = ["DEMO_PODS", "PODS", "create_app", "main"]
 
@@ -57,7 +56,7 @@ def _json(status: int, body: Any) -> web.Response:
 
 
 def create_app(
-    api_client: ApiClient | None = None,
+    client: KubeClient | None = None,
     *,
     namespace: str | None = None,
     registry: CollectorRegistry | None = None,
@@ -65,7 +64,7 @@ def create_app(
 ) -> web.Application:
     """The app: a pods informer and a demo controller, run for the app's lifetime.
 
-    :param api_client: talks to the API server; the caller owns and closes it. Default None:
+    :param client: talks to the API server; the caller owns and closes it. Default None:
         the app connects at startup with ``aioinformer.connect()`` and closes it at shutdown.
     :param namespace: watch one namespace only. Default None: all.
     :param registry: where the metrics go. Default None: a new registry for this app.
@@ -74,7 +73,7 @@ def create_app(
     registry = registry if registry is not None else CollectorRegistry()
     phases: dict[str, str] = {}
     builder = pod_informers(
-        api_client,
+        client,
         phases=phases,
         queue_metrics=workqueue_metrics_provider(registry=registry),
         namespace=namespace,
@@ -124,8 +123,8 @@ async def serve(*, host: str = "127.0.0.1", port: int = 8080) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):  # not on Windows
             loop.add_signal_handler(signum, stop.set)
-    async with demo_api_client() as api_client:
-        runner = web.AppRunner(create_app(api_client), shutdown_timeout=5.0)
+    async with demo_client() as client:
+        runner = web.AppRunner(create_app(client), shutdown_timeout=5.0)
         await runner.setup()
         try:
             await web.TCPSite(runner, host, port).start()

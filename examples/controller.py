@@ -12,20 +12,21 @@ What it shows:
   their namespace (``map_func``), and events of the ConfigMaps it manages map back to theirs
   (``filter`` + ``map_func``), so a ConfigMap edited or deleted by hand is repaired;
 * a level-triggered ``reconcile(namespace)`` that reads only the informers' caches and writes
-  through the API (a stale cache shows up as a 409 Conflict, and the key is simply retried);
+  through the :class:`~aioinformer.KubeClient` (a stale cache shows up as a 409 Conflict, and
+  the key is simply retried);
 * leader election on a Lease, so several replicas could run and only one would act.
 
 The demo creates namespaces, nodes and pods, waits until every ConfigMap is right, then moves
 and deletes pods (and deletes a ConfigMap behind the controller's back), waits again, and
-prints a summary. Against a real cluster, take the ``ApiClient`` of
+prints a summary. Against a real cluster, take the client of
 ``async with aioinformer.connect() as client:`` (kubeconfig or in-cluster) and run
-:func:`running_controller`.
+:func:`running_controller`. ``examples/widget_controller.py`` shows the other writes:
+server-side apply, patches and status.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import socket
@@ -35,11 +36,12 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from kubernetes_asyncio.client import ApiClient, CoreV1Api
-from kubernetes_asyncio.client.exceptions import ApiException
+import anyio
 
-from aioinformer import NAMESPACE_INDEX
+import aioinformer
+from aioinformer import NAMESPACE_INDEX, KubeClient
 from aioinformer.controller import Controller
+from aioinformer.errors import NotFoundError
 from aioinformer.factory import SharedInformerFactory
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.leaderelection import LeaderElector
@@ -100,7 +102,7 @@ def expected_configmaps(pods: Iterable[Mapping[str, Any]]) -> dict[str, dict[str
 class PodNodesReconciler:
     """Makes the ConfigMap of one namespace match the pods the cache holds.
 
-    :param api_client: writes go through it.
+    :param client: writes go through it.
     :param pods: the Pod informer (reads go to its cache).
     :param configmaps: the ConfigMap informer (reads go to its cache).
     :param on_reconciled: called after each successful reconcile (the demo waits on it).
@@ -108,13 +110,13 @@ class PodNodesReconciler:
 
     def __init__(
         self,
-        api_client: ApiClient,
+        client: KubeClient,
         *,
         pods: SharedIndexInformer,
         configmaps: SharedIndexInformer,
         on_reconciled: Callable[[str], None] | None = None,
     ) -> None:
-        self._core = CoreV1Api(api_client)
+        self._client = client
         self._pods = pods
         self._configmaps = configmaps
         self._on_reconciled = on_reconciled
@@ -125,30 +127,22 @@ class PodNodesReconciler:
         current = self._configmaps.lister().get(CONFIGMAP, namespace=namespace)
         if desired is None:
             if current is not None:
-                await self._ignore(
-                    404, self._core.delete_namespaced_config_map(CONFIGMAP, namespace)
-                )
+                try:
+                    await self._client.delete("configmaps", CONFIGMAP, namespace=namespace)
+                except NotFoundError:
+                    pass  # gone already
                 logger.info("%s: deleted ConfigMap %s", namespace, CONFIGMAP)
         elif current is None:
             body = {"metadata": {"name": CONFIGMAP, "labels": MANAGED_BY}, "data": desired}
-            await self._core.create_namespaced_config_map(namespace, body)
+            await self._client.create("configmaps", body, namespace=namespace)
             logger.info("%s: created ConfigMap %s", namespace, CONFIGMAP)
         elif current.get("data") != desired:
             # Keep the cached resourceVersion: if the cache is stale the update fails with
             # 409 Conflict and the key is retried once the informer has caught up.
-            body = {**current, "data": desired}
-            await self._core.replace_namespaced_config_map(CONFIGMAP, namespace, body)
+            await self._client.replace("configmaps", {**current, "data": desired})
             logger.info("%s: updated ConfigMap %s", namespace, CONFIGMAP)
         if self._on_reconciled is not None:
             self._on_reconciled(namespace)
-
-    @staticmethod
-    async def _ignore(status: int, request: Any) -> None:
-        try:
-            await request
-        except ApiException as exc:
-            if exc.status != status:
-                raise
 
 
 @dataclass
@@ -169,7 +163,7 @@ def is_managed_configmap(configmap: KubeObject) -> bool:
 
 @asynccontextmanager
 async def running_controller(
-    api_client: ApiClient,
+    client: KubeClient,
     *,
     identity: str | None = None,
     leader_election: bool = True,
@@ -182,32 +176,33 @@ async def running_controller(
         in ``default``. Default True.
     :param on_reconciled: see :class:`PodNodesReconciler`.
     """
-    async with SharedInformerFactory(api_client) as factory:
-        pods = factory.for_resource("v1/pods", indexers={BY_NODE: pods_by_node})
-        configmaps = factory.for_resource("v1/configmaps")
-        reconciler = PodNodesReconciler(
-            api_client, pods=pods, configmaps=configmaps, on_reconciled=on_reconciled
+    factory = SharedInformerFactory(client)
+    pods = factory.for_resource("v1/pods", indexers={BY_NODE: pods_by_node})
+    configmaps = factory.for_resource("v1/configmaps")
+    reconciler = PodNodesReconciler(
+        client, pods=pods, configmaps=configmaps, on_reconciled=on_reconciled
+    )
+    elector = None
+    if leader_election:
+        elector = LeaderElector(
+            client=client,
+            lease_name=LEASE,
+            namespace="default",
+            identity=identity or f"{socket.gethostname()}-{os.getpid()}",
         )
-        elector = None
-        if leader_election:
-            elector = LeaderElector(
-                api_client=api_client,
-                lease_name=LEASE,
-                namespace="default",
-                identity=identity or f"{socket.gethostname()}-{os.getpid()}",
-            )
-        controller: Controller[str] = Controller(
-            name="pod-nodes", reconcile=reconciler.reconcile, workers=2, leader_elector=elector
-        )
-        controller.watch(pods, map_func=lambda pod: [namespace_of(pod)])
-        controller.watch(
-            configmaps,
-            filter=is_managed_configmap,
-            map_func=lambda configmap: [namespace_of(configmap)],
-        )
-        factory.start()
-        async with controller:
-            yield PodNodes(factory, pods, configmaps, controller, elector)
+    controller: Controller[str] = Controller(
+        name="pod-nodes", reconcile=reconciler.reconcile, workers=2, leader_elector=elector
+    )
+    controller.watch(pods, map_func=lambda pod: [namespace_of(pod)])
+    controller.watch(
+        configmaps,
+        filter=is_managed_configmap,
+        map_func=lambda configmap: [namespace_of(configmap)],
+    )
+    # Entering the factory starts its informers; the controller's workers start once the
+    # caches synced. Leaving stops the controller first (gracefully), then the informers.
+    async with factory, controller:
+        yield PodNodes(factory, pods, configmaps, controller, elector)
 
 
 # -- the demo --------------------------------------------------------------------------------
@@ -215,13 +210,13 @@ async def running_controller(
 
 async def actual_configmaps(server: FakeApiServer) -> dict[str, dict[str, str]]:
     """Namespace → data of every ``pod-nodes`` ConfigMap on the server."""
-    found = await server.list_objects("configmaps", field_selector=f"metadata.name={CONFIGMAP}")
+    found = server.objects.list("configmaps", field_selector=f"metadata.name={CONFIGMAP}")
     return {namespace_of(cm): dict(cm.get("data") or {}) for cm in found}
 
 
 async def converged(server: FakeApiServer) -> bool:
     """Whether the ConfigMaps on the server match the pods on the server."""
-    expected = expected_configmaps(await server.list_objects("pods"))
+    expected = expected_configmaps(server.objects.list("pods"))
     return await actual_configmaps(server) == expected
 
 
@@ -233,14 +228,29 @@ def pod(name: str, namespace: str, node: str = "") -> KubeObject:
     return {"metadata": {"name": name, "namespace": namespace}, "spec": spec}
 
 
-async def wait_converged(server: FakeApiServer, reconciled: asyncio.Event, timeout: float) -> None:
+class Reconciled:
+    """``on_reconciled`` for the demo: wakes the waiter of :meth:`next` after a reconcile."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    def __call__(self, namespace: str) -> None:
+        self._event.set()
+
+    def next(self) -> anyio.Event:
+        """An event the next reconcile sets."""
+        self._event = anyio.Event()
+        return self._event
+
+
+async def wait_converged(server: FakeApiServer, reconciled: Reconciled, within: float) -> None:
     """Wait until the ConfigMaps are right, re-checking after every reconcile."""
-    async with asyncio.timeout(timeout):
+    with anyio.fail_after(within):
         while True:
-            reconciled.clear()  # before checking, so a reconcile during the check counts
+            changed = reconciled.next()  # before checking, so a reconcile during it counts
             if await converged(server):
                 return
-            await reconciled.wait()
+            await changed.wait()
 
 
 def describe(configmaps: Mapping[str, Mapping[str, str]]) -> list[str]:
@@ -251,15 +261,15 @@ def describe(configmaps: Mapping[str, Mapping[str, str]]) -> list[str]:
     ]
 
 
-async def demo(*, timeout: float = 20.0) -> list[str]:
+async def demo(*, within: float = 20.0) -> list[str]:
     """Run the whole demo on a fresh fake API server; returns the summary lines."""
     lines: list[str] = []
-    reconciled = asyncio.Event()
+    reconciled = Reconciled()
     async with FakeApiServer(bookmark_interval=1.0) as server:
         for namespace in ("team-a", "team-b", "team-c"):
-            await server.create("namespaces", {"metadata": {"name": namespace}})
+            server.objects.create("namespaces", {"metadata": {"name": namespace}})
         for node in ("node-1", "node-2", "node-3"):
-            await server.create("nodes", {"metadata": {"name": node}})
+            server.objects.create("nodes", {"metadata": {"name": node}})
         for body in (
             pod("web-1", "team-a", "node-1"),
             pod("web-2", "team-a", "node-2"),
@@ -267,26 +277,26 @@ async def demo(*, timeout: float = 20.0) -> list[str]:
             pod("job-1", "team-c", "node-1"),
             pod("job-2", "team-c"),  # pending: counted, on no node
         ):
-            await server.create("pods", body)
+            server.objects.create("pods", body)
 
         async with (
-            server.api_client() as api_client,
+            aioinformer.connect(server=server.url) as client,
             running_controller(
-                api_client, identity="demo-replica", on_reconciled=lambda _: reconciled.set()
+                client, identity="demo-replica", on_reconciled=reconciled
             ) as running,
         ):
-            await wait_converged(server, reconciled, timeout)
+            await wait_converged(server, reconciled, within)
             lines.append(f"leader: {running.elector.leader if running.elector else '-'}")
             lines.append("initial:")
             lines.extend(describe(await actual_configmaps(server)))
 
             # Pods cannot change nodes: "moving" one means deleting and recreating it.
-            await server.delete("pods", "web-2", namespace="team-a")
-            await server.create("pods", pod("web-2", "team-a", "node-3"))
-            await server.delete("pods", "db-0", namespace="team-b")  # team-b has no pods left
-            await server.create("pods", pod("api-0", "default", "node-2"))
-            await server.delete("configmaps", CONFIGMAP, namespace="team-c")  # by hand
-            await wait_converged(server, reconciled, timeout)
+            server.objects.delete("pods", "web-2", namespace="team-a")
+            server.objects.create("pods", pod("web-2", "team-a", "node-3"))
+            server.objects.delete("pods", "db-0", namespace="team-b")  # team-b has no pods left
+            server.objects.create("pods", pod("api-0", "default", "node-2"))
+            server.objects.delete("configmaps", CONFIGMAP, namespace="team-c")  # by hand
+            await wait_converged(server, reconciled, within)
             lines.append("after moving web-2, deleting db-0, adding api-0, deleting team-c's:")
             lines.extend(describe(await actual_configmaps(server)))
 
@@ -297,7 +307,7 @@ async def demo(*, timeout: float = 20.0) -> list[str]:
             lines.append("pods per node: " + ", ".join(f"{n}={c}" for n, c in per_node.items()))
             stats = running.controller.statistics()
             lines.append(f"reconciles: {stats.reconciles} (errors {stats.errors})")
-        lease = await server.get("leases", LEASE, namespace="default")
+        lease = server.objects.get("leases", LEASE, namespace="default")
         holder = lease["spec"].get("holderIdentity") or "-"
         lines.append(f"lease after stop: holder={holder}")
     lines.append("OK")
@@ -313,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
-    for line in asyncio.run(demo()):
+    for line in anyio.run(demo):
         print(line, flush=True)
     return 0
 

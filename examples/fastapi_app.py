@@ -16,8 +16,8 @@ Serve it with uvicorn, from the repository's root, against the cluster of your k
     uvicorn examples.fastapi_app:app --port 8080
 
 The client, the factory, its informers and the controller are all built at the app's
-startup, inside uvicorn's event loop, and closed at shutdown (an ``ApiClient`` made at import
-time fails: there is no running event loop yet).
+startup, inside uvicorn's event loop, and closed at shutdown (a client made at import time
+fails: there is no running event loop yet).
 
 Or run it against a built-in fake API server holding a few pods::
 
@@ -40,16 +40,15 @@ import orjson
 import uvicorn
 from fastapi import FastAPI, Query
 from fastapi.responses import Response
-from kubernetes_asyncio.client import ApiClient
 from prometheus_client import CollectorRegistry
 
-from aioinformer import WatchConfig
+from aioinformer import KubeClient, WatchConfig
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.integrations.fastapi import health_router, informer_lifespan, metrics_router
 from aioinformer.metrics import register_informer_metrics, workqueue_metrics_provider
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pod_service import DEMO_PODS, PODS, demo_api_client, get_pod, list_pods, pod_informers
+from pod_service import DEMO_PODS, PODS, demo_client, get_pod, list_pods, pod_informers
 
 __all__ = ["DEMO_PODS", "PODS", "app", "create_app", "main"]
 
@@ -61,7 +60,7 @@ def _json(status_code: int, body: Any) -> Response:
 
 
 def create_app(
-    api_client: ApiClient | None = None,
+    client: KubeClient | None = None,
     *,
     namespace: str | None = None,
     registry: CollectorRegistry | None = None,
@@ -69,7 +68,7 @@ def create_app(
 ) -> FastAPI:
     """The app: a pods informer and a demo controller, run for the app's lifetime.
 
-    :param api_client: talks to the API server; the caller owns and closes it. Default None:
+    :param client: talks to the API server; the caller owns and closes it. Default None:
         the app connects at startup with ``aioinformer.connect()`` and closes it at shutdown.
     :param namespace: watch one namespace only. Default None: all.
     :param registry: where the metrics go. Default None: a new registry for this app.
@@ -78,7 +77,7 @@ def create_app(
     registry = registry if registry is not None else CollectorRegistry()
     phases: dict[str, str] = {}
     builder = pod_informers(
-        api_client,
+        client,
         phases=phases,
         queue_metrics=workqueue_metrics_provider(registry=registry),
         namespace=namespace,
@@ -127,9 +126,9 @@ app = create_app()
 
 async def serve(*, host: str = "127.0.0.1", port: int = 8080) -> None:
     """Start a fake API server with :data:`DEMO_PODS` and serve the app until Ctrl-C."""
-    async with demo_api_client() as api_client:
+    async with demo_client() as client:
         config = uvicorn.Config(
-            create_app(api_client), host=host, port=port, ws="none", log_level="info"
+            create_app(client), host=host, port=port, ws="none", log_level="info"
         )
         await uvicorn.Server(config).serve()
 

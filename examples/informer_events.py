@@ -4,14 +4,15 @@ Runs on its own against the built-in fake API server (no cluster needed)::
 
     python examples/informer_events.py
 
-Against a real cluster, take the ``ApiClient`` of ``async with aioinformer.connect() as
-client:`` (kubeconfig or in-cluster) instead, and drop the fake server.
+Against a real cluster, take the client of ``async with aioinformer.connect() as client:``
+(kubeconfig or in-cluster) instead, and drop the fake server.
 """
 
 from __future__ import annotations
 
-import asyncio
+import anyio
 
+import aioinformer
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import Event
 from aioinformer.listwatch import Resource
@@ -28,10 +29,10 @@ def configmap(name: str, **data: str) -> dict[str, object]:
 
 async def make_changes(server: FakeApiServer) -> None:
     """What a cluster's users would do: create, update and delete a few ConfigMaps."""
-    await server.create("configmaps", configmap("feature-flags", beta="off"))
-    await server.patch("configmaps", "app-settings", {"data": {"replicas": "3"}})
-    await server.patch("configmaps", "feature-flags", {"data": {"beta": "on"}})
-    await server.delete("configmaps", "app-settings")
+    server.objects.create("configmaps", configmap("feature-flags", beta="off"))
+    server.objects.patch("configmaps", "app-settings", {"data": {"replicas": "3"}})
+    server.objects.patch("configmaps", "feature-flags", {"data": {"beta": "on"}})
+    server.objects.delete("configmaps", "app-settings")
 
 
 def describe(event: Event) -> str:
@@ -46,29 +47,29 @@ def describe(event: Event) -> str:
 
 async def main() -> None:
     async with FakeApiServer(bookmark_interval=1.0) as server:
-        await server.create("configmaps", configmap("app-settings", replicas="2"))
-        await server.create("configmaps", configmap("logging", level="info"))
+        server.objects.create("configmaps", configmap("app-settings", replicas="2"))
+        server.objects.create("configmaps", configmap("logging", level="info"))
 
-        async with server.api_client() as api_client:
-            informer = SharedIndexInformer(KubeListerWatcher(api_client, CONFIGMAPS))
-            async with informer:
-
-                async def change_later() -> None:
-                    await informer.wait_for_cache_sync()
-                    await make_changes(server)
-
-                changes = asyncio.create_task(change_later())
-                # Subscribed before the first list: the initial objects arrive as ADDED events.
-                # Events of one object arrive in order; those of different objects may not.
+        async with (
+            aioinformer.connect(server=server.url) as client,
+            anyio.create_task_group() as tg,
+        ):
+            informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS))
+            # Subscribed before the first list: the initial objects arrive as ADDED events.
+            # Events of one object arrive in order; those of different objects may not.
+            events = informer.events()
+            await tg.start(informer.run)  # returns once the cache holds the initial list
+            tg.start_soon(make_changes, server)
+            async with events:  # leaving the block unsubscribes
                 seen = 0
-                async for event in informer.events():
+                async for event in events:
                     print(describe(event), flush=True)
                     seen += 1
                     if seen == 2 + 4:  # two initial objects, four changes
-                        break  # leaving the loop unsubscribes at once
-                await changes
-                print(f"cache at exit: {sorted(informer.indexer.list_keys())}")
+                        break
+            print(f"cache at exit: {sorted(informer.indexer.list_keys())}")
+            await informer.aclose()  # the task group then ends with the informer
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    anyio.run(main)

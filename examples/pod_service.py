@@ -10,10 +10,8 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-from kubernetes_asyncio.client import ApiClient
-
 import aioinformer
-from aioinformer import WatchConfig
+from aioinformer import KubeClient, WatchConfig
 from aioinformer.controller import Controller
 from aioinformer.errors import SelectorSyntaxError
 from aioinformer.factory import SharedInformerFactory
@@ -22,7 +20,7 @@ from aioinformer.objects import KubeObject, meta_namespace_key, split_meta_names
 from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import MetricsProvider
 
-__all__ = ["DEMO_PODS", "PODS", "demo_api_client", "get_pod", "list_pods", "pod_informers"]
+__all__ = ["DEMO_PODS", "PODS", "demo_client", "get_pod", "list_pods", "pod_informers"]
 
 #: The resource served.
 PODS = "v1/pods"
@@ -45,7 +43,7 @@ NOT_SYNCED = (503, {"error": "the pod cache is not synced yet"})
 
 
 def pod_informers(
-    api_client: ApiClient | None,
+    client: KubeClient | None,
     *,
     phases: dict[str, str],
     queue_metrics: MetricsProvider | None = None,
@@ -55,23 +53,17 @@ def pod_informers(
     """A builder for the integrations: a fresh factory with a pods informer, plus a controller
     that records each pod's phase in ``phases`` (so ``/metrics`` has workqueue metrics too).
 
-    Everything is built at the app's startup, inside its event loop: with ``api_client`` None,
+    Everything is built at the app's startup, inside its event loop: with ``client`` None,
     the client too (``aioinformer.connect()``: kubeconfig or in-cluster), closed at shutdown.
     """
 
     @asynccontextmanager
     async def build(app: object) -> AsyncIterator[SharedInformerFactory]:
         async with AsyncExitStack() as stack:
-            client, refresher = api_client, None
-            if client is None:
+            connection = client
+            if connection is None:
                 connection = await stack.enter_async_context(aioinformer.connect())
-                client, refresher = connection.api_client, connection.credential_refresher
-            factory = SharedInformerFactory(
-                client,
-                namespace=namespace,
-                watch=watch,
-                credential_refresher=refresher,
-            )
+            factory = SharedInformerFactory(connection, namespace=namespace, watch=watch)
             async with _controller(factory, phases, queue_metrics):
                 yield factory
 
@@ -138,10 +130,10 @@ def get_pod(informer: SharedIndexInformer | None, namespace: str, name: str) -> 
 
 
 @asynccontextmanager
-async def demo_api_client() -> AsyncIterator[ApiClient]:
+async def demo_client() -> AsyncIterator[KubeClient]:
     """A fake API server holding :data:`DEMO_PODS`, and a client talking to it."""
     async with FakeApiServer(bookmark_interval=10.0) as server:
         for pod in DEMO_PODS:
-            await server.create("pods", pod)
-        async with server.api_client() as api_client:
-            yield api_client
+            server.objects.create("pods", pod)
+        async with aioinformer.connect(server=server.url) as client:
+            yield client

@@ -1,8 +1,10 @@
-"""An in-memory lister-watcher and store for reflector tests on virtual time."""
+"""In-memory fakes for tests on virtual time: a lister-watcher and a store for reflector
+and informer tests, and a Lease for leader-election tests."""
 
 from __future__ import annotations
 
 import builtins
+import copy
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -11,8 +13,10 @@ from typing import Any
 import anyio
 
 from aioinformer import Clock
+from aioinformer.errors import ConflictError, NotFoundError, TransportError
 from aioinformer.listwatch import ListOptions, ListResult, WatchEvent
 from aioinformer.objects import KubeObject
+from aioinformer.testing import FakeClock
 
 
 def obj(name: str, rv: str) -> KubeObject:
@@ -162,3 +166,49 @@ class RecordingStore:
     def times(self, method: str) -> list[float]:
         """When ``method`` was called."""
         return [at for name, at, _ in self.calls if name == method]
+
+
+@dataclass
+class MemoryLease:
+    """One Lease held in memory, with the API server's optimistic concurrency: ``replace``
+    needs the stored resourceVersion (409 otherwise), ``create`` a missing lease."""
+
+    clock: FakeClock
+    lease: KubeObject | None = None
+    version: int = 0
+    down: bool = False
+    #: ``(virtual time, verb, holder)`` of every successful write.
+    writes: list[tuple[float, str, str]] = field(default_factory=list)
+
+    async def get(self) -> KubeObject:
+        self._check_up()
+        if self.lease is None:
+            raise NotFoundError(code=404, reason="NotFound")
+        return copy.deepcopy(self.lease)
+
+    async def create(self, body: KubeObject) -> KubeObject:
+        self._check_up()
+        if self.lease is not None:
+            raise ConflictError(code=409, reason="AlreadyExists")
+        return self._store("create", body)
+
+    async def replace(self, body: KubeObject) -> KubeObject:
+        self._check_up()
+        if self.lease is None or body["metadata"].get("resourceVersion") != str(self.version):
+            raise ConflictError(code=409, reason="Conflict")
+        return self._store("replace", body)
+
+    def holder(self) -> str | None:
+        return None if self.lease is None else self.lease["spec"]["holderIdentity"]
+
+    def _check_up(self) -> None:
+        if self.down:
+            raise TransportError("the API server is unreachable")
+
+    def _store(self, verb: str, body: KubeObject) -> KubeObject:
+        self.version += 1
+        stored = copy.deepcopy(body)
+        stored["metadata"]["resourceVersion"] = str(self.version)
+        self.lease = stored
+        self.writes.append((self.clock.now(), verb, stored["spec"]["holderIdentity"]))
+        return copy.deepcopy(stored)

@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 
-from aioinformer import BackoffPolicy, Clock, Reflector, WatchConfig, WatchErrorHandler
+from aioinformer import BackoffPolicy, Clock, KubeClient, Reflector, WatchConfig, WatchErrorHandler
 from aioinformer._clock import SYSTEM_CLOCK
 from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType
 from aioinformer.errors import FIFOClosedError
@@ -34,16 +34,22 @@ FAST_WATCH = WatchConfig(backoff=FAST_BACKOFF, min_watch_timeout=2.0, idle_timeo
 PIPELINE_WATCH = WatchConfig(backoff=FAST_BACKOFF)
 
 
+def kube_client(server: FakeApiServer, **options: Any) -> KubeClient:
+    """A client of the fake API server (its ``ApiClient``, closed with the client)."""
+    return KubeClient(server.api_client(), **options)
+
+
 def configmap(name: str, namespace: str = "default", **data: str) -> KubeObject:
     """A ConfigMap body."""
     return {"metadata": {"name": name, "namespace": namespace}, "data": dict(data)}
 
 
 async def wait_until(
-    changed: asyncio.Event, predicate: Callable[[], bool], *, timeout: float = 10.0
+    changed: asyncio.Event, predicate: Callable[[], bool], *, within: float = 10.0
 ) -> None:
-    """Wait until ``predicate()`` holds, re-checking each time ``changed`` is set."""
-    with anyio.fail_after(timeout):
+    """Wait until ``predicate()`` holds, re-checking each time ``changed`` is set (failing
+    after ``within`` seconds: a fail-safe, not a timing)."""
+    with anyio.fail_after(within):
         while not predicate():
             changed.clear()
             await changed.wait()
@@ -77,7 +83,7 @@ class Pipeline:
                 return
 
     def requests(self, verb: str, start: int = 0) -> list[Any]:
-        return [r for r in self.server.requests[start:] if r.verb == verb]
+        return [r for r in self.server.requests.records[start:] if r.verb == verb]
 
     def cache(self) -> dict[str, str]:
         """``{key: resourceVersion}`` of the cache."""
@@ -89,13 +95,13 @@ class Pipeline:
 
     async def server_state(self, resource: Resource = CONFIGMAPS) -> dict[str, str]:
         """``{key: resourceVersion}`` of the server."""
-        objects = await self.server.list_objects(str(resource))
+        objects = self.server.objects.list(str(resource))
         return {meta_namespace_key(o): o["metadata"]["resourceVersion"] for o in objects}
 
-    async def converged(self, *, timeout: float = 10.0) -> None:
+    async def converged(self, *, within: float = 10.0) -> None:
         """Wait until the cache holds exactly the server's objects (keys and RVs)."""
         expected = await self.server_state()
-        await wait_until(self.changed, lambda: self.cache() == expected, timeout=timeout)
+        await wait_until(self.changed, lambda: self.cache() == expected, within=within)
 
 
 @asynccontextmanager
@@ -113,11 +119,11 @@ async def running_pipeline(
 ) -> AsyncIterator[Pipeline]:
     """Run a reflector (with a fast backoff unless configured) and a consumer until the block
     ends."""
-    async with server.api_client() as api_client:
+    async with kube_client(server) as client:
         indexer = Indexer()
         fifo = DeltaFIFO(known_objects=indexer)
         reflector = Reflector(
-            lister_watcher or KubeListerWatcher(api_client, resource),
+            lister_watcher or KubeListerWatcher(client, resource),
             fifo,
             config=config,
             name="test",
@@ -142,11 +148,11 @@ async def running_pipeline(
 
 
 def new_informer(
-    api_client: Any, resource: Resource = CONFIGMAPS, **options: Any
+    client: KubeClient, resource: Resource = CONFIGMAPS, **options: Any
 ) -> SharedIndexInformer:
     """A SharedIndexInformer with test-friendly timeouts (fast backoff, short watches)."""
     options.setdefault("watch", FAST_WATCH)
-    return SharedIndexInformer(KubeListerWatcher(api_client, resource), **options)
+    return SharedIndexInformer(KubeListerWatcher(client, resource), **options)
 
 
 @dataclass
@@ -176,14 +182,14 @@ class Recorder:
         self.record(Event(EventType.DELETED, obj))
 
     async def wait_for(
-        self, predicate: Callable[[list[Event]], bool], timeout: float = 10.0
+        self, predicate: Callable[[list[Event]], bool], within: float = 10.0
     ) -> None:
         """Wait until ``predicate(events)`` holds."""
-        await wait_until(self.changed, lambda: predicate(self.events), timeout=timeout)
+        await wait_until(self.changed, lambda: predicate(self.events), within=within)
 
-    async def wait_for_count(self, n: int, timeout: float = 10.0) -> None:
+    async def wait_for_count(self, n: int, within: float = 10.0) -> None:
         """Wait until at least ``n`` events were recorded."""
-        await self.wait_for(lambda events: len(events) >= n, timeout=timeout)
+        await self.wait_for(lambda events: len(events) >= n, within=within)
 
     def summary(self) -> list[tuple[str, str]]:
         """``(type, key)`` of every event."""

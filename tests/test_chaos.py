@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 import pytest
 
-from aioinformer import WatchConfig
+from aioinformer import State, WatchConfig
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import Event, EventStream, EventType, ResourceEventHandlerFuncs
 from aioinformer.objects import (
@@ -31,7 +31,7 @@ from aioinformer.objects import (
 )
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
-from tests.support import CONFIGMAPS, FAST_BACKOFF, configmap, wait_until
+from tests.support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, wait_until
 
 SEEDS = [1, 2, 3, 4, 5]
 FAULTS = [
@@ -167,15 +167,15 @@ class Writer:
     async def run(self, operations: int) -> None:
         for _ in range(operations):
             name = self.rng.choice(NAMES)
-            existing = {o["metadata"]["name"] for o in await self.server.list_objects("configmaps")}
+            existing = {o["metadata"]["name"] for o in self.server.objects.list("configmaps")}
             if name not in existing:
-                await self.server.create("configmaps", configmap(name, v="0"))
+                self.server.objects.create("configmaps", configmap(name, v="0"))
             elif self.rng.random() < 0.3:
-                final = await self.server.delete("configmaps", name, namespace="default")
+                final = self.server.objects.delete("configmaps", name, namespace="default")
                 self.deleted_uids.add(_uid(final))
             else:
                 patch = {"data": {"v": str(self.ops)}, "metadata": {"labels": {"n": str(self.ops)}}}
-                await self.server.patch("configmaps", name, patch, namespace="default")
+                self.server.objects.patch("configmaps", name, patch, namespace="default")
             self.ops += 1
             await asyncio.sleep(self.rng.uniform(0.0, 0.02))  # pacing, not waiting
 
@@ -192,37 +192,37 @@ async def inject_faults(
         fault = first.pop() if first else rng.choice(FAULTS)
         fired.append(fault)
         if fault == "drop":
-            server.drop_watches()
+            server.faults.drop_watches()
         elif fault == "stall":
-            server.stall_watches()
+            server.faults.stall_watches()
         elif fault == "stall_compact":
             # The writer goes on while the client hears nothing; its resume point expires.
-            server.stall_watches()
+            server.faults.stall_watches()
             await asyncio.sleep(rng.uniform(0.1, 0.3))
-            server.compact()
+            server.faults.compact()
         elif fault == "restart":
-            server.restart()
+            server.faults.restart()
         elif fault == "list_500":
-            server.fail_next(rng.randint(1, 3), 500, verb="list", resource="configmaps")
-            server.drop_watches()
+            server.faults.fail_next(rng.randint(1, 3), 500, verb="list", resource="configmaps")
+            server.faults.drop_watches()
         elif fault == "watch_500":
-            server.fail_next(1, 500, verb="watch", resource="configmaps")
-            server.drop_watches()
+            server.faults.fail_next(1, 500, verb="watch", resource="configmaps")
+            server.faults.drop_watches()
         elif fault == "watch_429":
-            server.fail_next(1, 429, retry_after=1, verb="watch", resource="configmaps")
-            server.drop_watches()
+            server.faults.fail_next(1, 429, retry_after=1, verb="watch", resource="configmaps")
+            server.faults.drop_watches()
         elif fault == "watch_error_410":
-            server.inject_watch_error(410, "Expired", "too old resource version")
+            server.faults.inject_watch_error(410, "Expired", "too old resource version")
         elif fault == "watch_error_500":
-            server.inject_watch_error(500, "InternalError", "etcd hiccup")
+            server.faults.inject_watch_error(500, "InternalError", "etcd hiccup")
         elif fault == "refuse":
-            await server.stop_listening()
+            await server.faults.stop_listening()
             try:
                 await asyncio.sleep(rng.uniform(0.02, 0.15))  # the outage's length
             finally:
-                await server.start_listening()
+                await server.faults.start_listening()
         elif fault == "malformed":
-            server.inject_malformed_line()
+            server.faults.inject_malformed_line()
     return fired
 
 
@@ -247,10 +247,10 @@ async def test_informer_survives_chaos(seed: int) -> None:
     logs: dict[str, list[Event]] = {"stream": [], "late": []}
     async with FakeApiServer(bookmark_interval=0.2) as server:
         for name in rng.sample(NAMES, 6):
-            await server.create("configmaps", configmap(name, v="initial"))
-        async with server.api_client() as api_client:
+            server.objects.create("configmaps", configmap(name, v="initial"))
+        async with kube_client(server) as client:
             informer = SharedIndexInformer(
-                KubeListerWatcher(api_client, CONFIGMAPS),
+                KubeListerWatcher(client, CONFIGMAPS),
                 resync_period=1.0,
                 watch=WatchConfig(backoff=FAST_BACKOFF, min_watch_timeout=1.0, idle_timeout=0.6),
                 name=f"chaos-{seed}",
@@ -288,7 +288,7 @@ async def test_informer_survives_chaos(seed: int) -> None:
                 async with anyio.create_task_group() as tg, informer:
                     tg.start_soon(_consume, stream, models["stream"], logs["stream"])
                     del stream  # the consumer task holds the only reference
-                    assert await informer.wait_for_cache_sync(timeout=10)
+                    assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
                     await registration.wait_synced()
                     await async_registration.wait_synced()
 
@@ -308,7 +308,7 @@ async def test_informer_survives_chaos(seed: int) -> None:
                         await writer.run(rng.randint(40, 70))
                         faults_done.set()
 
-                    expected = _server_rvs(await server.list_objects("configmaps"))
+                    expected = _server_rvs(server.objects.list("configmaps"))
 
                     def quiet() -> bool:
                         cache = {
@@ -320,7 +320,7 @@ async def test_informer_survives_chaos(seed: int) -> None:
                             m.rvs() == expected for m in models.values()
                         )
 
-                    await wait_until(changed, quiet, timeout=20)
+                    await wait_until(changed, quiet, within=20)
                 # Leaving `async with informer` stopped it; the stream consumers then ended.
 
     for model in models.values():
@@ -335,9 +335,9 @@ async def test_informer_survives_chaos(seed: int) -> None:
     assert not any(e.is_in_initial_list for e in late_log[len(joined_with) :])
     # Consumers present from the start saw the same changes in the same order.
     assert models["stream"].trace == models["handler"].trace == models["async"].trace
-    assert informer.listeners == []
-    assert informer.is_stopped
-    stats = informer.reflector_stats
+    assert informer.statistics().listeners == ()
+    assert informer.state is State.STOPPED
+    stats = informer.statistics().reflector
     assert stats is not None and stats.errors > 0  # the faults were felt
     assert fault_log[0], "no fault fired"
     leftover = {t for t in asyncio.all_tasks() - tasks_before if not t.done()}

@@ -101,11 +101,11 @@ async def test_watch_stops_when_the_server_refuses_the_selector(
 ) -> None:
     """A list refused with 400 BadRequest (a selector the server does not accept) ends the
     command with the server's message instead of being retried forever."""
-    fake_apiserver.fail_next(1, 400, verb="list", message="unable to parse requirement")
+    fake_apiserver.faults.fail_next(1, 400, verb="list", message="unable to parse requirement")
     outcome = await aioinformer("watch", "pods", "-A", "--plain", "--server", fake_apiserver.url)
     assert_one_line(outcome, "error: the API server refused to list v1/pods: unable to parse"
                     " requirement")  # fmt: skip
-    assert [r.verb for r in fake_apiserver.requests if r.verb == "list"] == ["list"]
+    assert [r.verb for r in fake_apiserver.requests.records if r.verb == "list"] == ["list"]
 
 
 @pytest.mark.parametrize(

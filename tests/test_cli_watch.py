@@ -21,7 +21,7 @@ from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
 
 from ._kubeconfig import kubeconfig_for
-from .support import FAST_WATCH, configmap
+from .support import FAST_WATCH, configmap, kube_client
 
 
 def pod(name: str, namespace: str = "default") -> dict[str, object]:
@@ -45,7 +45,7 @@ async def _read_until(stream: asyncio.StreamReader, needle: str, seen: list[str]
 
 async def test_watch_shows_objects_created_after_start(fake_apiserver: FakeApiServer) -> None:
     """`aioinformer watch pods -A --server URL` prints objects created after it started."""
-    await fake_apiserver.create("pods", pod("before"))
+    fake_apiserver.objects.create("pods", pod("before"))
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "aioinformer", "watch", "pods", "-A",
         "--server", fake_apiserver.url, "--plain",
@@ -55,8 +55,8 @@ async def test_watch_shows_objects_created_after_start(fake_apiserver: FakeApiSe
     seen: list[str] = []
     try:
         await _read_until(process.stdout, "# synced", seen)
-        await fake_apiserver.create("namespaces", {"metadata": {"name": "kube-system"}})
-        await fake_apiserver.create("pods", pod("after", "kube-system"), namespace="kube-system")
+        fake_apiserver.objects.create("namespaces", {"metadata": {"name": "kube-system"}})
+        fake_apiserver.objects.create("pods", pod("after", "kube-system"), namespace="kube-system")
         await _read_until(process.stdout, "kube-system/after", seen)
     finally:
         process.send_signal(signal.SIGINT)
@@ -116,32 +116,31 @@ async def test_resolve_resource_like_kubectl(
     fake_apiserver.register_resource(
         group="example.com", version="v1", plural="widgets", kind="Widget", namespaced=False
     )
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         resource = await resolve_resource(client, name)
     assert (resource.group, resource.version, resource.plural, resource.namespaced) == expected
 
 
 async def test_resolve_unknown_resource_is_not_found(fake_apiserver: FakeApiServer) -> None:
     """An unknown name raises NotFoundError with kubectl's wording."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         with pytest.raises(NotFoundError, match="doesn't have a resource type"):
             await resolve_resource(client, "gizmos")
 
 
 async def test_connect_with_a_kubeconfig(fake_apiserver: FakeApiServer, tmp_path: Path) -> None:
-    """A kubeconfig's server, token and namespace are used; the refresher reloads it."""
+    """A kubeconfig's server, token and namespace are used; its credentials reload."""
     config = kubeconfig_for(fake_apiserver, tmp_path / "config", namespace="team-a")
-    connection = await connect(kubeconfig=str(config))
+    client = await connect(kubeconfig=str(config))
     try:
-        assert connection.source == "kubeconfig"
-        assert connection.namespace == "team-a"
-        assert connection.credential_refresher is not None
-        await connection.credential_refresher()
-        lw = KubeListerWatcher(connection.api_client, Resource.parse("v1/configmaps"))
+        assert client.source == "kubeconfig"
+        assert client.namespace == "team-a"
+        await client.refresh_credentials()
+        lw = KubeListerWatcher(client, Resource.parse("v1/configmaps"))
         await lw.list(ListOptions())
     finally:
-        await connection.close()
-    assert fake_apiserver.requests[-1].verb == "list"
+        await client.aclose()
+    assert fake_apiserver.requests.records[-1].verb == "list"
 
 
 async def test_connect_reports_a_broken_kubeconfig(tmp_path: Path) -> None:
@@ -157,14 +156,14 @@ async def test_connect_reports_a_broken_kubeconfig(tmp_path: Path) -> None:
 async def test_live_table_lists_objects_most_recent_first(fake_apiserver: FakeApiServer) -> None:
     """The live view renders a row per object, newest change first, and a summary title."""
     for name in ("a", "b", "c"):
-        await fake_apiserver.create("configmaps", configmap(name))
-    async with fake_apiserver.api_client() as client:
+        fake_apiserver.objects.create("configmaps", configmap(name))
+    async with kube_client(fake_apiserver) as client:
         resource = Resource.parse("v1/configmaps")
         informer = SharedIndexInformer(KubeListerWatcher(client, resource), watch=FAST_WATCH)
         view = _View(informer, resource, all_namespaces=True)
         async with informer:
             stream = informer.events()
-            await informer.wait_for_cache_sync(timeout=10)
+            await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             for _ in range(3):
                 view.record(await anext(stream))
             await stream.aclose()
@@ -178,13 +177,13 @@ async def test_live_table_lists_objects_most_recent_first(fake_apiserver: FakeAp
 
 async def test_watch_stops_on_sigint_before_the_first_sync(fake_apiserver: FakeApiServer) -> None:
     """Ctrl-C works while every list fails (RBAC, say); the exit status says it never synced."""
-    fake_apiserver.fail_next(100_000, 403, verb="list")
+    fake_apiserver.faults.fail_next(100_000, 403, verb="list")
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "aioinformer", "watch", "pods", "-A",
         "--server", fake_apiserver.url, "--plain",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
-    await fake_apiserver.wait_for_request(lambda r: r.verb == "list" and r.status == 403)
+    await fake_apiserver.requests.wait_for(lambda r: r.verb == "list" and r.status == 403)
     process.send_signal(signal.SIGINT)
     async with asyncio.timeout(20):
         _, err = await process.communicate()

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 import aioinformer
-from aioinformer.errors import ConfigurationError
-from aioinformer.kubeconfig import ClusterConnection, PendingConnection
+from aioinformer import KubeClient
+from aioinformer.errors import ConfigurationError, LifecycleError
+from aioinformer.kubeconfig import PendingConnection
 from aioinformer.listwatch import ListOptions
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
@@ -19,21 +20,22 @@ from ._kubeconfig import kubeconfig_for
 from .support import CONFIGMAPS, configmap
 
 
-def closed(connection: ClusterConnection) -> bool:
-    """Whether the connection's HTTP session is closed."""
-    return bool(connection.api_client.rest_client.pool_manager.closed)
+def closed(client: KubeClient) -> bool:
+    """Whether the client's HTTP session is closed."""
+    return bool(client.api_client.rest_client.pool_manager.closed)
 
 
 def test_the_names_the_readme_uses_import_as_shown() -> None:
     """After ``import aioinformer`` alone: ``aioinformer.connect``,
-    ``aioinformer.kubeconfig.connect`` and ``aioinformer.LeaderElector`` exist."""
+    ``aioinformer.kubeconfig.connect``, ``aioinformer.LeaderElector`` and
+    ``aioinformer.KubeClient`` exist."""
     code = (
         "import aioinformer;"
         "print(aioinformer.connect is aioinformer.kubeconfig.connect,"
-        " aioinformer.LeaderElector.__name__, aioinformer.ClusterConnection.__name__)"
+        " aioinformer.LeaderElector.__name__, aioinformer.KubeClient.__name__)"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    assert out.stdout.split() == ["True", "LeaderElector", "ClusterConnection"]
+    assert out.stdout.split() == ["True", "LeaderElector", "KubeClient"]
 
 
 def test_connect_loads_nothing_until_used() -> None:
@@ -49,10 +51,10 @@ async def test_async_with_connect_closes_the_client(
     """``async with aioinformer.connect() as client:`` finds the cluster through $KUBECONFIG,
     talks to it, and closes the client's session at the end of the block."""
     monkeypatch.setenv("KUBECONFIG", str(kubeconfig_for(fake_apiserver, tmp_path / "config")))
-    await fake_apiserver.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
     async with aioinformer.connect() as client:
         assert (client.source, client.namespace) == ("kubeconfig", "team-a")
-        page = await KubeListerWatcher(client.api_client, CONFIGMAPS).list(ListOptions())
+        page = await KubeListerWatcher(client, CONFIGMAPS).list(ListOptions())
         assert [o["metadata"]["name"] for o in page.items] == ["a"]
         assert not closed(client)
     assert closed(client)
@@ -62,16 +64,18 @@ async def test_async_with_connect_closes_the_client(
 async def test_an_awaited_connection_is_an_async_context_manager(
     fake_apiserver: FakeApiServer,
 ) -> None:
-    """``await connect(...)`` gives the connection itself, closed by ``async with`` or by an
-    idempotent ``aclose()``."""
-    connection = await aioinformer.connect(server=fake_apiserver.url + "/")
-    assert isinstance(connection, ClusterConnection)
-    assert connection.api_client.configuration.host == fake_apiserver.url
-    async with connection as same:
-        assert same is connection
-    assert closed(connection)
-    await connection.aclose()
-    await connection.close()
+    """``await connect(...)`` gives the client itself, closed by ``async with`` or by an
+    idempotent ``aclose()``; a closed client refuses requests."""
+    client = await aioinformer.connect(server=fake_apiserver.url + "/")
+    assert isinstance(client, KubeClient)
+    assert client.host == fake_apiserver.url
+    assert repr(client) == f"<KubeClient {fake_apiserver.url} namespace='default' [open]>"
+    async with client as same:
+        assert same is client
+    assert closed(client) and client.closed
+    await client.aclose()
+    with pytest.raises(LifecycleError, match="the client is closed"):
+        await client.get("configmaps", "a")
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,10 @@ import asyncio
 import logging
 import random
 
+import anyio
 import pytest
 
+from aioinformer import State
 from aioinformer.controller import Controller, ControllerStatistics, Result
 from aioinformer.errors import LifecycleError
 from aioinformer.testing import FakeClock
@@ -176,7 +178,7 @@ async def test_key_added_during_reconcile_is_reconciled_again() -> None:
 
 
 async def test_graceful_stop_finishes_in_flight_and_starts_nothing_new() -> None:
-    """stop(): in-flight reconciles complete; queued keys are not started; run() returns."""
+    """aclose(): in-flight reconciles complete; queued keys are not started; run() returns."""
     started = asyncio.Event()
     release = asyncio.Event()
     completed: list[str] = []
@@ -189,21 +191,27 @@ async def test_graceful_stop_finishes_in_flight_and_starts_nothing_new() -> None
         completed.append(key)
 
     controller: Controller[str] = Controller(name="graceful", reconcile=reconcile)
-    run = asyncio.create_task(controller.run())
-    controller.enqueue("first")
-    controller.enqueue("second")
-    await asyncio.wait_for(started.wait(), GUARD)
-    controller.stop()
-    assert controller.statistics().in_flight == 1
-    release.set()
-    await asyncio.wait_for(run, GUARD)
+    with anyio.fail_after(GUARD):
+        async with anyio.create_task_group() as tg:
+            await tg.start(controller.run)
+            controller.enqueue("first")
+            controller.enqueue("second")
+            await started.wait()
+            tg.start_soon(controller.aclose)
+            await anyio.wait_all_tasks_blocked()
+            assert controller.state is State.STOPPING
+            assert controller.statistics().in_flight == 1
+            release.set()
+    assert controller.state is State.STOPPED
     assert begun == ["first"]
     assert completed == ["first"]
     assert controller.queue.shutting_down
 
 
 async def test_stop_cancels_reconciles_that_overrun_the_timeout() -> None:
-    """A reconcile still running after shutdown_timeout is cancelled and run() returns."""
+    """A reconcile still running shutdown_timeout after aclose() (on the controller's clock)
+    is cancelled, and run() returns."""
+    clock = FakeClock()
     started = asyncio.Event()
     cancelled = asyncio.Event()
 
@@ -216,13 +224,17 @@ async def test_stop_cancels_reconciles_that_overrun_the_timeout() -> None:
             raise
 
     controller: Controller[str] = Controller(
-        name="overrun", reconcile=reconcile, shutdown_timeout=0.02
+        name="overrun", reconcile=reconcile, shutdown_timeout=30.0, clock=clock
     )
-    run = asyncio.create_task(controller.run())
-    controller.enqueue("stuck")
-    await asyncio.wait_for(started.wait(), GUARD)
-    controller.stop()
-    await asyncio.wait_for(run, GUARD)
+    async with anyio.create_task_group() as tg:
+        await tg.start(controller.run)
+        controller.enqueue("stuck")
+        await asyncio.wait_for(started.wait(), GUARD)
+        tg.start_soon(controller.aclose)
+        await clock.advance(29.9)
+        assert not cancelled.is_set() and controller.state is State.STOPPING
+        await clock.advance(0.1)
+        await asyncio.wait_for(controller.wait_stopped(), GUARD)
     assert cancelled.is_set()
     assert controller.statistics().in_flight == 0
     assert controller.statistics().reconciles == 0
@@ -357,7 +369,13 @@ def test_statistics_is_a_frozen_snapshot() -> None:
     controller: Controller[str] = Controller(name="stats", reconcile=reconcile)
     stats = controller.statistics()
     assert stats == ControllerStatistics(
-        reconciles=0, errors=0, requeues=0, in_flight=0, queue_depth=0
+        state=State.NEW,
+        leading=False,
+        reconciles=0,
+        errors=0,
+        requeues=0,
+        in_flight=0,
+        queue_depth=0,
     )
     with pytest.raises(AttributeError):
         stats.errors = 1  # type: ignore[misc]

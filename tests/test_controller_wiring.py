@@ -17,6 +17,8 @@ from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import WorkQueue
 from tests.support import FAST_WATCH, configmap, wait_until
 
+from .support import kube_client
+
 GUARD = 10.0
 
 
@@ -127,8 +129,8 @@ def test_key_func_and_map_func_are_exclusive() -> None:
 
 async def test_watch_reconciles_adds_updates_and_deletes(fake_apiserver: FakeApiServer) -> None:
     """Every add, update and delete of a watched resource leads to a reconcile of its key."""
-    await fake_apiserver.create("configmaps", configmap("one", v="1"))
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    fake_apiserver.objects.create("configmaps", configmap("one", v="1"))
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         informer = factory.for_resource("v1/configmaps")
         record = Recorder(informer)
         controller: Controller[str] = Controller(name="wiring", reconcile=record)
@@ -136,13 +138,13 @@ async def test_watch_reconciles_adds_updates_and_deletes(fake_apiserver: FakeApi
         factory.start()
         async with controller:
             await wait_until(record.changed, lambda: "default/one" in record.keys)
-            await fake_apiserver.create("configmaps", configmap("two"))
+            fake_apiserver.objects.create("configmaps", configmap("two"))
             await wait_until(record.changed, lambda: "default/two" in record.keys)
             count = record.keys.count("default/one")
-            await fake_apiserver.update("configmaps", configmap("one", v="2"))
+            fake_apiserver.objects.update("configmaps", configmap("one", v="2"))
             await wait_until(record.changed, lambda: record.keys.count("default/one") > count)
             assert record.seen["default/one"]["data"] == {"v": "2"}  # type: ignore[index]
-            await fake_apiserver.delete("configmaps", "two", namespace="default")
+            fake_apiserver.objects.delete("configmaps", "two", namespace="default")
             await wait_until(record.changed, lambda: record.keys.count("default/two") == 2)
             assert record.seen["default/two"] is None  # the reconcile sees it gone
 
@@ -151,10 +153,10 @@ async def test_workers_wait_until_watches_have_synced(fake_apiserver: FakeApiSer
     """A key queued before start is not reconciled until the watched informer's initial list
     (delayed here by a failing LIST) has been processed by the watch."""
     for i in range(20):
-        await fake_apiserver.create("configmaps", configmap(f"cm{i}"))
-    fake_apiserver.fail_next(2, 500, verb="list", resource="configmaps")
+        fake_apiserver.objects.create("configmaps", configmap(f"cm{i}"))
+    fake_apiserver.faults.fail_next(2, 500, verb="list", resource="configmaps")
     async with (
-        fake_apiserver.api_client() as client,
+        kube_client(fake_apiserver) as client,
         SharedInformerFactory(client, watch=FAST_WATCH) as factory,
     ):
         informer = factory.for_resource("v1/configmaps")
@@ -185,7 +187,7 @@ async def test_stop_while_waiting_for_sync_returns_without_reconciling(
     async def reconcile(key: str) -> None:
         calls.append(key)
 
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         controller: Controller[str] = Controller(name="unsynced", reconcile=reconcile)
         controller.watch(factory.for_resource("v1/configmaps"))  # never started
         controller.enqueue("k")
@@ -198,7 +200,7 @@ async def test_handlers_are_removed_when_the_controller_stops(
     fake_apiserver: FakeApiServer,
 ) -> None:
     """After the controller stops, its handlers are gone from the informer; watch() raises."""
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         informer = factory.for_resource("v1/configmaps")
         record = Recorder()
         controller: Controller[str] = Controller(name="cleanup", reconcile=record)
@@ -206,8 +208,8 @@ async def test_handlers_are_removed_when_the_controller_stops(
         factory.start()
         async with controller:
             await asyncio.wait_for(registration.wait_synced(), GUARD)
-            assert registration.listener in informer.listeners
-        assert registration.listener not in informer.listeners
+            assert registration.listener in informer._listeners
+        assert registration.listener not in informer._listeners
         with pytest.raises(LifecycleError):
             controller.watch(informer)
 
@@ -215,10 +217,10 @@ async def test_handlers_are_removed_when_the_controller_stops(
 async def test_map_func_maps_pods_to_their_namespace(fake_apiserver: FakeApiServer) -> None:
     """Owner-style mapping: pod events enqueue their namespace; deleting the last pod of a
     namespace still enqueues it."""
-    await fake_apiserver.create("namespaces", {"metadata": {"name": "team"}})
+    fake_apiserver.objects.create("namespaces", {"metadata": {"name": "team"}})
     pod: dict[str, Any] = {"metadata": {"name": "p", "namespace": "team"}, "spec": {}}
-    await fake_apiserver.create("pods", pod)
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    fake_apiserver.objects.create("pods", pod)
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         record = Recorder()
         controller: Controller[str] = Controller(name="map", reconcile=record)
         controller.watch(
@@ -228,21 +230,21 @@ async def test_map_func_maps_pods_to_their_namespace(fake_apiserver: FakeApiServ
         factory.start()
         async with controller:
             await wait_until(record.changed, lambda: record.keys == ["team"])
-            await fake_apiserver.delete("pods", "p", namespace="team")
+            fake_apiserver.objects.delete("pods", "p", namespace="team")
             await wait_until(record.changed, lambda: record.keys == ["team", "team"])
 
 
 async def test_enqueue_keys_feeds_any_work_queue(fake_apiserver: FakeApiServer) -> None:
     """enqueue_keys wires an informer to a plain WorkQueue without a controller."""
-    await fake_apiserver.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
     queue: WorkQueue[str] = WorkQueue()
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         informer = factory.for_resource("v1/configmaps")
         registration = enqueue_keys(informer, queue, filter=lambda o: o["metadata"]["name"] != "b")
         factory.start()
         await asyncio.wait_for(registration.wait_synced(), GUARD)
-        await fake_apiserver.create("configmaps", configmap("b"))
-        await fake_apiserver.create("configmaps", configmap("c"))
+        fake_apiserver.objects.create("configmaps", configmap("b"))
+        fake_apiserver.objects.create("configmaps", configmap("c"))
         keys = [await asyncio.wait_for(queue.get(), GUARD) for _ in range(2)]
         assert keys == ["default/a", "default/c"]
 
@@ -251,13 +253,13 @@ async def test_workers_never_start_when_an_informer_stops_unsynced(
     fake_apiserver: FakeApiServer,
 ) -> None:
     """If a watched informer stops before it synced, the controller stops without reconciling."""
-    fake_apiserver.fail_next(1000, 500, verb="list")
+    fake_apiserver.faults.fail_next(1000, 500, verb="list")
     reconciled: list[str] = []
 
     async def reconcile(key: str) -> None:
         reconciled.append(key)
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         factory = SharedInformerFactory(client, watch=FAST_WATCH)
         informer = factory.for_resource("v1/configmaps")
         controller: Controller[str] = Controller(name="c", reconcile=reconcile)
@@ -265,7 +267,7 @@ async def test_workers_never_start_when_an_informer_stops_unsynced(
         async with controller:
             async with factory:
                 factory.start()
-                await fake_apiserver.wait_for_request(lambda r: r.verb == "list")
+                await fake_apiserver.requests.wait_for(lambda r: r.verb == "list")
                 controller.enqueue("default/x")
             async with asyncio.timeout(10):
                 await controller.wait_stopped()

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 
+import anyio
 from rich.console import Console
 
+from aioinformer._cli_support import Interrupts
 from aioinformer.cli import build_parser
 from aioinformer.commands import demo
 from aioinformer.commands._demo_view import PANEL_WIDTH, Snapshot, live_panel, plain_line
@@ -75,18 +76,17 @@ def run_demo(
     out = io.StringIO()
 
     async def main() -> int:
-        stop, abort = asyncio.Event(), asyncio.Event()
+        interrupts = Interrupts()
         the_demo = demo._Demo(args, out, None)
         if stop_at_start:
-            the_demo.on_first_interrupt()
-            stop.set()
+            interrupts.request_stop()
         if abort_at_start:
-            abort.set()
-        code = await the_demo.run(stop, abort)
+            interrupts.abort.set()
+        code = await the_demo.run(interrupts)
         out.write("\n".join(the_demo.summary(code)) + "\n")
         return code
 
-    code = asyncio.run(main())
+    code = anyio.run(main)
     return code, out.getvalue().splitlines()
 
 

@@ -8,20 +8,27 @@ import pytest
 
 from aioinformer import errors
 from aioinformer.errors import (
+    AlreadyExistsError,
     ApiError,
     BadRequestError,
     ConflictError,
+    ConnectionRefused,
     ExpiredError,
     ForbiddenError,
     InformerError,
     InternalServerError,
+    InvalidError,
+    MethodNotAllowedError,
     NotFoundError,
     ServerTimeoutError,
     ServiceUnavailableError,
     TooLargeResourceVersionError,
     TooManyRequestsError,
+    TransportError,
+    TransportTimeoutError,
     UnauthorizedError,
     UnprocessableEntityError,
+    UnsupportedMediaTypeError,
     api_error_from_status,
 )
 
@@ -54,11 +61,14 @@ def test_every_public_exception_derives_from_informer_error() -> None:
         (403, "Forbidden", ForbiddenError),
         (404, "NotFound", NotFoundError),
         (409, "Conflict", ConflictError),
-        (409, "AlreadyExists", ConflictError),
+        (405, "MethodNotAllowed", MethodNotAllowedError),
+        (409, "AlreadyExists", AlreadyExistsError),
         (410, "Expired", ExpiredError),
         (410, "Gone", ExpiredError),
         (410, "", ExpiredError),
-        (422, "Invalid", UnprocessableEntityError),
+        (415, "UnsupportedMediaType", UnsupportedMediaTypeError),
+        (422, "Invalid", InvalidError),
+        (422, "", UnprocessableEntityError),
         (429, "TooManyRequests", TooManyRequestsError),
         (500, "InternalError", InternalServerError),
         (503, "ServiceUnavailable", ServiceUnavailableError),
@@ -66,7 +76,9 @@ def test_every_public_exception_derives_from_informer_error() -> None:
     ],
 )
 def test_status_code_maps_to_the_specific_error(code: int, reason: str, cls: type) -> None:
-    """Each known Status code becomes its own ApiError subclass with code, reason and message."""
+    """Each known Status code (and reason: AlreadyExists and Invalid refine 409 and 422, as in
+    apimachinery's ``StatusReason``) becomes its own ApiError subclass with code, reason and
+    message."""
     err = api_error_from_status(status(code, reason, "it failed"))
     assert type(err) is cls
     assert isinstance(err, ApiError)
@@ -156,3 +168,29 @@ def test_message_only_too_large_cause_is_recognised() -> None:
         "details": {"causes": [{"message": "Too large resource version"}]},
     }
     assert isinstance(api_error_from_status(status), TooLargeResourceVersionError)
+
+
+def test_already_exists_and_invalid_refine_conflict_and_unprocessable() -> None:
+    """``except ConflictError`` still catches AlreadyExists; an Invalid error lists the fields
+    of its causes (the 422 ``details.causes`` of apimachinery's ``NewInvalid``)."""
+    assert issubclass(AlreadyExistsError, ConflictError)
+    assert issubclass(InvalidError, UnprocessableEntityError)
+    causes = [
+        {"reason": "FieldValueRequired", "message": "Required value", "field": "spec.image"},
+        {"reason": "FieldValueInvalid", "message": "no field"},
+    ]
+    err = api_error_from_status(status(422, "Invalid", "bad", details={"causes": causes}))
+    assert isinstance(err, InvalidError)
+    assert err.causes == causes
+    assert err.fields == ["spec.image"]
+
+
+def test_transport_errors_are_the_builtin_errors_they_name() -> None:
+    """A refused connection is a ``ConnectionRefusedError`` and a client timeout a
+    ``TimeoutError``, so ``except`` clauses on the built-ins catch them too."""
+    refused = ConnectionRefused("GET /api: connection refused")
+    assert isinstance(refused, TransportError)
+    assert isinstance(refused, ConnectionRefusedError)
+    timed_out = TransportTimeoutError("GET /api: timed out")
+    assert isinstance(timed_out, TransportError)
+    assert isinstance(timed_out, TimeoutError)

@@ -15,9 +15,9 @@ import aiohttp
 import anyio
 import pytest
 import uvicorn
-from kubernetes_asyncio.client import ApiClient
 
 import aioinformer
+from aioinformer import KubeClient
 from aioinformer.integrations import InformerRuntime
 from aioinformer.integrations.aiohttp import INFORMERS
 from aioinformer.metrics import INFORMER_METRIC_NAMES
@@ -25,7 +25,7 @@ from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import METRIC_NAMES
 
 from ._web import serve_aiohttp, serve_asgi
-from .support import FAST_WATCH
+from .support import FAST_WATCH, kube_client
 
 GUARD = 10.0
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -64,15 +64,15 @@ class RunningApp:
 
 
 @asynccontextmanager
-async def run_example(kind: str, api_client: ApiClient) -> AsyncIterator[RunningApp]:
-    """Serve one example app against ``api_client`` until the block ends."""
+async def run_example(kind: str, client: KubeClient) -> AsyncIterator[RunningApp]:
+    """Serve one example app against ``client`` until the block ends."""
     async with aiohttp.ClientSession() as http:
         if kind == "fastapi":
-            app = fastapi_app.create_app(api_client, watch=FAST_WATCH)
+            app = fastapi_app.create_app(client, watch=FAST_WATCH)
             async with serve_asgi(app) as url:
                 yield RunningApp(url, http, lambda: app.state.informers)
         else:
-            app = aiohttp_app.create_app(api_client, watch=FAST_WATCH)
+            app = aiohttp_app.create_app(client, watch=FAST_WATCH)
             async with serve_aiohttp(app) as url:
                 yield RunningApp(url, http, lambda: app[INFORMERS])
 
@@ -121,8 +121,8 @@ def kind(request: pytest.FixtureRequest) -> str:
 async def seed(server: FakeApiServer) -> None:
     """The example's demo pods, plus one in another namespace."""
     for pod in fastapi_app.DEMO_PODS:
-        await server.create("pods", pod)
-    await server.create(
+        server.objects.create("pods", pod)
+    server.objects.create(
         "pods",
         {"metadata": {"name": "web-9", "namespace": "other", "labels": {"app": "web"}}},
     )
@@ -139,10 +139,10 @@ async def apiserver() -> AsyncIterator[FakeApiServer]:
 async def test_readyz_is_503_until_synced_then_200(kind: str, apiserver: FakeApiServer) -> None:
     """While the API server is unreachable /readyz is 503 (and /healthz 200); once the cache and
     its consumers have synced, /readyz is 200; shutdown leaves no task running."""
-    await apiserver.stop_listening()
+    await apiserver.faults.stop_listening()
     with anyio.fail_after(GUARD):
-        async with apiserver.api_client() as api_client:
-            async with run_example(kind, api_client) as app:
+        async with kube_client(apiserver) as client:
+            async with run_example(kind, client) as app:
                 status, body = await app.get_json("/readyz")
                 assert status == 503
                 assert body["ready"] is False
@@ -151,8 +151,8 @@ async def test_readyz_is_503_until_synced_then_200(kind: str, apiserver: FakeApi
                 assert (await app.get("/pods"))[0] == 503
                 assert app_tasks(), "the app's tasks should be visible while it runs"
 
-                await apiserver.start_listening()
-                assert await app.get_runtime().wait_ready(timeout=GUARD)
+                await apiserver.faults.start_listening()
+                assert await asyncio.wait_for(app.get_runtime().wait_ready(), GUARD)
                 status, body = await app.get_json("/readyz")
                 assert status == 200
                 assert body == {
@@ -167,9 +167,9 @@ async def test_readyz_is_503_until_synced_then_200(kind: str, apiserver: FakeApi
 async def test_pods_are_served_from_the_cache(kind: str, apiserver: FakeApiServer) -> None:
     """/pods filters by labelSelector and namespace; /pods/{ns}/{name} finds one; errors map."""
     with anyio.fail_after(GUARD):
-        async with apiserver.api_client() as api_client, run_example(kind, api_client) as app:
+        async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")  # startup has completed once anything answers
-            assert await app.get_runtime().wait_ready(timeout=GUARD)
+            assert await asyncio.wait_for(app.get_runtime().wait_ready(), GUARD)
 
             def names(body: Any) -> list[str]:
                 return [
@@ -204,13 +204,13 @@ async def test_pods_are_served_from_the_cache(kind: str, apiserver: FakeApiServe
 async def test_new_pods_show_up(kind: str, apiserver: FakeApiServer) -> None:
     """A pod created after sync is served once the informer has seen it."""
     with anyio.fail_after(GUARD):
-        async with apiserver.api_client() as api_client, run_example(kind, api_client) as app:
+        async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")
             runtime = app.get_runtime()
-            assert await runtime.wait_ready(timeout=GUARD)
+            assert await asyncio.wait_for(runtime.wait_ready(), GUARD)
             informer = runtime.factory.for_resource("v1/pods")
             async with informer.events() as events:
-                await apiserver.create(
+                apiserver.objects.create(
                     "pods", {"metadata": {"name": "web-3", "labels": {"app": "web"}}}
                 )
                 async for event in events:
@@ -225,9 +225,9 @@ async def test_metrics_expose_informer_and_workqueue_metrics(
 ) -> None:
     """/metrics has every informer family and client-go's workqueue families with values."""
     with anyio.fail_after(GUARD):
-        async with apiserver.api_client() as api_client, run_example(kind, api_client) as app:
+        async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")
-            assert await app.get_runtime().wait_ready(timeout=GUARD)
+            assert await asyncio.wait_for(app.get_runtime().wait_ready(), GUARD)
             status, raw = await app.get("/metrics")
             assert status == 200
     text = raw.decode()

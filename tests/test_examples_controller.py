@@ -2,46 +2,29 @@
 
 from __future__ import annotations
 
-import asyncio
-import importlib.util
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from aioinformer.testing import FakeApiServer
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "controller.py"
+from ._examples import imported_example, run_example
+from .support import kube_client
+
 GUARD = 10.0
 
 
 @pytest.fixture(scope="module")
 def example() -> Iterator[ModuleType]:
-    """The example imported as a module (its main() does not run)."""
-    spec = importlib.util.spec_from_file_location("pod_nodes_example", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
+    """The example imported as a module."""
+    with imported_example("controller.py") as module:
         yield module
-    finally:
-        del sys.modules[spec.name]
 
 
 def test_controller_example_runs_and_converges() -> None:
     """`python examples/controller.py` exits 0 and prints the ConfigMaps before and after."""
-    result = subprocess.run(
-        [sys.executable, str(EXAMPLE)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        cwd=EXAMPLE.parent.parent,
-    )
+    result = run_example("controller.py")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "leader: demo-replica"
@@ -75,35 +58,35 @@ async def test_reconcile_keeps_configmaps_right(
 ) -> None:
     """Against the fake server: ConfigMaps follow pod changes, a hand edit is reverted, and a
     namespace without pods loses its ConfigMap."""
-    reconciled = asyncio.Event()
-    await fake_apiserver.create("namespaces", {"metadata": {"name": "shop"}})
-    await fake_apiserver.create("pods", example.pod("cart", "shop", "node-a"))
-    await fake_apiserver.create("pods", example.pod("pay", "shop", "node-b"))
+    reconciled = example.Reconciled()
+    fake_apiserver.objects.create("namespaces", {"metadata": {"name": "shop"}})
+    fake_apiserver.objects.create("pods", example.pod("cart", "shop", "node-a"))
+    fake_apiserver.objects.create("pods", example.pod("pay", "shop", "node-b"))
     async with (
-        fake_apiserver.api_client() as client,
+        kube_client(fake_apiserver) as client,
         example.running_controller(
-            client, leader_election=False, on_reconciled=lambda _: reconciled.set()
+            client, leader_election=False, on_reconciled=reconciled
         ) as running,
     ):
         await example.wait_converged(fake_apiserver, reconciled, GUARD)
-        stored = await fake_apiserver.get("configmaps", example.CONFIGMAP, namespace="shop")
+        stored = fake_apiserver.objects.get("configmaps", example.CONFIGMAP, namespace="shop")
         assert stored["data"] == {"nodes": "node-a,node-b", "pods": "2"}
         assert stored["metadata"]["labels"] == example.MANAGED_BY
 
-        await fake_apiserver.patch(
+        fake_apiserver.objects.patch(
             "configmaps", example.CONFIGMAP, {"data": {"nodes": "bogus"}}, namespace="shop"
         )
         await example.wait_converged(fake_apiserver, reconciled, GUARD)
-        stored = await fake_apiserver.get("configmaps", example.CONFIGMAP, namespace="shop")
+        stored = fake_apiserver.objects.get("configmaps", example.CONFIGMAP, namespace="shop")
         assert stored["data"] == {"nodes": "node-a,node-b", "pods": "2"}
 
-        await fake_apiserver.delete("pods", "cart", namespace="shop")
+        fake_apiserver.objects.delete("pods", "cart", namespace="shop")
         await example.wait_converged(fake_apiserver, reconciled, GUARD)
         assert await example.actual_configmaps(fake_apiserver) == {
             "shop": {"nodes": "node-b", "pods": "1"}
         }
 
-        await fake_apiserver.delete("pods", "pay", namespace="shop")
+        fake_apiserver.objects.delete("pods", "pay", namespace="shop")
         await example.wait_converged(fake_apiserver, reconciled, GUARD)
         assert await example.actual_configmaps(fake_apiserver) == {}
         assert running.controller.statistics().errors == 0

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "informer_events.py"
+from ._examples import run_example
 
 
 def test_informer_events_example_prints_every_event() -> None:
     """`python examples/informer_events.py` exits 0 and prints each object's events in order."""
-    result = subprocess.run(
-        [sys.executable, str(EXAMPLE)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        cwd=EXAMPLE.parent.parent,
-    )
+    result = run_example("informer_events.py")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[-1] == "cache at exit: ['default/feature-flags', 'default/logging']"

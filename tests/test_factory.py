@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 import anyio
 import pytest
 
+from aioinformer import State
 from aioinformer.errors import LifecycleError
 from aioinformer.factory import SharedInformerFactory
 from aioinformer.listwatch import ListOptions, Resource
 from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 from tests.support import FAST_WATCH, configmap
+
+from .support import kube_client
 
 CONFIGMAPS = Resource.parse("v1/configmaps")
 SECRETS = Resource.parse("v1/secrets")
@@ -21,12 +25,12 @@ NAMESPACES = Resource.parse("v1/namespaces")
 
 def lists_of(server: FakeApiServer, plural: str) -> list[str]:
     """Paths of the LIST requests for one resource."""
-    return [r.path for r in server.requests if r.verb == "list" and r.resource == plural]
+    return [r.path for r in server.requests.records if r.verb == "list" and r.resource == plural]
 
 
 async def test_one_informer_per_resource(fake_apiserver: FakeApiServer) -> None:
     """for_resource returns the same informer for a resource however it is spelled."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         factory = SharedInformerFactory(api_client)
         configmaps = factory.for_resource("v1/configmaps")
         assert factory.for_resource(CONFIGMAPS) is configmaps
@@ -34,35 +38,35 @@ async def test_one_informer_per_resource(fake_apiserver: FakeApiServer) -> None:
         secrets = factory.for_resource(SECRETS)
         assert secrets is not configmaps
         assert factory.informers == {CONFIGMAPS: configmaps, SECRETS: secrets}
-        await factory.shutdown()
+        await factory.aclose()
 
 
 async def test_start_starts_only_new_informers(fake_apiserver: FakeApiServer) -> None:
     """start() starts what is not started yet; a second start() adds only later informers."""
-    await fake_apiserver.create("configmaps", configmap("a"))
-    async with fake_apiserver.api_client() as api_client:
+    fake_apiserver.objects.create("configmaps", configmap("a"))
+    async with kube_client(fake_apiserver) as api_client:
         async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             configmaps = factory.for_resource(CONFIGMAPS)
             factory.start()
-            assert await factory.wait_for_cache_sync(timeout=10) == {CONFIGMAPS: True}
+            assert await asyncio.wait_for(factory.wait_for_cache_sync(), 10) == {CONFIGMAPS: True}
             secrets = factory.for_resource(SECRETS)
-            assert not secrets.has_started
+            assert secrets.state is State.NEW
             factory.start()
             factory.start()
-            assert await factory.wait_for_cache_sync(timeout=10) == {
+            assert await asyncio.wait_for(factory.wait_for_cache_sync(), 10) == {
                 CONFIGMAPS: True,
                 SECRETS: True,
             }
             assert len(lists_of(fake_apiserver, "configmaps")) == 1
             assert len(lists_of(fake_apiserver, "secrets")) == 1
             assert configmaps.lister().get("a", "default") is not None
-        assert configmaps.is_stopped and secrets.is_stopped
-        await fake_apiserver.wait_for_watches(0, exactly=True)
+        assert configmaps.state is State.STOPPED and secrets.state is State.STOPPED
+        await fake_apiserver.requests.wait_for_watches(0, exactly=True)
 
 
 async def test_start_needs_a_running_factory(fake_apiserver: FakeApiServer) -> None:
     """start() outside `async with factory:` raises; a factory runs once."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         factory = SharedInformerFactory(api_client)
         factory.for_resource(CONFIGMAPS)
         with pytest.raises(LifecycleError):
@@ -78,28 +82,33 @@ async def test_start_needs_a_running_factory(fake_apiserver: FakeApiServer) -> N
 
 async def test_shutdown_right_after_start(fake_apiserver: FakeApiServer) -> None:
     """Leaving the block right after start() (no await between) shuts down cleanly."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             informer = factory.for_resource(CONFIGMAPS)
             factory.start()
-        assert informer.is_stopped
-        await factory.shutdown()  # idempotent
-        assert await factory.wait_for_cache_sync(timeout=1) == {CONFIGMAPS: False}
+        assert informer.state is State.STOPPED
+        await factory.aclose()  # idempotent
+        assert await asyncio.wait_for(factory.wait_for_cache_sync(), 1) == {CONFIGMAPS: False}
 
 
 async def test_wait_for_cache_sync_reports_each_resource(fake_apiserver: FakeApiServer) -> None:
-    """An informer that cannot list reports False after the timeout; the others True."""
-    fake_apiserver.fail_next(10_000, 500, verb="list", resource="secrets")
+    """An informer that stopped before it could list reports False; the others True."""
+    fake_apiserver.faults.fail_next(10_000, 500, verb="list", resource="secrets")
     async with (
-        fake_apiserver.api_client() as api_client,
+        kube_client(fake_apiserver) as api_client,
         SharedInformerFactory(api_client, watch=FAST_WATCH) as factory,
     ):
-        factory.for_resource(CONFIGMAPS)
-        factory.for_resource(SECRETS)
+        configmaps = factory.for_resource(CONFIGMAPS)
+        secrets = factory.for_resource(SECRETS)
         with pytest.raises(LifecycleError, match="before start"):
-            await factory.wait_for_cache_sync(timeout=1)  # nothing started: nothing to wait for
+            await factory.wait_for_cache_sync()  # nothing started: nothing to wait for
         factory.start()
-        result = await factory.wait_for_cache_sync(timeout=0.3)
+        assert await asyncio.wait_for(configmaps.wait_for_cache_sync(), 10)
+        await fake_apiserver.requests.wait_for(
+            lambda r: r.verb == "list" and r.resource == "secrets" and r.status == 500, start=0
+        )
+        await secrets.aclose()
+        result = await asyncio.wait_for(factory.wait_for_cache_sync(), 10)
         assert result == {CONFIGMAPS: True, SECRETS: False}
 
 
@@ -107,40 +116,40 @@ async def test_tweak_list_options_reach_every_request(fake_apiserver: FakeApiSer
     """tweak_list_options' label selector is sent on lists and watches and filters the cache."""
     web = configmap("web")
     web["metadata"]["labels"] = {"app": "web"}
-    await fake_apiserver.create("configmaps", web)
-    await fake_apiserver.create("configmaps", configmap("other"))
+    fake_apiserver.objects.create("configmaps", web)
+    fake_apiserver.objects.create("configmaps", configmap("other"))
 
     def only_web(options: ListOptions) -> ListOptions:
         return dataclasses.replace(options, label_selector="app=web")
 
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         factory = SharedInformerFactory(api_client, tweak_list_options=only_web, watch=FAST_WATCH)
         async with factory:
             informer = factory.for_resource(CONFIGMAPS)
             factory.start()
-            assert await factory.wait_for_cache_sync(timeout=10) == {CONFIGMAPS: True}
-            watch = await fake_apiserver.wait_for_request(
+            assert await asyncio.wait_for(factory.wait_for_cache_sync(), 10) == {CONFIGMAPS: True}
+            watch = await fake_apiserver.requests.wait_for(
                 lambda r: r.verb == "watch" and r.resource == "configmaps", start=0
             )
             assert watch.query.get("labelSelector") == "app=web"
-            lists = [r for r in fake_apiserver.requests if r.verb == "list"]
+            lists = [r for r in fake_apiserver.requests.records if r.verb == "list"]
             assert [r.query.get("labelSelector") for r in lists] == ["app=web"]
             assert informer.indexer.list_keys() == ["default/web"]
 
 
 async def test_namespace_scopes_namespaced_resources(fake_apiserver: FakeApiServer) -> None:
     """With a namespace, namespaced informers list one namespace; cluster-scoped ones all."""
-    await fake_apiserver.create("namespaces", {"metadata": {"name": "team"}})
-    await fake_apiserver.create("configmaps", configmap("mine", namespace="team"))
-    await fake_apiserver.create("configmaps", configmap("theirs", namespace="default"))
+    fake_apiserver.objects.create("namespaces", {"metadata": {"name": "team"}})
+    fake_apiserver.objects.create("configmaps", configmap("mine", namespace="team"))
+    fake_apiserver.objects.create("configmaps", configmap("theirs", namespace="default"))
     async with (
-        fake_apiserver.api_client() as api_client,
+        kube_client(fake_apiserver) as api_client,
         SharedInformerFactory(api_client, namespace="team", watch=FAST_WATCH) as factory,
     ):
         configmaps = factory.for_resource(CONFIGMAPS)
         namespaces = factory.for_resource(NAMESPACES)
         factory.start()
-        assert all((await factory.wait_for_cache_sync(timeout=10)).values())
+        assert all((await asyncio.wait_for(factory.wait_for_cache_sync(), 10)).values())
         assert lists_of(fake_apiserver, "configmaps") == ["/api/v1/namespaces/team/configmaps"]
         assert lists_of(fake_apiserver, "namespaces") == ["/api/v1/namespaces"]
         assert configmaps.indexer.list_keys() == ["team/mine"]
@@ -149,13 +158,13 @@ async def test_namespace_scopes_namespaced_resources(fake_apiserver: FakeApiServ
 
 async def test_default_and_custom_resync(fake_apiserver: FakeApiServer) -> None:
     """default_resync applies to every informer unless custom_resync names its resource."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         factory = SharedInformerFactory(
             api_client, default_resync=30.0, custom_resync={"v1/secrets": 5.0}
         )
         assert factory.for_resource(CONFIGMAPS).resync_check_period == 30.0
         assert factory.for_resource(SECRETS).resync_check_period == 5.0
-        await factory.shutdown()
+        await factory.aclose()
 
 
 async def test_for_resource_adds_missing_indexers(fake_apiserver: FakeApiServer) -> None:
@@ -164,20 +173,20 @@ async def test_for_resource_adds_missing_indexers(fake_apiserver: FakeApiServer)
     def by_app(obj: KubeObject) -> list[str]:
         return [obj["metadata"].get("labels", {}).get("app", "")]
 
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         factory = SharedInformerFactory(api_client)
         informer = factory.for_resource(CONFIGMAPS)
         assert factory.for_resource(CONFIGMAPS, indexers={"app": by_app}) is informer
         assert "app" in informer.indexer.get_indexers()
         factory.for_resource(CONFIGMAPS, indexers={"app": by_app})  # already there: no error
-        await factory.shutdown()
+        await factory.aclose()
 
 
 async def test_factory_consumers_end_with_shutdown(fake_apiserver: FakeApiServer) -> None:
     """Streams over a factory's informers end when the factory shuts down."""
-    await fake_apiserver.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
     seen: list[str] = []
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         async with SharedInformerFactory(api_client, watch=FAST_WATCH) as factory:
             informer = factory.for_resource(CONFIGMAPS)
             stream = informer.events()
@@ -191,7 +200,7 @@ async def test_factory_consumers_end_with_shutdown(fake_apiserver: FakeApiServer
             tg.start_soon(consume)
             factory.start()
             await first.wait()
-        assert informer.listeners == []
+        assert informer.statistics().listeners == ()
     assert seen == ["a"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -10,6 +11,8 @@ from aioinformer.errors import LifecycleError
 from aioinformer.factory import SharedInformerFactory, resolve_builtin_resource
 from aioinformer.listwatch import Resource
 from aioinformer.testing import FakeApiServer
+
+from .support import kube_client
 
 
 @pytest.mark.parametrize(
@@ -58,7 +61,7 @@ def test_an_unknown_name_says_what_to_write() -> None:
 
 async def test_for_resource_accepts_kubectl_names(fake_apiserver: FakeApiServer) -> None:
     """factory.for_resource("pods") is the same informer as "v1/pods"."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         factory = SharedInformerFactory(client)
         pods = factory.for_resource("pods")
         assert factory.for_resource("v1/pods") is pods
@@ -66,45 +69,47 @@ async def test_for_resource_accepts_kubectl_names(fake_apiserver: FakeApiServer)
         assert list(factory.informers) == [Resource.parse("v1/pods")]
         with pytest.raises(ValueError, match="unknown resource"):
             factory.for_resource("gizmos")
-        await factory.shutdown()
+        await factory.aclose()
 
 
 async def test_waiting_for_sync_with_nothing_started_is_an_error(
     fake_apiserver: FakeApiServer,
 ) -> None:
     """wait_for_cache_sync() with no informer, before start(), or with an informer created
-    after start() and not started, raises instead of reporting success for empty caches."""
-    async with fake_apiserver.api_client() as client, SharedInformerFactory(client) as factory:
+    after the factory started and not started, raises instead of reporting success for empty
+    caches."""
+    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         with pytest.raises(LifecycleError, match="has no informers"):
             await factory.wait_for_cache_sync()
         factory.for_resource("configmaps")
         with pytest.raises(LifecycleError, match=r"before start\(\)"):
             await factory.wait_for_cache_sync()
         factory.start()
-        assert await factory.wait_for_cache_sync(timeout=10) == {
+        assert await asyncio.wait_for(factory.wait_for_cache_sync(), 10) == {
             Resource.parse("v1/configmaps"): True
         }
         factory.for_resource("secrets")
         with pytest.raises(
             LifecycleError,
-            match=r"v1/secrets created after factory.start\(\) never started; call factory",
+            match=r"v1/secrets created after the factory started never started; call factory",
         ):
             await factory.wait_for_cache_sync()
         factory.start()
-        assert all((await factory.wait_for_cache_sync(timeout=10)).values())
+        assert all((await asyncio.wait_for(factory.wait_for_cache_sync(), 10)).values())
 
 
 async def test_an_informer_never_started_is_reported_at_shutdown(
     fake_apiserver: FakeApiServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """An informer created after start() and never started is named in a warning."""
-    async with fake_apiserver.api_client() as client:
+    """An informer created after the factory started and never started is named in a
+    warning."""
+    async with kube_client(fake_apiserver) as client:
         with caplog.at_level(logging.WARNING, logger="aioinformer.factory"):
             async with SharedInformerFactory(client) as factory:
                 factory.for_resource("configmaps")
                 factory.start()
                 factory.for_resource("secrets")
     assert [r.getMessage() for r in caplog.records] == [
-        "v1/secrets created after factory.start() never started: call factory.start()"
+        "v1/secrets created after the factory started never started: call factory.start()"
         " after creating informers"
     ]

@@ -28,6 +28,7 @@ from aioinformer.testing import FakeApiServer
 
 from ._kubeconfig import kubeconfig_for
 from ._web import serve_asgi
+from .support import kube_client
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GUARD = 30.0
@@ -38,7 +39,7 @@ async def seed(server: FakeApiServer) -> None:
     """The example's demo pods, in the kubeconfig context's namespace's cluster."""
     example: Any = importlib.import_module(MODULE)
     for pod in example.DEMO_PODS:
-        await server.create("pods", pod)
+        server.objects.create("pods", pod)
 
 
 async def get_json(http: aiohttp.ClientSession, url: str, **params: str) -> tuple[int, Any]:
@@ -69,7 +70,9 @@ async def test_uvicorn_serves_the_module_level_app_of_the_example(
             assert body["informers"]["v1/pods"]["objects"] == 3
             status, body = await get_json(http, url + "/pods", labelSelector="app=web")
             assert [p["metadata"]["name"] for p in body["items"]] == ["web-1", "web-2"]
-    lists = [r for r in fake_apiserver.requests if r.verb == "list" and r.resource == "pods"]
+    lists = [
+        r for r in fake_apiserver.requests.records if r.verb == "list" and r.resource == "pods"
+    ]
     assert lists, "the app listed pods through the kubeconfig's server"
 
 
@@ -95,7 +98,7 @@ async def test_the_uvicorn_command_serves_the_example(
                 log.append(line)
                 match = re.search(r"Uvicorn running on (http://\S+)", line)
             url = match.group(1)
-            await fake_apiserver.wait_for_request(
+            await fake_apiserver.requests.wait_for(
                 lambda r: r.verb == "watch" and r.resource == "pods", start=0
             )
             async with aiohttp.ClientSession() as http:
@@ -117,7 +120,7 @@ async def test_a_factory_without_informers_is_never_ready(
 ) -> None:
     """The trap of ``informer_lifespan(lambda app: SharedInformerFactory(client))``: nothing
     to sync, so /readyz stays 503 (it said 200) and a warning says what to do."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         app = FastAPI(lifespan=informer_lifespan(lambda app: SharedInformerFactory(client)))
         app.include_router(health_router())
         with caplog.at_level(logging.WARNING, logger="aioinformer.integrations._runtime"):

@@ -6,15 +6,15 @@ import logging
 
 import anyio
 import pytest
-from kubernetes_asyncio.client import ApiClient
 
+from aioinformer import KubeClient
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import ResourceEventHandlerFuncs, validate_handler
 from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
 
-from .support import CONFIGMAPS, FAST_WATCH, configmap
+from .support import CONFIGMAPS, FAST_WATCH, configmap, kube_client
 
 GUARD = 10.0
 
@@ -31,7 +31,7 @@ class Recorder:
         self.changed.set()
 
 
-def informer_for(client: ApiClient) -> SharedIndexInformer:
+def informer_for(client: KubeClient) -> SharedIndexInformer:
     return SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS), watch=FAST_WATCH)
 
 
@@ -40,22 +40,22 @@ async def test_removing_a_registration_through_another_informer_is_a_no_op(
 ) -> None:
     """``other.remove_event_handler(reg)`` leaves ``reg`` running on its own informer, like
     client-go's ``RemoveEventHandler`` for a handle it does not own."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         mine, other = informer_for(client), informer_for(client)
         recorder = Recorder()
         registration = mine.add_event_handler(recorder)
         async with mine, other:
             other.remove_event_handler(registration)
             other.remove_event_handler(registration)
-            assert registration.listener in mine.listeners
-            await fake_apiserver.create("configmaps", configmap("after"))
+            assert registration.listener in mine._listeners
+            fake_apiserver.objects.create("configmaps", configmap("after"))
             with anyio.fail_after(GUARD):
                 while "after" not in recorder.names:
                     recorder.changed = anyio.Event()
                     await recorder.changed.wait()
             mine.remove_event_handler(registration)
             assert registration.listener.closed
-            assert registration.listener not in mine.listeners
+            assert registration.listener not in mine._listeners
             mine.remove_event_handler(registration)  # idempotent
 
 
@@ -94,7 +94,7 @@ def test_a_handler_that_would_never_be_called_is_refused(
     TypeError saying what to write, and nothing is registered."""
     with pytest.raises(TypeError, match=message):
         api_client_informer.add_event_handler(handler)
-    assert api_client_informer.listeners == []
+    assert api_client_informer.statistics().listeners == ()
 
 
 def test_a_misspelt_method_beside_a_valid_one_is_a_warning(
@@ -119,5 +119,5 @@ def test_validate_handler_returns_the_callbacks() -> None:
 @pytest.fixture
 async def api_client_informer(fake_apiserver: FakeApiServer) -> SharedIndexInformer:
     """An informer that is never started."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         return informer_for(client)

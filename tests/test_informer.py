@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterator
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from aioinformer import Reflector
+from aioinformer import Reflector, State
 from aioinformer.delta_fifo import Delta, DeltaType
 from aioinformer.errors import ApiError, LifecycleError
 from aioinformer.informer import SharedIndexInformer
@@ -18,6 +19,8 @@ from aioinformer.listwatch import ListOptions, ListResult
 from aioinformer.objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.testing import FakeApiServer, FakeClock
 from tests.support import Recorder, configmap, new_informer
+
+from .support import kube_client
 
 # -- handle_deltas, without a server -----------------------------------------------------------
 
@@ -76,7 +79,7 @@ def mark_syncing(informer: SharedIndexInformer, clock: FakeClock) -> None:
     """A resync check when the first listener is due and the second is not."""
     clock.jump(1.0)
     assert informer._should_resync() is True
-    due, never = informer.listeners
+    due, never = informer._listeners
     assert due.syncing and not never.syncing
 
 
@@ -91,7 +94,7 @@ async def test_any_non_delete_delta_for_an_absent_key_is_an_add(
     obj = cm("a", 5)
     informer.handle_deltas([Delta(delta_type, obj)], is_in_initial_list=True)
     assert informer.indexer.get_by_key("default/a") is obj
-    for listener in informer.listeners:
+    for listener in informer._listeners:
         assert await drain(listener) == [Event(EventType.ADDED, obj, is_in_initial_list=True)]
 
 
@@ -103,11 +106,11 @@ async def test_a_changed_object_is_an_update_for_every_listener(
     old, new = cm("a", 5, v="1"), cm("a", 6, v="2")
     informer.handle_deltas([Delta(DeltaType.ADDED, old)])
     mark_syncing(informer, clock)
-    for listener in informer.listeners:
+    for listener in informer._listeners:
         await drain(listener)
     informer.handle_deltas([Delta(delta_type, new)])
     assert informer.indexer.get_by_key("default/a") is new
-    for listener in informer.listeners:
+    for listener in informer._listeners:
         assert await drain(listener) == [Event(EventType.UPDATED, new, old, is_sync=False)]
 
 
@@ -119,7 +122,7 @@ async def test_a_sync_goes_only_to_listeners_due_for_resync(
     old, same = cm("a", 5), cm("a", 5)
     informer.handle_deltas([Delta(DeltaType.ADDED, old)])
     mark_syncing(informer, clock)
-    due, never = informer.listeners
+    due, never = informer._listeners
     await drain(due), await drain(never)
     informer.handle_deltas([Delta(delta_type, same)])
     assert informer.indexer.get_by_key("default/a") is same
@@ -134,7 +137,7 @@ async def test_every_listener_is_syncing_until_the_first_resync_check(
     obj = cm("a", 5)
     informer.handle_deltas([Delta(DeltaType.ADDED, obj)])
     informer.handle_deltas([Delta(DeltaType.REPLACED, cm("a", 5))])
-    for listener in informer.listeners:
+    for listener in informer._listeners:
         events = await drain(listener)
         assert [(e.type, e.is_sync) for e in events] == [
             (EventType.ADDED, False),
@@ -149,11 +152,11 @@ async def test_delete_notifies_every_listener_with_the_last_cached_state(
     cached, final = cm("a", 5), cm("a", 7)
     informer.handle_deltas([Delta(DeltaType.ADDED, cached)])
     mark_syncing(informer, clock)
-    for listener in informer.listeners:
+    for listener in informer._listeners:
         await drain(listener)
     informer.handle_deltas([Delta(DeltaType.DELETED, final)])
     assert informer.indexer.get_by_key("default/a") is None
-    for listener in informer.listeners:
+    for listener in informer._listeners:
         assert await drain(listener) == [Event(EventType.DELETED, final, cached)]
 
 
@@ -164,7 +167,7 @@ async def test_a_tombstone_delete_is_delivered_as_is(informer: SharedIndexInform
     tombstone = DeletedFinalStateUnknown("default/a", cached)
     informer.handle_deltas([Delta(DeltaType.DELETED, tombstone)])
     assert len(informer.indexer) == 0
-    events = await drain(informer.listeners[0])
+    events = await drain(informer._listeners[0])
     assert events[-1] == Event(EventType.DELETED, tombstone, cached)
 
 
@@ -181,7 +184,7 @@ async def test_deltas_of_one_key_are_applied_oldest_first(
             Delta(DeltaType.ADDED, a3),
         ]
     )
-    events = await drain(informer.listeners[0])
+    events = await drain(informer._listeners[0])
     assert events == [
         Event(EventType.ADDED, a1),
         Event(EventType.UPDATED, a2, a1),
@@ -205,10 +208,10 @@ async def test_an_object_the_cache_refuses_is_skipped_and_counted(
     with caplog.at_level(logging.WARNING, logger="aioinformer.informer"):
         informer.handle_deltas([Delta(DeltaType.ADDED, cm("bad", 2))])
         informer.handle_deltas([Delta(DeltaType.ADDED, good)])
-    assert informer.store_errors == 1
+    assert informer.statistics().store_errors == 1
     assert informer.indexer.list_keys() == ["default/good"]
     assert informer.indexer.by_index("owner", "me") == [good]
-    assert await drain(informer.listeners[0]) == [Event(EventType.ADDED, good)]
+    assert await drain(informer._listeners[0]) == [Event(EventType.ADDED, good)]
     assert "cache refused" in caplog.text
     await stream.aclose()
 
@@ -220,16 +223,16 @@ async def test_initial_list_then_watch_events(fake_apiserver: FakeApiServer) -> 
     """The initial list arrives as initial adds; later changes as added, updated, deleted."""
     server = fake_apiserver
     for name in ("a", "b"):
-        await server.create("configmaps", configmap(name, v="0"))
-    async with server.api_client() as api_client, anyio.create_task_group() as tg:
+        server.objects.create("configmaps", configmap(name, v="0"))
+    async with kube_client(server) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         recorder = Recorder()
         tg.start_soon(recorder.consume, informer.events())
         async with informer:
             assert not informer.has_synced()
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             assert informer.has_synced()
-            assert informer.last_sync_resource_version == server.resource_version
+            assert informer.last_sync_resource_version == server.objects.resource_version
             await recorder.wait_for_count(2)
             assert [(e.type, e.is_in_initial_list) for e in recorder.events] == [
                 (EventType.ADDED, True),
@@ -237,9 +240,9 @@ async def test_initial_list_then_watch_events(fake_apiserver: FakeApiServer) -> 
             ]
             assert recorder.summary() == [("ADDED", "default/a"), ("ADDED", "default/b")]
 
-            created = await server.create("configmaps", configmap("c", v="0"))
-            updated = await server.patch("configmaps", "a", {"data": {"v": "1"}})
-            final = await server.delete("configmaps", "b")
+            created = server.objects.create("configmaps", configmap("c", v="0"))
+            updated = server.objects.patch("configmaps", "a", {"data": {"v": "1"}})
+            final = server.objects.delete("configmaps", "b")
             await recorder.wait_for_count(5)
             added, update, deleted = recorder.events[2:]
             assert added == Event(EventType.ADDED, created)
@@ -251,8 +254,8 @@ async def test_initial_list_then_watch_events(fake_apiserver: FakeApiServer) -> 
             assert deleted.old_object["metadata"]["name"] == "b"
             assert sorted(informer.indexer.list_keys()) == ["default/a", "default/c"]
             assert informer.lister().get("a", "default") == updated
-            assert informer.last_sync_resource_version == server.resource_version
-    assert informer.is_stopped
+            assert informer.last_sync_resource_version == server.objects.resource_version
+    assert informer.state is State.STOPPED
 
 
 async def test_indexers_given_at_construction_and_added_later(
@@ -266,12 +269,12 @@ async def test_indexers_given_at_construction_and_added_later(
     def by_size(obj: KubeObject) -> list[str]:
         return [obj["data"].get("size", "")]
 
-    await fake_apiserver.create("configmaps", configmap("a", color="red", size="s"))
-    await fake_apiserver.create("configmaps", configmap("b", color="blue", size="s"))
-    async with fake_apiserver.api_client() as api_client:
+    fake_apiserver.objects.create("configmaps", configmap("a", color="red", size="s"))
+    fake_apiserver.objects.create("configmaps", configmap("b", color="blue", size="s"))
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client, indexers={"color": by_color})
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             assert [o["metadata"]["name"] for o in informer.indexer.by_index("color", "red")] == [
                 "a"
             ]
@@ -295,8 +298,8 @@ async def test_transform_runs_before_the_cache(fake_apiserver: FakeApiServer) ->
 
     body = configmap("a", v="0")
     body["metadata"]["managedFields"] = [{"manager": "kubectl"}]
-    await fake_apiserver.create("configmaps", body)
-    async with fake_apiserver.api_client() as api_client:
+    fake_apiserver.objects.create("configmaps", body)
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         informer.set_transform(drop_managed_fields)
         recorder = Recorder()
@@ -313,12 +316,12 @@ async def test_transform_runs_before_the_cache(fake_apiserver: FakeApiServer) ->
 async def test_watch_error_handler_sees_list_errors(fake_apiserver: FakeApiServer) -> None:
     """set_watch_error_handler's handler gets every list/watch error; later calls fail."""
     seen: list[tuple[Reflector, BaseException]] = []
-    fake_apiserver.fail_next(2, 500, verb="list", resource="configmaps")
-    async with fake_apiserver.api_client() as api_client:
+    fake_apiserver.faults.fail_next(2, 500, verb="list", resource="configmaps")
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         informer.set_watch_error_handler(lambda reflector, exc: seen.append((reflector, exc)))
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             assert len(seen) == 2
             assert all(isinstance(exc, ApiError) and exc.code == 500 for _, exc in seen)
             assert isinstance(seen[0][0], Reflector)
@@ -326,16 +329,20 @@ async def test_watch_error_handler_sees_list_errors(fake_apiserver: FakeApiServe
                 informer.set_watch_error_handler(None)
 
 
-async def test_wait_for_cache_sync_times_out_and_ends_at_stop(
+async def test_wait_for_cache_sync_is_bounded_by_the_caller_and_ends_at_stop(
     fake_apiserver: FakeApiServer,
 ) -> None:
-    """Without a successful list, wait_for_cache_sync gives False on timeout and after stop."""
-    fake_apiserver.fail_next(10_000, 500, verb="list", resource="configmaps")
-    async with fake_apiserver.api_client() as api_client:
+    """Without a successful list, wait_for_cache_sync waits (the caller bounds it with a
+    cancel scope) and returns False once the informer stopped."""
+    fake_apiserver.faults.fail_next(10_000, 500, verb="list", resource="configmaps")
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         async with anyio.create_task_group() as tg:
             tg.start_soon(informer.run)
-            assert await informer.wait_for_cache_sync(timeout=0.2) is False
+            await fake_apiserver.requests.wait_for(lambda r: r.verb == "list" and r.status == 500)
+            with anyio.move_on_after(0) as bound:
+                await informer.wait_for_cache_sync()
+            assert bound.cancelled_caught
             assert not informer.has_synced()
             waiting: list[bool] = []
 
@@ -343,24 +350,25 @@ async def test_wait_for_cache_sync_times_out_and_ends_at_stop(
                 waiting.append(await informer.wait_for_cache_sync())
 
             tg.start_soon(wait)
-            await informer.stop()
+            await informer.aclose()
         assert waiting == [False]
 
 
 async def test_run_and_stop(fake_apiserver: FakeApiServer) -> None:
-    """`await run()` lists, watches and returns after stop(); an informer runs only once."""
-    async with fake_apiserver.api_client() as api_client:
+    """`await run()` lists, watches and returns after aclose(); an informer runs only
+    once."""
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
-        assert not informer.has_started and not informer.is_stopped
+        assert informer.state is State.NEW
         async with anyio.create_task_group() as tg:
             tg.start_soon(informer.run)
-            assert await informer.wait_for_cache_sync(timeout=10)
-            assert informer.has_started
-            await fake_apiserver.wait_for_watches(1, resource="configmaps")
-            await informer.stop()
-            await informer.stop()  # idempotent
-        assert informer.is_stopped
-        await fake_apiserver.wait_for_watches(0, resource="configmaps", exactly=True)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
+            assert informer.state is not State.NEW
+            await fake_apiserver.requests.wait_for_watches(1, resource="configmaps")
+            await informer.aclose()
+            await informer.aclose()  # idempotent
+        assert informer.state is State.STOPPED
+        await fake_apiserver.requests.wait_for_watches(0, resource="configmaps", exactly=True)
         with pytest.raises(LifecycleError):
             await informer.run()
         with pytest.raises(LifecycleError):
@@ -374,21 +382,21 @@ async def test_run_and_stop(fake_apiserver: FakeApiServer) -> None:
 
 async def test_leaving_async_with_at_once_stops_cleanly(fake_apiserver: FakeApiServer) -> None:
     """`async with informer:` with an empty body stops without error (and never lists)."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         async with informer:
             pass
-        assert informer.is_stopped and not informer.has_synced()
+        assert informer.state is State.STOPPED and not informer.has_synced()
         assert await informer.wait_for_cache_sync() is False
-    assert not [r for r in fake_apiserver.requests if r.resource == "configmaps"]
+    assert not [r for r in fake_apiserver.requests.records if r.resource == "configmaps"]
 
 
 async def test_stop_before_run_makes_run_return(fake_apiserver: FakeApiServer) -> None:
-    """stop() on an informer that never ran makes a later run() return at once."""
-    async with fake_apiserver.api_client() as api_client:
+    """aclose() on an informer that never ran makes a later run() return at once."""
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
-        await informer.stop()
-        assert informer.is_stopped
+        await informer.aclose()
+        assert informer.state is State.STOPPED
         with anyio.fail_after(5):
             await informer.run()
         with pytest.raises(LifecycleError):
@@ -399,15 +407,15 @@ async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
     fake_apiserver: FakeApiServer,
 ) -> None:
     """A consumer waiting for sync is released (with False) when the informer stops first."""
-    fake_apiserver.fail_next(1000, 500, verb="list")  # never syncs
-    async with fake_apiserver.api_client() as client:
+    fake_apiserver.faults.fail_next(1000, 500, verb="list")  # never syncs
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         registration = informer.add_event_handler(
             ResourceEventHandlerFuncs(on_add=lambda obj: None)
         )
         stream = informer.events()
         async with informer:
-            await fake_apiserver.wait_for_request(lambda r: r.verb == "list")
+            await fake_apiserver.requests.wait_for(lambda r: r.verb == "list")
         with anyio.fail_after(5):
             assert await registration.wait_synced() is False
             assert await stream.wait_synced() is False
@@ -422,13 +430,13 @@ async def test_freeze_gc_after_sync_freezes_once_the_cache_is_synced(
 
     calls: list[int] = []
     monkeypatch.setattr(gc, "freeze", lambda: calls.append(1))
-    await fake_apiserver.create("configmaps", configmap("a"))
-    async with fake_apiserver.api_client() as client:
+    fake_apiserver.objects.create("configmaps", configmap("a"))
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client, freeze_gc_after_sync=True)
         plain = new_informer(client)
         async with informer, plain:
-            assert await informer.wait_for_cache_sync(timeout=10)
-            assert await plain.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
+            assert await asyncio.wait_for(plain.wait_for_cache_sync(), 10)
             # The freeze happens in the same step that marks the cache synced.
             assert calls == [1]
     assert calls == [1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import anyio
@@ -11,6 +12,8 @@ from aioinformer.listener import Event, EventType
 from aioinformer.listwatch import ListOptions, ListResult
 from aioinformer.testing import FakeApiServer, FakeClock
 from tests.support import Recorder, configmap, new_informer
+
+from .support import kube_client
 
 
 class UnusedListerWatcher:
@@ -22,7 +25,7 @@ class UnusedListerWatcher:
 
 
 def periods(informer: SharedIndexInformer) -> list[float]:
-    return [listener.resync_period for listener in informer.listeners]
+    return [listener.resync_period for listener in informer._listeners]
 
 
 def syncs(events: list[Event]) -> list[Event]:
@@ -69,10 +72,10 @@ def test_resync_disabled_ignores_every_handler_period() -> None:
 
 async def test_after_start_a_smaller_period_is_raised(fake_apiserver: FakeApiServer) -> None:
     """After start, a period under the check period is raised to it; the check period stays."""
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client, resync_period=5.0)
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             registration = informer.add_event_handler(Recorder(), resync_period=2.0)
             assert registration.listener.resync_period == 5.0
             slower = informer.add_event_handler(Recorder(), resync_period=8.0)
@@ -86,9 +89,9 @@ async def test_resync_updates_reach_only_listeners_due(fake_apiserver: FakeApiSe
     """Every 1 s (on the informer's clock) the due consumer gets old==new updates; others, and
     resync-off informers, not."""
     for name in ("a", "b"):
-        await fake_apiserver.create("configmaps", configmap(name))
+        fake_apiserver.objects.create("configmaps", configmap(name))
     clock = FakeClock()
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client, resync_period=0.25, clock=clock)
         due, never, later = Recorder(), Recorder(), Recorder()
         tg.start_soon(due.consume, informer.events())  # 1 s (the 0.25 s default, raised)
@@ -99,8 +102,8 @@ async def test_resync_updates_reach_only_listeners_due(fake_apiserver: FakeApiSe
         quiet = Recorder()
         tg.start_soon(quiet.consume, quiet_informer.events(resync_period=1.0))
         async with informer, quiet_informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
-            assert await quiet_informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
+            assert await asyncio.wait_for(quiet_informer.wait_for_cache_sync(), 10)
             await due.wait_for_count(2)
             await clock.advance(0.75)  # three checks, nobody due yet
             assert syncs(due.events) == []
@@ -126,20 +129,22 @@ async def test_with_resync_off_relist_updates_reach_every_listener(
 ) -> None:
     """With resync off every listener stays 'syncing': an unchanged relisted object reaches all."""
     for name in ("a", "b"):
-        await fake_apiserver.create("configmaps", configmap(name))
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+        fake_apiserver.objects.create("configmaps", configmap(name))
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         first, second = Recorder(), Recorder()
         tg.start_soon(first.consume, informer.events())
         tg.start_soon(second.consume, informer.events(resync_period=0))
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
-            await fake_apiserver.wait_for_watches(1, resource="configmaps")
-            lists = len([r for r in fake_apiserver.requests if r.verb == "list"])
-            fake_apiserver.inject_watch_error(500, "InternalError", "relist, please")
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
+            await fake_apiserver.requests.wait_for_watches(1, resource="configmaps")
+            lists = len([r for r in fake_apiserver.requests.records if r.verb == "list"])
+            fake_apiserver.faults.inject_watch_error(500, "InternalError", "relist, please")
             for recorder in (first, second):
                 await recorder.wait_for(lambda events: len(syncs(events)) == 2)
-            assert len([r for r in fake_apiserver.requests if r.verb == "list"]) == lists + 1
+            assert (
+                len([r for r in fake_apiserver.requests.records if r.verb == "list"]) == lists + 1
+            )
         for recorder in (first, second):
             assert [(e.type, e.is_sync) for e in recorder.events[2:]] == [
                 (EventType.UPDATED, True),

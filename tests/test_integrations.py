@@ -13,9 +13,9 @@ import anyio
 import pytest
 from aiohttp import web
 from fastapi import FastAPI
-from kubernetes_asyncio.client import ApiClient
 from prometheus_client import CollectorRegistry
 
+from aioinformer import KubeClient, State
 from aioinformer.factory import SharedInformerFactory
 from aioinformer.integrations import InformerRuntime, run_factory
 from aioinformer.integrations.aiohttp import (
@@ -35,14 +35,14 @@ from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 
 from ._web import serve_aiohttp, serve_asgi
-from .support import FAST_WATCH, configmap
+from .support import FAST_WATCH, configmap, kube_client
 
 GUARD = 10.0
 
 
-def new_factory(api_client: ApiClient) -> SharedInformerFactory:
+def new_factory(client: KubeClient) -> SharedInformerFactory:
     """A factory with a configmaps informer and a fast backoff."""
-    factory = SharedInformerFactory(api_client, watch=FAST_WATCH)
+    factory = SharedInformerFactory(client, watch=FAST_WATCH)
     factory.for_resource("v1/configmaps")
     return factory
 
@@ -54,10 +54,10 @@ async def get(http: aiohttp.ClientSession, url: str) -> tuple[int, str]:
 
 
 @pytest.fixture
-async def api_client(fake_apiserver: FakeApiServer) -> AsyncIterator[ApiClient]:
+async def client(fake_apiserver: FakeApiServer) -> AsyncIterator[KubeClient]:
     """A client of the fake API server, which holds one configmap."""
-    await fake_apiserver.create("configmaps", configmap("a"))
-    async with fake_apiserver.api_client() as client:
+    fake_apiserver.objects.create("configmaps", configmap("a"))
+    async with kube_client(fake_apiserver) as client:
         yield client
 
 
@@ -71,7 +71,7 @@ async def http() -> AsyncIterator[aiohttp.ClientSession]:
 # -- the runtime ---------------------------------------------------------------------------
 
 
-async def test_runtime_readiness_can_require_consumers(api_client: ApiClient) -> None:
+async def test_runtime_readiness_can_require_consumers(client: KubeClient) -> None:
     """With require_consumers_synced, a handler still busy with the initial list keeps the
     runtime unready although the cache synced; it becomes ready once the handler caught up."""
     release = asyncio.Event()
@@ -79,7 +79,7 @@ async def test_runtime_readiness_can_require_consumers(api_client: ApiClient) ->
     async def on_add(obj: KubeObject) -> None:
         await release.wait()
 
-    factory = new_factory(api_client)
+    factory = new_factory(client)
     informer = factory.for_resource("v1/configmaps")
     informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
     with anyio.fail_after(GUARD):
@@ -92,7 +92,9 @@ async def test_runtime_readiness_can_require_consumers(api_client: ApiClient) ->
                 "running": True,
                 "objects": 1,
             }
-            assert await runtime.wait_ready(timeout=0.05) is False
+            with anyio.move_on_after(0) as bound:
+                await runtime.wait_ready()  # the handler still holds the initial list
+            assert bound.cancelled_caught
             release.set()
             assert await runtime.wait_ready()
             assert runtime.healthy()
@@ -102,35 +104,35 @@ async def test_runtime_readiness_can_require_consumers(api_client: ApiClient) ->
                 assert runtime.ready()
         assert not runtime.running
         assert not runtime.ready()
-        assert informer.is_stopped
+        assert informer.state is State.STOPPED
 
 
-async def test_runtime_is_unhealthy_when_an_informer_stopped(api_client: ApiClient) -> None:
+async def test_runtime_is_unhealthy_when_an_informer_stopped(client: KubeClient) -> None:
     """An informer that stops while the app runs makes the runtime unhealthy and unready."""
-    factory = new_factory(api_client)
+    factory = new_factory(client)
     with anyio.fail_after(GUARD):
         async with run_factory(factory, None) as runtime:
             assert await runtime.wait_ready()
             assert runtime.healthy()
-            await factory.for_resource("v1/configmaps").stop()
+            await factory.for_resource("v1/configmaps").aclose()
             assert not runtime.healthy()
             assert not runtime.ready()
 
 
-async def test_run_factory_accepts_builders(api_client: ApiClient) -> None:
+async def test_run_factory_accepts_builders(client: KubeClient) -> None:
     """A builder gets the app and may return a factory or an async context manager of one."""
     seen: list[Any] = []
     exited = asyncio.Event()
 
     def plain(app: Any) -> SharedInformerFactory:
         seen.append(app)
-        return new_factory(api_client)
+        return new_factory(client)
 
     @asynccontextmanager
     async def managed(app: Any) -> AsyncIterator[SharedInformerFactory]:
         seen.append(app)
         try:
-            yield new_factory(api_client)
+            yield new_factory(client)
         finally:
             exited.set()
 
@@ -146,14 +148,14 @@ async def test_run_factory_accepts_builders(api_client: ApiClient) -> None:
 
 
 async def test_fastapi_lifespan_readiness_and_shutdown(
-    fake_apiserver: FakeApiServer, api_client: ApiClient, http: aiohttp.ClientSession
+    fake_apiserver: FakeApiServer, client: KubeClient, http: aiohttp.ClientSession
 ) -> None:
     """Startup does not wait for sync (/readyz 503 while the API server is away), /readyz is
     200 once synced, the runtime is on app.state only while the app runs."""
-    factory = new_factory(api_client)
+    factory = new_factory(client)
     app = FastAPI(lifespan=informer_lifespan(factory))
     app.include_router(health_router())
-    await fake_apiserver.stop_listening()
+    await fake_apiserver.faults.stop_listening()
     with anyio.fail_after(GUARD):
         async with serve_asgi(app) as url:
             status, body = await get(http, url + "/readyz")
@@ -163,11 +165,11 @@ async def test_fastapi_lifespan_readiness_and_shutdown(
             runtime = app.state.informers
             assert isinstance(runtime, InformerRuntime)
             assert runtime.factory is factory
-            await fake_apiserver.start_listening()
+            await fake_apiserver.faults.start_listening()
             assert await runtime.wait_ready()
             assert (await get(http, url + "/readyz"))[0] == 200
         assert not hasattr(app.state, "informers")
-        assert all(informer.is_stopped for informer in factory.informers.values())
+        assert all(informer.state is State.STOPPED for informer in factory.informers.values())
 
 
 async def test_fastapi_probes_without_the_lifespan(http: aiohttp.ClientSession) -> None:
@@ -180,9 +182,9 @@ async def test_fastapi_probes_without_the_lifespan(http: aiohttp.ClientSession) 
             assert (await get(http, url + "/ready"))[0] == 503
 
 
-async def test_fastapi_metrics_router(api_client: ApiClient, http: aiohttp.ClientSession) -> None:
+async def test_fastapi_metrics_router(client: KubeClient, http: aiohttp.ClientSession) -> None:
     """metrics_router serves the registry in the text format."""
-    factory = new_factory(api_client)
+    factory = new_factory(client)
     registry = CollectorRegistry()
     register_informer_metrics(factory, registry=registry)
     app = FastAPI(lifespan=informer_lifespan(factory, state_attr="cache"))
@@ -202,24 +204,24 @@ async def test_fastapi_metrics_router(api_client: ApiClient, http: aiohttp.Clien
 
 
 async def test_aiohttp_cleanup_ctx_readiness_and_shutdown(
-    fake_apiserver: FakeApiServer, api_client: ApiClient, http: aiohttp.ClientSession
+    fake_apiserver: FakeApiServer, client: KubeClient, http: aiohttp.ClientSession
 ) -> None:
     """Startup does not wait for sync, /readyz flips to 200 once synced, cleanup stops the
     informers; /metrics serves the registry."""
-    factory = new_factory(api_client)
+    factory = new_factory(client)
     registry = CollectorRegistry()
     register_informer_metrics(factory, registry=registry)
     app = web.Application()
     app.cleanup_ctx.append(informer_cleanup_ctx(factory))
     add_health_routes(app)
     app.router.add_get("/metrics", metrics_handler(registry))
-    await fake_apiserver.stop_listening()
+    await fake_apiserver.faults.stop_listening()
     with anyio.fail_after(GUARD):
         async with serve_aiohttp(app) as url:
             runtime = app[INFORMERS]
             assert (await get(http, url + "/readyz"))[0] == 503
             assert await get(http, url + "/healthz") == (200, "ok")
-            await fake_apiserver.start_listening()
+            await fake_apiserver.faults.start_listening()
             assert await runtime.wait_ready()
             status, body = await get(http, url + "/readyz")
             assert status == 200
@@ -228,14 +230,14 @@ async def test_aiohttp_cleanup_ctx_readiness_and_shutdown(
             assert status == 200
             assert 'aioinformer_informer_synced{informer="v1/configmaps"} 1.0' in text
         assert not runtime.running
-        assert all(informer.is_stopped for informer in factory.informers.values())
+        assert all(informer.state is State.STOPPED for informer in factory.informers.values())
 
 
 async def test_aiohttp_startup_and_cleanup_may_run_in_different_tasks(
-    api_client: ApiClient,
+    client: KubeClient,
 ) -> None:
     """The factory lives in a task of its own, so cleanup from another task works."""
-    factory = new_factory(api_client)
+    factory = new_factory(client)
     app = web.Application()
     app.cleanup_ctx.append(informer_cleanup_ctx(factory))
     runner = web.AppRunner(app)
@@ -243,10 +245,10 @@ async def test_aiohttp_startup_and_cleanup_may_run_in_different_tasks(
         await asyncio.create_task(runner.setup())
         assert await app[INFORMERS].wait_ready()
         await asyncio.create_task(runner.cleanup())
-    assert all(informer.is_stopped for informer in factory.informers.values())
+    assert all(informer.state is State.STOPPED for informer in factory.informers.values())
 
 
-async def test_aiohttp_startup_failure_propagates(api_client: ApiClient) -> None:
+async def test_aiohttp_startup_failure_propagates(client: KubeClient) -> None:
     """A builder that fails makes startup fail with its error, leaving no task behind."""
 
     def broken(app: web.Application) -> SharedInformerFactory:
@@ -263,14 +265,14 @@ async def test_aiohttp_startup_failure_propagates(api_client: ApiClient) -> None
 
 
 async def test_aiohttp_cleanup_is_bounded(
-    api_client: ApiClient, caplog: pytest.LogCaptureFixture
+    client: KubeClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A builder whose exit hangs is cancelled after shutdown_timeout."""
     hang = asyncio.Event()
 
     @asynccontextmanager
     async def stuck(app: web.Application) -> AsyncIterator[SharedInformerFactory]:
-        yield new_factory(api_client)
+        yield new_factory(client)
         await hang.wait()  # never set: only cancellation ends it
 
     app = web.Application()

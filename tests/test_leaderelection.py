@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from aioinformer import KubeClient
 from aioinformer.controller import Controller
 from aioinformer.errors import LifecycleError
 from aioinformer.factory import SharedInformerFactory
@@ -18,7 +19,7 @@ from aioinformer.leaderelection import LeaderElector, LeaseRecord
 from aioinformer.listener import Registration
 from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
-from tests.support import configmap, wait_until
+from tests.support import configmap, kube_client, wait_until
 
 LEASE = "demo-lock"
 LEASE_DURATION = 1.0
@@ -38,7 +39,9 @@ class Candidate:
     new_leader: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-def candidate(server_client: object, identity: str, *, release_on_cancel: bool = True) -> Candidate:
+def candidate(
+    server_client: KubeClient, identity: str, *, release_on_cancel: bool = True
+) -> Candidate:
     """An elector with short test timings and recording callbacks."""
     holder: list[Candidate] = []
 
@@ -46,7 +49,7 @@ def candidate(server_client: object, identity: str, *, release_on_cancel: bool =
         holder[0].started.set()
 
     elector = LeaderElector(
-        api_client=server_client,  # type: ignore[arg-type]
+        client=server_client,
         lease_name=LEASE,
         namespace="default",
         identity=identity,
@@ -68,10 +71,10 @@ def new_leader(c: Candidate, who: str) -> None:
     c.new_leader.set()
 
 
-def make_elector(client: object, **options: Any) -> LeaderElector:
+def make_elector(client: KubeClient, **options: Any) -> LeaderElector:
     """An elector named "a" on the test lease, with the short test timings."""
     return LeaderElector(
-        api_client=client,  # type: ignore[arg-type]
+        client=client,
         lease_name=LEASE,
         namespace="default",
         identity="a",
@@ -84,7 +87,7 @@ def make_elector(client: object, **options: Any) -> LeaderElector:
 
 async def lease(server: FakeApiServer) -> KubeObject:
     """The Lease object as stored by the server."""
-    return await server.get("leases", LEASE, namespace="default")
+    return server.objects.get("leases", LEASE, namespace="default")
 
 
 def is_lease_update(record: object, status: int = 200) -> bool:
@@ -98,10 +101,10 @@ def is_lease_update(record: object, status: int = 200) -> bool:
 
 async def test_first_candidate_creates_the_lease(fake_apiserver: FakeApiServer) -> None:
     """A lone candidate creates the Lease with its identity, durations and micro times."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         a = candidate(client, "a")
         async with a.elector:
-            term = await asyncio.wait_for(a.elector.wait_for_leadership(), GUARD)
+            term = await asyncio.wait_for(a.elector.wait_leading(), GUARD)
             assert term is not None and term.number == 1
             assert a.elector.is_leader and a.started.is_set()
             obj = await lease(fake_apiserver)
@@ -118,17 +121,17 @@ async def test_first_candidate_creates_the_lease(fake_apiserver: FakeApiServer) 
 async def test_leader_renews_and_the_follower_waits(fake_apiserver: FakeApiServer) -> None:
     """The leader moves renewTime (acquireTime and transitions kept); the follower never leads
     while renewals go on, and reports the leader."""
-    async with fake_apiserver.api_client() as client_a, fake_apiserver.api_client() as client_b:
+    async with kube_client(fake_apiserver) as client_a, kube_client(fake_apiserver) as client_b:
         a, b = candidate(client_a, "a"), candidate(client_b, "b")
         async with a.elector:
             await asyncio.wait_for(a.started.wait(), GUARD)
             first = LeaseRecord.from_lease(await lease(fake_apiserver))
             async with b.elector:
                 # Renewals spanning more than a lease duration: the follower must not take over.
-                start = len(fake_apiserver.requests)
+                start = len(fake_apiserver.requests.records)
                 for _ in range(round((LEASE_DURATION + RETRY_PERIOD) / RETRY_PERIOD)):
-                    await fake_apiserver.wait_for_request(is_lease_update, start=start)
-                    start = len(fake_apiserver.requests)
+                    await fake_apiserver.requests.wait_for(is_lease_update, start=start)
+                    start = len(fake_apiserver.requests.records)
                 assert not b.elector.is_leader and not b.started.is_set()
                 assert b.elector.leader == "a" and b.leaders == ["a"]
                 later = LeaseRecord.from_lease(await lease(fake_apiserver))
@@ -142,9 +145,9 @@ async def test_leader_renews_and_the_follower_waits(fake_apiserver: FakeApiServe
 async def test_graceful_stop_releases_and_the_follower_takes_over_at_once(
     fake_apiserver: FakeApiServer,
 ) -> None:
-    """Stopping the leader clears holderIdentity; the follower takes over, incrementing
+    """Closing the leader clears holderIdentity; the follower takes over, incrementing
     leaseTransitions (the timing: tests/test_leaderelection_timing.py)."""
-    async with fake_apiserver.api_client() as client_a, fake_apiserver.api_client() as client_b:
+    async with kube_client(fake_apiserver) as client_a, kube_client(fake_apiserver) as client_b:
         a, b = candidate(client_a, "a"), candidate(client_b, "b")
         async with asyncio.TaskGroup() as group:
             group.create_task(a.elector.run())
@@ -152,7 +155,7 @@ async def test_graceful_stop_releases_and_the_follower_takes_over_at_once(
             async with b.elector:
                 await wait_until(b.new_leader, lambda: b.leaders == ["a"])
                 assert not b.elector.is_leader
-                a.elector.stop()
+                await a.elector.aclose()
                 await asyncio.wait_for(a.elector.wait_stopped(), GUARD)
                 assert a.stopped.is_set() and not a.elector.is_leader
                 await asyncio.wait_for(b.started.wait(), GUARD)
@@ -169,14 +172,14 @@ async def test_racing_candidates_elect_exactly_one(fake_apiserver: FakeApiServer
     """Three candidates starting together: one creates the lease, the others get 409 and
     follow."""
     async with (
-        fake_apiserver.api_client() as c1,
-        fake_apiserver.api_client() as c2,
-        fake_apiserver.api_client() as c3,
+        kube_client(fake_apiserver) as c1,
+        kube_client(fake_apiserver) as c2,
+        kube_client(fake_apiserver) as c3,
     ):
         candidates = [candidate(c, name) for c, name in ((c1, "a"), (c2, "b"), (c3, "c"))]
         async with candidates[0].elector, candidates[1].elector, candidates[2].elector:
             await asyncio.wait_for(
-                fake_apiserver.wait_for_request(
+                fake_apiserver.requests.wait_for(
                     lambda r: r.verb == "create" and r.resource == "leases" and r.status == 201,
                     start=0,
                 ),
@@ -186,19 +189,21 @@ async def test_racing_candidates_elect_exactly_one(fake_apiserver: FakeApiServer
             winner = next(c for c in candidates if c.elector.identity == leader)
             await asyncio.wait_for(winner.started.wait(), GUARD)
             # Every candidate has looked at the lease at least once since.
-            start = len(fake_apiserver.requests)
+            start = len(fake_apiserver.requests.records)
             for other in candidates:
                 if other is not winner:
                     await wait_for_poll(fake_apiserver, start)
             assert [c.elector.is_leader for c in candidates].count(True) == 1
-    creates = [r.status for r in fake_apiserver.requests if r.verb == "create"]
+    creates = [r.status for r in fake_apiserver.requests.records if r.verb == "create"]
     assert creates.count(201) == 1
 
 
 async def wait_for_poll(server: FakeApiServer, start: int) -> None:
     """Wait for a GET of the lease after request index ``start`` (a leader renews without
     reading, so while one leads this is a follower's poll)."""
-    await server.wait_for_request(lambda r: r.verb == "get" and r.resource == "leases", start=start)
+    await server.requests.wait_for(
+        lambda r: r.verb == "get" and r.resource == "leases", start=start
+    )
 
 
 async def test_leader_that_cannot_renew_steps_down_then_leads_again(
@@ -219,46 +224,46 @@ async def test_leader_that_cannot_renew_steps_down_then_leads_again(
             cancelled.set()
             raise
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         elector = make_elector(
             client,
             on_started_leading=lead,
             on_stopped_leading=stopped_leading,
         )
         async with elector:
-            first = await asyncio.wait_for(elector.wait_for_leadership(), GUARD)
+            first = await asyncio.wait_for(elector.wait_leading(), GUARD)
             assert first is not None
-            await fake_apiserver.stop_listening()
+            await fake_apiserver.faults.stop_listening()
             await asyncio.wait_for(lost.wait(), GUARD)
             assert first.ended and cancelled.is_set() and not elector.is_leader
-            await fake_apiserver.start_listening()
-            second = await asyncio.wait_for(elector.wait_for_leadership(), GUARD)
+            await fake_apiserver.faults.start_listening()
+            second = await asyncio.wait_for(elector.wait_leading(), GUARD)
             assert second is not None and second.number == 2
         spec = (await lease(fake_apiserver))["spec"]
     assert spec["leaseTransitions"] == 0  # the same holder took its own lease back
 
 
-async def test_wait_for_leadership_returns_none_once_stopped(
+async def test_wait_leading_returns_none_once_stopped(
     fake_apiserver: FakeApiServer,
 ) -> None:
     """A follower waiting for leadership is told None when its elector stops; it runs once."""
-    async with fake_apiserver.api_client() as client_a, fake_apiserver.api_client() as client_b:
+    async with kube_client(fake_apiserver) as client_a, kube_client(fake_apiserver) as client_b:
         a, b = candidate(client_a, "a"), candidate(client_b, "b")
         async with a.elector:
             await asyncio.wait_for(a.started.wait(), GUARD)
             async with asyncio.TaskGroup() as group:
-                waiting = group.create_task(b.elector.wait_for_leadership())
+                waiting = group.create_task(b.elector.wait_leading())
                 async with b.elector:
                     await asyncio.wait_for(wait_for_poll(fake_apiserver, 0), GUARD)
                 assert await asyncio.wait_for(waiting, GUARD) is None
             assert not b.stopped.is_set()  # never led, so on_stopped_leading was not called
         with pytest.raises(LifecycleError):
-            _ = b.elector.run()
+            await b.elector.run()
 
 
 def test_invalid_timings_are_rejected() -> None:
     """renew_deadline must lie between retry_period and lease_duration; names are required."""
-    base = {"api_client": object(), "lease_name": "l", "namespace": "ns", "identity": "me"}
+    base = {"client": object(), "lease_name": "l", "namespace": "ns", "identity": "me"}
     with pytest.raises(ValueError):
         LeaderElector(**base, lease_duration=5, renew_deadline=5, retry_period=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
@@ -293,9 +298,9 @@ async def replica(
     server: FakeApiServer, name: str, *, release_on_cancel: bool = True
 ) -> AsyncIterator[Replica]:
     """A replica whose controller the caller runs (``await replica.controller.run()``)."""
-    async with server.api_client() as client:
+    async with kube_client(server) as client:
         elector = LeaderElector(
-            api_client=client,
+            client=client,
             lease_name=LEASE,
             namespace="default",
             identity=name,
@@ -325,7 +330,7 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
     """Two controllers on one lease: only the leader reconciles; when it stops (releasing the
     lease) the other takes over and reconciles everything."""
     for i in range(3):
-        await fake_apiserver.create("configmaps", configmap(f"cm{i}"))
+        fake_apiserver.objects.create("configmaps", configmap(f"cm{i}"))
     keys = {f"default/cm{i}" for i in range(3)}
     async with (
         replica(fake_apiserver, "a") as a,
@@ -335,25 +340,29 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
         run_a = group.create_task(a.controller.run())
         await wait_until(a.changed, lambda: a.keys() == keys)
         group.create_task(b.controller.run())
-        await asyncio.wait_for(wait_for_poll(fake_apiserver, len(fake_apiserver.requests)), GUARD)
+        await asyncio.wait_for(
+            wait_for_poll(fake_apiserver, len(fake_apiserver.requests.records)), GUARD
+        )
         await asyncio.wait_for(b.registration.wait_synced(), GUARD)
-        await fake_apiserver.create("configmaps", configmap("late"))
+        fake_apiserver.objects.create("configmaps", configmap("late"))
         keys.add("default/late")
         await wait_until(a.changed, lambda: a.keys() == keys)
-        await asyncio.wait_for(wait_for_poll(fake_apiserver, len(fake_apiserver.requests)), GUARD)
+        await asyncio.wait_for(
+            wait_for_poll(fake_apiserver, len(fake_apiserver.requests.records)), GUARD
+        )
         # The follower's informer queued the keys, but it reconciled nothing.
         assert b.reconciled == [] and len(b.controller.queue) >= 3
         assert a.controller.leading and not b.controller.leading
         assert b.elector.leader == "a"
 
-        a.controller.stop()
+        await a.controller.aclose()
         await asyncio.wait_for(run_a, GUARD)
         count_a = len(a.reconciled)
         await wait_until(b.changed, lambda: b.keys() == keys)
         assert len(a.reconciled) == count_a  # a never reconciled again
         spec = (await lease(fake_apiserver))["spec"]
         assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
-        b.controller.stop()
+        await b.controller.aclose()
     assert (await lease(fake_apiserver))["spec"]["holderIdentity"] == ""
 
 
@@ -363,7 +372,7 @@ async def test_killed_leader_controller_is_replaced_after_expiry(
     """A leader controller cancelled without releasing: the other takes over once the lease
     expired, and reconciles everything (the expiry timing:
     tests/test_leaderelection_timing.py)."""
-    await fake_apiserver.create("configmaps", configmap("cm"))
+    fake_apiserver.objects.create("configmaps", configmap("cm"))
     async with (
         replica(fake_apiserver, "a", release_on_cancel=False) as a,
         replica(fake_apiserver, "b") as b,
@@ -372,7 +381,9 @@ async def test_killed_leader_controller_is_replaced_after_expiry(
         run_a = group.create_task(a.controller.run())
         await wait_until(a.changed, lambda: a.keys() == {"default/cm"})
         group.create_task(b.controller.run())
-        await asyncio.wait_for(wait_for_poll(fake_apiserver, len(fake_apiserver.requests)), GUARD)
+        await asyncio.wait_for(
+            wait_for_poll(fake_apiserver, len(fake_apiserver.requests.records)), GUARD
+        )
         run_a.cancel()
         with pytest.raises(asyncio.CancelledError):
             await run_a
@@ -380,7 +391,7 @@ async def test_killed_leader_controller_is_replaced_after_expiry(
         await wait_until(b.changed, lambda: b.keys() == {"default/cm"})
         spec = (await lease(fake_apiserver))["spec"]
         assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
-        b.controller.stop()
+        await b.controller.aclose()
 
 
 async def test_lost_leadership_cancels_reconciles_until_reelected(
@@ -388,7 +399,7 @@ async def test_lost_leadership_cancels_reconciles_until_reelected(
 ) -> None:
     """When the lease cannot be renewed the workers stop at once (the in-flight reconcile is
     cancelled and its key kept); once leading again the key is reconciled to completion."""
-    await fake_apiserver.create("configmaps", configmap("slow"))
+    fake_apiserver.objects.create("configmaps", configmap("slow"))
     attempts: list[str] = []
     first_started = asyncio.Event()
     cancelled = asyncio.Event()
@@ -405,9 +416,9 @@ async def test_lost_leadership_cancels_reconciles_until_reelected(
                 raise
         completed.set()
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         elector = LeaderElector(
-            api_client=client,
+            client=client,
             lease_name=LEASE,
             namespace="default",
             identity="solo",
@@ -425,13 +436,13 @@ async def test_lost_leadership_cancels_reconciles_until_reelected(
                 await asyncio.wait_for(first_started.wait(), GUARD)
                 term = elector.term
                 assert term is not None
-                await fake_apiserver.stop_listening()
+                await fake_apiserver.faults.stop_listening()
                 await asyncio.wait_for(term.wait_ended(), GUARD)
                 await asyncio.wait_for(cancelled.wait(), GUARD)
                 assert not controller.leading
                 assert controller.statistics().in_flight == 0
                 assert attempts == ["default/slow"]
-                await fake_apiserver.start_listening()
+                await fake_apiserver.faults.start_listening()
                 await asyncio.wait_for(completed.wait(), GUARD)
                 assert attempts == ["default/slow", "default/slow"]
                 assert elector.term is not None and elector.term.number == 2
@@ -447,7 +458,7 @@ async def test_stop_is_bounded_even_with_a_callback_that_never_returns(
         hung.set()
         await asyncio.Event().wait()
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         elector = make_elector(
             client,
             on_new_leader=on_new_leader,
@@ -461,19 +472,16 @@ async def test_stop_is_bounded_even_with_a_callback_that_never_returns(
 async def test_unauthorized_lease_requests_reload_credentials(
     fake_apiserver: FakeApiServer,
 ) -> None:
-    """A 401 on the lease calls the credential refresher, and the campaign goes on."""
+    """A 401 on the lease reloads the client's credentials, and the campaign goes on."""
     refreshed = asyncio.Event()
 
     async def refresher() -> None:
         refreshed.set()
 
-    fake_apiserver.fail_next(1, 401, resource="leases")
-    async with fake_apiserver.api_client() as client:
-        elector = make_elector(
-            client,
-            credential_refresher=refresher,
-        )
+    fake_apiserver.faults.fail_next(1, 401, resource="leases")
+    async with kube_client(fake_apiserver, credential_refresher=refresher) as client:
+        elector = make_elector(client)
         async with asyncio.timeout(GUARD), elector:
             await refreshed.wait()
-            term = await elector.wait_for_leadership()
+            term = await elector.wait_leading()
             assert term is not None

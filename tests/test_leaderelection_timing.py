@@ -8,7 +8,6 @@ next poll, and an abandoned one a lease duration after it last saw it change.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -16,60 +15,14 @@ from dataclasses import dataclass, field
 import anyio
 import pytest
 
-from aioinformer.errors import ConflictError, NotFoundError, TransportError
 from aioinformer.leaderelection import LeaderElector
-from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeClock
+
+from .memory_lw import MemoryLease
 
 LEASE_DURATION = 15.0
 RENEW_DEADLINE = 10.0
 RETRY_PERIOD = 2.0
-
-
-@dataclass
-class MemoryLease:
-    """One Lease held in memory, with the API server's optimistic concurrency: ``replace``
-    needs the stored resourceVersion (409 otherwise), ``create`` a missing lease."""
-
-    clock: FakeClock
-    lease: KubeObject | None = None
-    version: int = 0
-    down: bool = False
-    #: ``(virtual time, verb, holder)`` of every successful write.
-    writes: list[tuple[float, str, str]] = field(default_factory=list)
-
-    async def get(self) -> KubeObject:
-        self._check_up()
-        if self.lease is None:
-            raise NotFoundError(code=404, reason="NotFound")
-        return copy.deepcopy(self.lease)
-
-    async def create(self, body: KubeObject) -> KubeObject:
-        self._check_up()
-        if self.lease is not None:
-            raise ConflictError(code=409, reason="AlreadyExists")
-        return self._store("create", body)
-
-    async def replace(self, body: KubeObject) -> KubeObject:
-        self._check_up()
-        if self.lease is None or body["metadata"].get("resourceVersion") != str(self.version):
-            raise ConflictError(code=409, reason="Conflict")
-        return self._store("replace", body)
-
-    def holder(self) -> str | None:
-        return None if self.lease is None else self.lease["spec"]["holderIdentity"]
-
-    def _check_up(self) -> None:
-        if self.down:
-            raise TransportError("the API server is unreachable")
-
-    def _store(self, verb: str, body: KubeObject) -> KubeObject:
-        self.version += 1
-        stored = copy.deepcopy(body)
-        stored["metadata"]["resourceVersion"] = str(self.version)
-        self.lease = stored
-        self.writes.append((self.clock.now(), verb, stored["spec"]["holderIdentity"]))
-        return copy.deepcopy(stored)
 
 
 @dataclass
@@ -111,7 +64,7 @@ async def campaigning(*candidates: Candidate) -> AsyncIterator[anyio.abc.TaskGro
             tg.start_soon(c.elector.run)
         yield tg
         for c in candidates:
-            c.elector.stop()
+            tg.start_soon(c.elector.aclose)
 
 
 @pytest.fixture
@@ -151,11 +104,11 @@ async def test_a_released_lease_is_taken_at_the_next_poll(api: MemoryLease) -> N
     """When the leader stops it releases the lease; the follower takes it over at its next
     poll (within one retry period), counting a transition."""
     a, b = candidate(api, "a"), candidate(api, "b")
-    async with campaigning(a):
+    async with campaigning(a) as tg:
         await api.clock.advance(1.0)
         async with campaigning(b):
             await api.clock.advance(3.5)  # b polled at 1 and 3; a renewed at 2 and 4
-            a.elector.stop()
+            tg.start_soon(a.elector.aclose)
             await api.clock.advance(0.0)
             assert a.stopped == [4.5] and api.holder() == ""
             await api.clock.advance(1.0)

@@ -9,8 +9,9 @@ import anyio.lowlevel
 import pytest
 from anyio.abc import TaskStatus
 
-from aioinformer._lifecycle import Service, State
+from aioinformer._lifecycle import Service, State, in_cancelled_scope
 from aioinformer.errors import LifecycleError
+from aioinformer.testing import FakeClock
 
 
 class Worker(Service):
@@ -24,10 +25,14 @@ class Worker(Service):
         self.fail_with: BaseException | None = None
         self.fail_now = anyio.Event()
         self.stop_hook_calls = 0
+        self.stopped_hook_calls = 0
         self.cancelled = False
 
     def _on_stop_requested(self) -> None:
         self.stop_hook_calls += 1
+
+    def _on_stopped(self) -> None:
+        self.stopped_hook_calls += 1
 
     async def _serve(self, ready: Callable[[], None]) -> None:
         async with anyio.create_task_group() as tg:
@@ -173,14 +178,78 @@ async def test_runs_only_once() -> None:
 
 
 async def test_graceful_stop_is_bounded_then_cancels() -> None:
-    """A component that ignores the stop request is cancelled once its bound expires."""
-    worker = Worker(obey_stop=False, stop_timeout=0.01)
+    """A component that ignores the stop request is cancelled once its bound expires, on its
+    clock."""
+    clock = FakeClock()
+    worker = Worker(obey_stop=False, stop_timeout=10.0)
+    worker._clock = clock
     async with anyio.create_task_group() as tg:
         tg.start_soon(worker.run)
-        await anyio.lowlevel.checkpoint()
-        await worker.aclose()
+        tg.start_soon(worker.aclose)
+        await clock.advance(9.5)
+        assert worker.state is State.STOPPING
+        assert not worker.cancelled
+        await clock.advance(0.5)
+        await worker.wait_stopped()
     assert worker.cancelled
     assert worker.state is State.STOPPED
+    assert worker.stopped_hook_calls == 1
+
+
+async def test_the_stopped_hook_runs_once_whether_or_not_it_ran() -> None:
+    """``_on_stopped`` runs once after run() returned, and once for a component closed
+    before it ran."""
+    ran = Worker()
+    async with ran:
+        pass
+    await ran.aclose()
+    never = Worker()
+    await never.aclose()
+    await never.aclose()
+    assert (ran.stopped_hook_calls, never.stopped_hook_calls) == (1, 1)
+
+
+async def test_a_stop_request_cancels_the_stop_scopes() -> None:
+    """Waits inside ``_until_stop_requested()`` end at the stop request; a scope opened after
+    it is cancelled from the start."""
+    worker = Worker()
+    outcome: list[bool] = []
+
+    async def wait_in_scope() -> None:
+        with worker._until_stop_requested() as scope:
+            await anyio.sleep_forever()
+        outcome.append(scope.cancelled_caught)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(worker.run)
+        tg.start_soon(wait_in_scope)
+        await anyio.wait_all_tasks_blocked()
+        await worker.aclose()
+    with worker._until_stop_requested() as late:
+        await anyio.lowlevel.checkpoint()
+    assert outcome == [True]
+    assert late.cancelled_caught
+
+
+async def test_in_cancelled_scope_tells_our_cancellation_from_an_awaited_one() -> None:
+    """A cancelled scope is "ours"; a CancelledError from an awaited, cancelled future is not."""
+    import asyncio
+
+    seen: list[bool] = []
+    future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    future.cancel()
+    try:
+        await future
+    except asyncio.CancelledError:
+        seen.append(in_cancelled_scope())
+    with anyio.CancelScope() as scope:
+        scope.cancel()
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            seen.append(in_cancelled_scope())
+            raise
+    assert seen == [False, True]
 
 
 async def test_cancelling_the_block_cancels_the_component_at_once() -> None:

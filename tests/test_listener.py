@@ -12,16 +12,19 @@ from typing import Any
 import anyio
 import pytest
 
+from aioinformer import State
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import Event, EventStream, EventType, ResourceEventHandlerFuncs
 from aioinformer.objects import KubeObject, meta_namespace_key
 from aioinformer.testing import FakeApiServer
 from tests.support import Recorder, configmap, new_informer, wait_until
 
+from .support import kube_client
+
 
 async def create(server: FakeApiServer, *names: str) -> None:
     for name in names:
-        await server.create("configmaps", configmap(name, v="0"))
+        server.objects.create("configmaps", configmap(name, v="0"))
 
 
 def keys(events: list[Event]) -> list[str]:
@@ -35,10 +38,10 @@ def keys(events: list[Event]) -> list[str]:
 async def synced_informer(server: FakeApiServer) -> AsyncIterator[SharedIndexInformer]:
     """A running, synced informer over three ConfigMaps."""
     await create(server, "a", "b", "c")
-    async with server.api_client() as api_client:
+    async with kube_client(server) as api_client:
         informer = new_informer(api_client)
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             yield informer
 
 
@@ -46,10 +49,10 @@ async def test_break_unregisters_at_once(fake_apiserver: FakeApiServer) -> None:
     """`break` out of `async for ev in informer.events()` removes the listener immediately."""
     async with synced_informer(fake_apiserver) as synced:
         async for event in synced.events():
-            assert len(synced.listeners) == 1
+            assert len(synced.statistics().listeners) == 1
             assert event.type is EventType.ADDED and event.is_in_initial_list
             break
-        assert synced.listeners == []
+        assert synced.statistics().listeners == ()
 
 
 async def test_an_exception_in_the_loop_unregisters_at_once(fake_apiserver: FakeApiServer) -> None:
@@ -60,7 +63,7 @@ async def test_an_exception_in_the_loop_unregisters_at_once(fake_apiserver: Fake
             async for _ in synced.events():
                 raise ValueError("consumer failed")
         except ValueError:
-            counts.append(len(synced.listeners))
+            counts.append(len(synced.statistics().listeners))
         assert counts == [0]
 
 
@@ -78,17 +81,17 @@ async def test_cancellation_while_waiting_unregisters_at_once(
                     if event.object["metadata"]["name"] == "c":
                         drained.set()  # the cache is read: the next __anext__ blocks
             except asyncio.CancelledError:
-                counts.append(len(synced.listeners))
+                counts.append(len(synced.statistics().listeners))
                 raise
 
         task = asyncio.create_task(consume())
         await drained.wait()
-        assert len(synced.listeners) == 1
+        assert len(synced.statistics().listeners) == 1
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         assert counts == [0]
-        assert synced.listeners == []
+        assert synced.statistics().listeners == ()
 
 
 async def test_cancelling_a_scope_around_the_loop_unregisters(
@@ -101,23 +104,23 @@ async def test_cancelling_a_scope_around_the_loop_unregisters(
                 if event.object["metadata"]["name"] == "c":
                     scope.cancel()  # lands in the next, blocking, __anext__
         assert scope.cancelled_caught
-        assert synced.listeners == []
+        assert synced.statistics().listeners == ()
 
 
 async def test_aclose_and_async_with_unregister(fake_apiserver: FakeApiServer) -> None:
     """aclose() and the end of `async with informer.events()` unregister (idempotently)."""
     async with synced_informer(fake_apiserver) as synced:
         stream = synced.events()
-        assert len(synced.listeners) == 1 and not stream.closed
+        assert len(synced.statistics().listeners) == 1 and not stream.closed
         await stream.aclose()
         await stream.aclose()
-        assert synced.listeners == [] and stream.closed
+        assert synced.statistics().listeners == () and stream.closed
         with pytest.raises(StopAsyncIteration):
             await anext(stream)
         async with synced.events() as other:
             assert (await anext(other)).type is EventType.ADDED
-            assert len(synced.listeners) == 1
-        assert synced.listeners == []
+            assert len(synced.statistics().listeners) == 1
+        assert synced.statistics().listeners == ()
 
 
 async def test_a_held_stream_survives_a_timed_out_read(fake_apiserver: FakeApiServer) -> None:
@@ -128,20 +131,20 @@ async def test_a_held_stream_survives_a_timed_out_read(fake_apiserver: FakeApiSe
             await anext(stream)
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(anext(stream), 0.05)  # nothing to read: times out
-        assert not stream.closed and len(synced.listeners) == 1
+        assert not stream.closed and len(synced.statistics().listeners) == 1
         await stream.aclose()
 
 
 async def test_a_stream_ends_when_the_informer_stops(fake_apiserver: FakeApiServer) -> None:
     """A consumer's `async for` ends by itself when the informer stops."""
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         recorder = Recorder()
         tg.start_soon(recorder.consume, informer.events())
         async with informer:
             await recorder.wait_for_count(1)
-        assert informer.listeners == []
+        assert informer.statistics().listeners == ()
     assert recorder.summary() == [("ADDED", "default/a")]
 
 
@@ -156,11 +159,11 @@ async def test_a_late_subscriber_sees_each_existing_object_once(
     rng = random.Random(7)
     names = [f"cm-{i}" for i in range(12)]
     await create(server, *names[:4])
-    async with server.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(server) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         joined: list[tuple[Recorder, set[str]]] = []
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             for step in range(60):
                 if step % 10 == 5:
                     # Join while the informer is busy delivering the writer's changes.
@@ -170,14 +173,14 @@ async def test_a_late_subscriber_sees_each_existing_object_once(
                     tg.start_soon(recorder.consume, stream)
                     del stream
                 name = rng.choice(names)
-                if name in {o["metadata"]["name"] for o in await server.list_objects("configmaps")}:
-                    await server.patch("configmaps", name, {"data": {"v": str(step)}})
+                if name in {o["metadata"]["name"] for o in server.objects.list("configmaps")}:
+                    server.objects.patch("configmaps", name, {"data": {"v": str(step)}})
                 else:
-                    await server.create("configmaps", configmap(name, v=str(step)))
+                    server.objects.create("configmaps", configmap(name, v=str(step)))
                 await asyncio.sleep(0)  # let the informer deliver between writes
             expected = {
                 meta_namespace_key(o): o["metadata"]["resourceVersion"]
-                for o in await server.list_objects("configmaps")
+                for o in server.objects.list("configmaps")
             }
 
             def view(events: list[Event]) -> dict[str, str]:
@@ -214,10 +217,10 @@ async def test_a_late_subscriber_sees_each_existing_object_once(
 async def test_a_handler_added_after_start_gets_the_cache(fake_apiserver: FakeApiServer) -> None:
     """add_event_handler after sync replays the cache as initial adds; then it is synced."""
     await create(fake_apiserver, "a", "b")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             recorder = Recorder()
             registration = informer.add_event_handler(recorder)
             with anyio.fail_after(10):
@@ -255,7 +258,7 @@ async def test_handlers_of_every_shape(fake_apiserver: FakeApiServer) -> None:
             note("deletes", obj["metadata"]["name"])
 
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         informer.add_event_handler(
             ResourceEventHandlerFuncs(
@@ -269,9 +272,9 @@ async def test_handlers_of_every_shape(fake_apiserver: FakeApiServer) -> None:
         )
         informer.add_event_handler(OnlyDeletes())
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
-            await fake_apiserver.patch("configmaps", "a", {"data": {"v": "1"}})
-            await fake_apiserver.delete("configmaps", "a")
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
+            fake_apiserver.objects.patch("configmaps", "a", {"data": {"v": "1"}})
+            fake_apiserver.objects.delete("configmaps", "a")
             await wait_until(
                 changed, lambda: len(calls["funcs"]) == 3 and len(calls["deletes"]) == 1
             )
@@ -299,7 +302,7 @@ async def test_each_handler_runs_in_its_own_task(fake_apiserver: FakeApiServer) 
         return ResourceEventHandlerFuncs(on_add=on_add)
 
     await create(fake_apiserver, "a", "b", "c")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         x = informer.add_event_handler(handler("x"))
         informer.add_event_handler(handler("y"))
@@ -329,15 +332,15 @@ async def test_a_failing_handler_is_logged_counted_and_fed_on(
             recorder.on_delete(obj)
 
     await create(fake_apiserver, "a", "b")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         registration = informer.add_event_handler(Flaky())
         with caplog.at_level(logging.ERROR, logger="aioinformer.listener"):
             async with informer:
                 await registration.wait_synced()  # a failed initial add still counts as done
                 await create(fake_apiserver, "c")
-                await fake_apiserver.patch("configmaps", "b", {"data": {"v": "1"}})
-                await fake_apiserver.delete("configmaps", "b")
+                fake_apiserver.objects.patch("configmaps", "b", {"data": {"v": "1"}})
+                fake_apiserver.objects.delete("configmaps", "b")
                 await recorder.wait_for_count(2)
     assert recorder.summary() == [("ADDED", "default/b"), ("DELETED", "default/b")]
     assert registration.handler_errors == 3
@@ -349,7 +352,7 @@ async def test_a_failing_handler_is_logged_counted_and_fed_on(
 async def test_remove_event_handler_stops_delivery(fake_apiserver: FakeApiServer) -> None:
     """After remove_event_handler a handler receives nothing more; removing twice is fine."""
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         removed, kept = Recorder(), Recorder()
         registration = informer.add_event_handler(removed)
@@ -359,7 +362,7 @@ async def test_remove_event_handler_stops_delivery(fake_apiserver: FakeApiServer
             informer.remove_event_handler(registration)
             informer.remove_event_handler(registration)
             assert registration.listener.closed
-            assert len(informer.listeners) == 1
+            assert len(informer.statistics().listeners) == 1
             await create(fake_apiserver, "b")
             await kept.wait_for_count(2)
     assert removed.summary() == [("ADDED", "default/a")]
@@ -369,13 +372,13 @@ async def test_remove_event_handler_stops_delivery(fake_apiserver: FakeApiServer
 async def test_a_handler_removed_before_start_never_runs(fake_apiserver: FakeApiServer) -> None:
     """remove_event_handler before start: the handler gets nothing and no task is started."""
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         removed, kept = Recorder(), Recorder()
         registration = informer.add_event_handler(removed)
         kept_registration = informer.add_event_handler(kept)
         informer.remove_event_handler(registration)
-        assert len(informer.listeners) == 1
+        assert len(informer.statistics().listeners) == 1
         async with informer:
             await kept_registration.wait_synced()
     assert removed.events == [] and kept.summary() == [("ADDED", "default/a")]
@@ -392,13 +395,13 @@ async def test_registration_syncs_when_its_handler_processed_the_initial_list(
             await release.wait()
 
     await create(fake_apiserver, "a", "b")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         blocked = informer.add_event_handler(Blocked())
         fast = informer.add_event_handler(Recorder())
         async with informer:
             assert not blocked.has_synced() and not fast.has_synced()
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             await fast.wait_synced()
             assert fast.has_synced()
             assert not blocked.has_synced()
@@ -415,13 +418,13 @@ async def test_a_stream_syncs_when_it_read_past_the_initial_list(
 ) -> None:
     """A stream's has_synced() turns true once the consumer asked for the event after the list."""
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client:
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         stream = informer.events()
         async with informer:
             first = await anext(stream)
             assert first.is_in_initial_list
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             assert not stream.has_synced()  # still processing the initial add
             reading = asyncio.create_task(anext(stream))
             with anyio.fail_after(10):
@@ -453,13 +456,13 @@ async def test_a_slow_handler_does_not_delay_a_fast_consumer(
                 slow_done.set()
 
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         slow = informer.add_event_handler(Slow())
         fast = Recorder()
         tg.start_soon(fast.consume, informer.events())
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             await create(fake_apiserver, "b")
             await fast.wait_for_count(2)
             assert slow_seen == []  # still on its first event
@@ -474,7 +477,7 @@ async def test_a_slow_handler_does_not_delay_a_fast_consumer(
 async def test_an_unread_stream_only_grows_its_backlog(fake_apiserver: FakeApiServer) -> None:
     """Nobody reading a stream blocks nothing: its backlog (and peak) just grows."""
     await create(fake_apiserver, "a")
-    async with fake_apiserver.api_client() as api_client, anyio.create_task_group() as tg:
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
         informer = new_informer(api_client)
         idle: EventStream = informer.events()
         reader = Recorder()
@@ -487,7 +490,7 @@ async def test_an_unread_stream_only_grows_its_backlog(fake_apiserver: FakeApiSe
             for _ in range(2):
                 await anext(idle)
             assert idle.backlog == 3 and idle.peak_backlog == 5
-            listener = next(item for item in informer.listeners if item.backlog == 3)
+            listener = next(item for item in informer._listeners if item.backlog == 3)
             assert listener.peak_backlog == 5
         assert idle.closed
 
@@ -509,16 +512,16 @@ async def test_a_handler_raising_cancelled_error_is_a_handler_error_not_a_stop(
         elif obj["metadata"]["name"] == "after":
             seen.set()
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         registration = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
         async with informer:
-            await informer.wait_for_cache_sync(timeout=10)
-            await fake_apiserver.create("configmaps", configmap("boom"))
-            await fake_apiserver.create("configmaps", configmap("after"))
+            await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
+            fake_apiserver.objects.create("configmaps", configmap("boom"))
+            fake_apiserver.objects.create("configmaps", configmap("after"))
             with anyio.fail_after(10):
                 await seen.wait()
-            assert not informer.is_stopped
+            assert informer.state is not State.STOPPED
             assert registration.handler_errors == 1
 
 
@@ -527,16 +530,16 @@ async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_
 ) -> None:
     """Removing a handler does not count its unprocessed initial list as processed."""
     for i in range(3):
-        await fake_apiserver.create("configmaps", configmap(f"cm-{i}"))
+        fake_apiserver.objects.create("configmaps", configmap(f"cm-{i}"))
     gate = asyncio.Event()
 
     async def on_add(obj: KubeObject) -> None:
         await gate.wait()  # never processes anything
 
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         async with informer:
-            await informer.wait_for_cache_sync(timeout=10)
+            await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             registration = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
             informer.remove_event_handler(registration)
             with anyio.fail_after(5):
@@ -546,7 +549,7 @@ async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_
 
 def test_a_defaulted_second_parameter_is_not_the_initial_list_flag() -> None:
     """on_add=lambda obj, k=k: ... gets only the object; a named flag or two required get both."""
-    from aioinformer.listener import _takes_initial_list_flag
+    from aioinformer._handlers import _takes_initial_list_flag
 
     k = "captured"
     assert not _takes_initial_list_flag(lambda obj, k=k: None)
@@ -559,11 +562,11 @@ def test_a_defaulted_second_parameter_is_not_the_initial_list_flag() -> None:
 async def test_a_late_joiner_replays_a_large_cache_lazily(fake_apiserver: FakeApiServer) -> None:
     """Joining replays the cache as events made on demand; the backlog counts them."""
     for i in range(50):
-        await fake_apiserver.create("configmaps", configmap(f"cm-{i:02d}"))
-    async with fake_apiserver.api_client() as client:
+        fake_apiserver.objects.create("configmaps", configmap(f"cm-{i:02d}"))
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         async with informer:
-            await informer.wait_for_cache_sync(timeout=10)
+            await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             async with informer.events() as stream:
                 assert stream.backlog == 50
                 names = [(await anext(stream)).object["metadata"]["name"] for _ in range(50)]

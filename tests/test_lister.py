@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from aioinformer.errors import SelectorSyntaxError
@@ -12,6 +14,8 @@ from aioinformer.selectors import parse_label_selector
 from aioinformer.store import Indexer, Store
 from aioinformer.testing import FakeApiServer
 from tests.support import configmap, new_informer
+
+from .support import kube_client
 
 
 def obj(name: str, namespace: str = "", **labels: str) -> KubeObject:
@@ -107,12 +111,12 @@ async def test_informer_lister(fake_apiserver: FakeApiServer) -> None:
     """informer.lister() reads the informer's cache."""
     labelled = configmap("web", v="1")
     labelled["metadata"]["labels"] = {"app": "web"}
-    await fake_apiserver.create("configmaps", labelled)
-    await fake_apiserver.create("configmaps", configmap("plain"))
-    async with fake_apiserver.api_client() as api_client:
+    fake_apiserver.objects.create("configmaps", labelled)
+    fake_apiserver.objects.create("configmaps", configmap("plain"))
+    async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client)
         async with informer:
-            assert await informer.wait_for_cache_sync(timeout=10)
+            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             lister = informer.lister()
             assert names(lister.list("app=web")) == ["default/web"]
             assert names(lister.namespace("default").list()) == ["default/plain", "default/web"]
@@ -164,7 +168,7 @@ def test_an_unknown_resource_takes_its_scope_from_the_cache() -> None:
 
 async def test_an_informers_lister_knows_its_resource(fake_apiserver: FakeApiServer) -> None:
     """informer.lister() checks namespaces with the informer's resource, and shows it."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         informer = new_informer(client)
         lister = informer.lister()
         assert repr(lister) == "<Lister v1/configmaps objects=0>"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 
 import anyio
 import anyio.lowlevel
@@ -22,7 +23,7 @@ from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
 
-from .support import CONFIGMAPS, configmap
+from .support import CONFIGMAPS, configmap, kube_client
 
 #: Objects in the cache when the late consumer joins.
 BACKLOG = 20_000
@@ -74,12 +75,13 @@ class StallMeter:
             last = now
 
 
-@pytest.fixture
+@asynccontextmanager
 async def synced_informer() -> AsyncIterator[SharedIndexInformer]:
-    """An informer whose cache holds :data:`BACKLOG` ConfigMaps."""
-    async with FakeApiServer() as server, server.api_client() as client:
+    """An informer whose cache holds :data:`BACKLOG` ConfigMaps (a context manager, not a
+    fixture: its task group must be left in the task that entered it)."""
+    async with FakeApiServer() as server, kube_client(server) as client:
         for i in range(BACKLOG):
-            await server.create("configmaps", configmap(f"cm-{i:05}"))
+            server.objects.create("configmaps", configmap(f"cm-{i:05}"))
         informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS))
         async with informer:
             with anyio.fail_after(GUARD):
@@ -108,28 +110,27 @@ async def measure(drain: Callable[[], Awaitable[None]]) -> StallMeter:
 
 @pytest.mark.parametrize("handler_type", [SyncHandler, NeverAwaitingHandler])
 async def test_a_late_handler_draining_a_large_cache_never_stalls_the_loop_long(
-    synced_informer: SharedIndexInformer, handler_type: type[object]
+    handler_type: type[object],
 ) -> None:
     """A handler joining a 20,000-object cache late (the cache is replayed to it) leaves the
     loop to other tasks at least every few milliseconds: the longest stall a ticker task sees
     is under 50 ms, where it was the whole drain (about a second) before."""
 
     async def drain() -> None:
-        registration = synced_informer.add_event_handler(handler_type())
+        registration = informer.add_event_handler(handler_type())
         assert await registration.wait_synced()  # it processed the whole replayed cache
 
-    meter = await measure(drain)
+    async with synced_informer() as informer:
+        meter = await measure(drain)
     assert meter.turns > 10, "the ticker barely ran: the drain monopolised the loop"
     assert meter.longest < LONGEST_STALL, f"the loop stalled for {meter.longest * 1000:.1f} ms"
 
 
-async def test_an_async_for_body_without_await_shares_the_loop_too(
-    synced_informer: SharedIndexInformer,
-) -> None:
+async def test_an_async_for_body_without_await_shares_the_loop_too() -> None:
     """The same holds for ``async for ev in informer.events()`` whose body never awaits."""
 
     async def drain() -> None:
-        stream: EventStream = synced_informer.events()
+        stream: EventStream = informer.events()
         async with stream:
             seen = 0
             async for _ in stream:
@@ -138,6 +139,7 @@ async def test_an_async_for_body_without_await_shares_the_loop_too(
                 if seen == BACKLOG:
                     break
 
-    meter = await measure(drain)
+    async with synced_informer() as informer:
+        meter = await measure(drain)
     assert meter.turns > 10
     assert meter.longest < LONGEST_STALL, f"the loop stalled for {meter.longest * 1000:.1f} ms"

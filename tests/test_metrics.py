@@ -9,10 +9,9 @@ from collections.abc import AsyncIterator
 
 import anyio
 import pytest
-from kubernetes_asyncio.client import ApiClient
 from prometheus_client import CollectorRegistry
 
-from aioinformer import metrics
+from aioinformer import KubeClient, metrics
 from aioinformer.factory import SharedInformerFactory
 from aioinformer.informer import SharedIndexInformer
 from aioinformer.listener import EventType, ResourceEventHandlerFuncs
@@ -37,7 +36,7 @@ from aioinformer.workqueue import (
     WorkQueue,
 )
 
-from .support import FAST_WATCH, configmap
+from .support import FAST_WATCH, configmap, kube_client
 
 GUARD = 10.0
 
@@ -127,15 +126,15 @@ def test_queues_are_told_apart_by_name() -> None:
 
 
 @pytest.fixture
-async def api_client(fake_apiserver: FakeApiServer) -> AsyncIterator[ApiClient]:
+async def client(fake_apiserver: FakeApiServer) -> AsyncIterator[KubeClient]:
     """A client of the fake API server."""
-    async with fake_apiserver.api_client() as client:
+    async with kube_client(fake_apiserver) as client:
         yield client
 
 
-def test_collector_reports_an_informer_before_start(api_client: ApiClient) -> None:
+def test_collector_reports_an_informer_before_start(client: KubeClient) -> None:
     """Before start every family is declared; counters are zero, synced/running 0, no RV."""
-    factory = SharedInformerFactory(api_client)
+    factory = SharedInformerFactory(client)
     factory.for_resource("v1/configmaps")
     registry = CollectorRegistry()
     register_informer_metrics(factory, registry=registry)
@@ -153,12 +152,12 @@ def test_collector_reports_an_informer_before_start(api_client: ApiClient) -> No
 
 
 async def test_collector_reads_live_counters(
-    fake_apiserver: FakeApiServer, api_client: ApiClient
+    fake_apiserver: FakeApiServer, client: KubeClient
 ) -> None:
     """Lists, watches, events by type, restarts by cause, malformed events, store size, RV,
     handler errors and listener backlogs are read from the informer at scrape time."""
-    await fake_apiserver.create("configmaps", configmap("a"))
-    await fake_apiserver.create("configmaps", configmap("b"))
+    fake_apiserver.objects.create("configmaps", configmap("a"))
+    fake_apiserver.objects.create("configmaps", configmap("b"))
     handled_bad = asyncio.Event()
 
     def on_add(obj: KubeObject) -> None:
@@ -168,7 +167,7 @@ async def test_collector_reads_live_counters(
 
     registry = CollectorRegistry()
     informer = SharedIndexInformer(
-        KubeListerWatcher(api_client, Resource.parse("v1/configmaps")),
+        KubeListerWatcher(client, Resource.parse("v1/configmaps")),
         name="cms",
         watch=FAST_WATCH,
     )
@@ -181,21 +180,21 @@ async def test_collector_reads_live_counters(
     with anyio.fail_after(GUARD):
         async with informer:
             idle = informer.events()  # never read: its backlog grows
-            idle_listener = informer.listeners[-1]
+            idle_listener = informer._listeners[-1]
             async with informer.events() as events:
                 assert await informer.wait_for_cache_sync()
-                await fake_apiserver.wait_for_watches(1)
-                fake_apiserver.inject_malformed_line()
-                await fake_apiserver.create("configmaps", configmap("bad"))
+                await fake_apiserver.requests.wait_for_watches(1)
+                fake_apiserver.faults.inject_malformed_line()
+                fake_apiserver.objects.create("configmaps", configmap("bad"))
                 async for event in events:  # the malformed line came before this event
                     if event.type is EventType.ADDED and event.object["metadata"]["name"] == "bad":
                         break
                 await handled_bad.wait()  # the error is counted before the handler task yields
-                start = len(fake_apiserver.requests)
-                assert fake_apiserver.drop_watches() == 1
+                start = len(fake_apiserver.requests.records)
+                assert fake_apiserver.faults.drop_watches() == 1
                 # A malformed line was skipped, so the re-watch is a relist (at the last RV).
-                await fake_apiserver.wait_for_request(lambda r: r.verb == "watch", start=start)
-                await fake_apiserver.create("configmaps", configmap("c"))
+                await fake_apiserver.requests.wait_for(lambda r: r.verb == "watch", start=start)
+                fake_apiserver.objects.create("configmaps", configmap("c"))
                 async for event in events:  # delivered by the new watch
                     if event.object["metadata"]["name"] == "c":
                         break
@@ -226,9 +225,9 @@ async def test_collector_reads_live_counters(
     assert sample("store_objects") == 4
 
 
-def test_listener_families_can_be_left_out(api_client: ApiClient) -> None:
+def test_listener_families_can_be_left_out(client: KubeClient) -> None:
     """include_listeners=False drops the per-listener families."""
-    informer = SharedInformerFactory(api_client).for_resource("v1/configmaps")
+    informer = SharedInformerFactory(client).for_resource("v1/configmaps")
     informer.add_event_handler(ResourceEventHandlerFuncs(on_add=lambda obj: None))
     collector = InformerCollector([informer], include_listeners=False)
     names = {family.name for family in collector.collect()}
@@ -239,9 +238,9 @@ def test_listener_families_can_be_left_out(api_client: ApiClient) -> None:
     assert len(samples) == 3  # handler errors, backlog, peak backlog of the one handler
 
 
-def test_one_collector_per_registry(api_client: ApiClient) -> None:
+def test_one_collector_per_registry(client: KubeClient) -> None:
     """A second collector on the same registry is refused (prometheus_client duplicate check)."""
-    factory = SharedInformerFactory(api_client)
+    factory = SharedInformerFactory(client)
     registry = CollectorRegistry()
     register_informer_metrics(factory, registry=registry)
     with pytest.raises(ValueError, match="Duplicated"):
@@ -279,14 +278,14 @@ def test_render_metrics() -> None:
 
 
 def test_without_prometheus_client_everything_is_a_no_op(
-    monkeypatch: pytest.MonkeyPatch, api_client: ApiClient
+    monkeypatch: pytest.MonkeyPatch, client: KubeClient
 ) -> None:
     """With the import failing, the helpers degrade to no-ops and the classes say why."""
     monkeypatch.setitem(sys.modules, "prometheus_client", None)
     monkeypatch.setitem(sys.modules, "prometheus_client.core", None)
     assert not metrics.prometheus_available()
     assert isinstance(workqueue_metrics_provider(), NoopMetricsProvider)
-    factory = SharedInformerFactory(api_client)
+    factory = SharedInformerFactory(client)
     assert register_informer_metrics(factory) is None
     assert render_metrics() == (b"", TEXT_CONTENT_TYPE)
     with pytest.raises(ImportError, match=r"aioinformer\[metrics\]"):

@@ -126,7 +126,7 @@ async def cluster(fake_apiserver: FakeApiServer, tmp_path: Path) -> AsyncIterato
     """A fake API server holding :data:`PODS`; yields the environment of a program that finds
     it through ``$KUBECONFIG``."""
     for name, labels, node, phase in PODS:
-        await fake_apiserver.create(
+        fake_apiserver.objects.create(
             "pods",
             {
                 "metadata": {"name": name, "namespace": "default", "labels": labels},

@@ -27,7 +27,7 @@ from aioinformer.listwatch import ListerWatcher, ListOptions, ListResult, WatchE
 from aioinformer.testing import FakeApiServer, FakeClock
 from aioinformer.transport import KubeListerWatcher
 
-from .support import CONFIGMAPS, FAST_BACKOFF, configmap, running_pipeline, wait_until
+from .support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, running_pipeline, wait_until
 
 #: Watches the server ends after 1-2 s.
 SHORT_WATCHES = WatchConfig(backoff=FAST_BACKOFF, min_watch_timeout=1)
@@ -40,31 +40,35 @@ async def server() -> AsyncIterator[FakeApiServer]:
 
 
 def lists(server: FakeApiServer, start: int = 0) -> list[dict[str, str]]:
-    return [r.query for r in server.requests[start:] if r.verb == "list" and r.status == 200]
+    return [
+        r.query for r in server.requests.records[start:] if r.verb == "list" and r.status == 200
+    ]
 
 
 def watches(server: FakeApiServer, start: int = 0) -> list[dict[str, str]]:
-    return [r.query for r in server.requests[start:] if r.verb == "watch" and r.status == 200]
+    return [
+        r.query for r in server.requests.records[start:] if r.verb == "watch" and r.status == 200
+    ]
 
 
 async def next_watch(server: FakeApiServer, start: int, *, status: int = 200) -> dict[str, str]:
-    record = await server.wait_for_request(
+    record = await server.requests.wait_for(
         lambda r: r.verb == "watch" and r.status == status, start=start
     )
     return record.query
 
 
 async def next_list(server: FakeApiServer, start: int) -> dict[str, str]:
-    record = await server.wait_for_request(lambda r: r.verb == "list", start=start)
+    record = await server.requests.wait_for(lambda r: r.verb == "list", start=start)
     return record.query
 
 
 async def write(server: FakeApiServer, name: str, **data: str) -> str:
     """Create or update a ConfigMap; returns its new resource version."""
     try:
-        obj = await server.patch("configmaps", name, {"data": data}, namespace="default")
+        obj = server.objects.patch("configmaps", name, {"data": data}, namespace="default")
     except NotFoundError:
-        obj = await server.create("configmaps", configmap(name, **data))
+        obj = server.objects.create("configmaps", configmap(name, **data))
     return str(obj["metadata"]["resourceVersion"])
 
 
@@ -77,7 +81,7 @@ async def test_initial_list_at_rv_0_paginated_then_watch_from_the_list_rv(
     """First LIST asks RV "0" with limit 500; the WATCH starts at the list's RV with bookmarks."""
     for i in range(3):
         await write(server, f"cm-{i}", v="1")
-    list_rv = server.resource_version
+    list_rv = server.objects.resource_version
     async with running_pipeline(server) as pipeline:
         watch = await next_watch(server, 0)
         await pipeline.converged()
@@ -97,8 +101,8 @@ async def test_watch_timeout_is_drawn_from_min_to_twice_min(server: FakeApiServe
         rand=lambda: next(draws, 0.5),
     ):
         first = await next_watch(server, 0)
-        start = len(server.requests)
-        server.inject_watch_error(500, "InternalError")  # force a second watch
+        start = len(server.requests.records)
+        server.faults.inject_watch_error(500, "InternalError")  # force a second watch
         second = await next_watch(server, start)
     assert first["timeoutSeconds"] == "300"
     assert second["timeoutSeconds"] == "599"
@@ -113,10 +117,10 @@ async def test_clean_watch_end_rewatches_from_last_rv_without_relist() -> None:
         await next_watch(server, 0)
         await write(server, "a", v="1")
         await pipeline.converged()
-        start = len(server.requests)
+        start = len(server.requests.records)
         second = await next_watch(server, start)
         assert len(lists(server)) == 1
-        assert second["resourceVersion"] == server.resource_version
+        assert second["resourceVersion"] == server.objects.resource_version
         assert pipeline.reflector.statistics().watch_restarts.get("timeout", 0) >= 1
 
 
@@ -128,9 +132,9 @@ async def test_bookmarks_only_advance_the_resource_version() -> None:
     ):
         await next_watch(server, 0)
         deltas_before = len(pipeline.popped)
-        await server.create("secrets", {"metadata": {"name": "s", "namespace": "default"}})
-        bumped = server.resource_version
-        start = len(server.requests)
+        server.objects.create("secrets", {"metadata": {"name": "s", "namespace": "default"}})
+        bumped = server.objects.resource_version
+        start = len(server.requests.records)
         rewatch = await next_watch(server, start)
         assert rewatch["resourceVersion"] == bumped
         assert len(pipeline.popped) == deltas_before
@@ -142,21 +146,23 @@ async def test_list_expired_retries_at_once_with_rv_empty_paginated(
     server: FakeApiServer,
 ) -> None:
     """A LIST failing with 410 is retried at once at RV "" with limit 500 (no error, no backoff)."""
-    server.fail_next(1, 410, verb="list")
+    server.faults.fail_next(1, 410, verb="list")
     async with running_pipeline(server) as pipeline:
         watch = await next_watch(server, 0)
-        listed = [r.query for r in server.requests if r.verb == "list"]
+        listed = [r.query for r in server.requests.records if r.verb == "list"]
         assert listed == [{"resourceVersion": "0", "limit": "500"}, {"limit": "500"}]
-        assert watch["resourceVersion"] == server.resource_version
+        assert watch["resourceVersion"] == server.objects.resource_version
         assert pipeline.reflector.statistics().errors == 0
 
 
 async def test_list_too_large_rv_retries_at_once_with_rv_empty(server: FakeApiServer) -> None:
     """A LIST failing with "too large resource version" is retried at RV "" as well."""
-    server.fail_next(1, 504, verb="list", message="Too large resource version: 99, current: 1")
+    server.faults.fail_next(
+        1, 504, verb="list", message="Too large resource version: 99, current: 1"
+    )
     async with running_pipeline(server) as pipeline:
         await next_watch(server, 0)
-        listed = [r.query for r in server.requests if r.verb == "list"]
+        listed = [r.query for r in server.requests.records if r.verb == "list"]
         assert listed == [{"resourceVersion": "0", "limit": "500"}, {"limit": "500"}]
         assert pipeline.reflector.statistics().errors == 0
 
@@ -168,8 +174,8 @@ async def test_watch_expired_relists_at_last_rv_without_pagination(server: FakeA
         await next_watch(server, 0)
         last = await write(server, "a", v="1")
         await p.converged()
-        start = len(server.requests)
-        server.inject_watch_error(410, "Expired", "too old resource version")
+        start = len(server.requests.records)
+        server.faults.inject_watch_error(410, "Expired", "too old resource version")
         relist = await next_list(server, start)
         rewatch = await next_watch(server, start)
     assert relist == {"resourceVersion": last}
@@ -187,11 +193,11 @@ async def test_relist_after_watch_failure_expired_falls_back_to_rv_empty(
         await next_watch(server, 0)
         await write(server, "a", v="1")
         await pipeline.converged()
-        start = len(server.requests)
-        server.fail_next(1, 410, verb="list")
-        server.inject_watch_error(500, "InternalError")
+        start = len(server.requests.records)
+        server.faults.fail_next(1, 410, verb="list")
+        server.faults.inject_watch_error(500, "InternalError")
         await next_watch(server, start)
-        listed = [r.query for r in server.requests[start:] if r.verb == "list"]
+        listed = [r.query for r in server.requests.records[start:] if r.verb == "list"]
     assert listed[0] == {"resourceVersion": pipeline.cache()["default/a"]}
     assert listed[1] == {}
 
@@ -201,8 +207,8 @@ async def test_error_event_backs_off_and_relists(server: FakeApiServer) -> None:
     errors: list[BaseException] = []
     async with running_pipeline(server, watch_error_handler=lambda r, e: errors.append(e)) as p:
         await next_watch(server, 0)
-        start = len(server.requests)
-        server.inject_watch_error(500, "InternalError", "boom")
+        start = len(server.requests.records)
+        server.faults.inject_watch_error(500, "InternalError", "boom")
         await next_list(server, start)
         await next_watch(server, start)
     assert [type(e).__name__ for e in errors] == ["InternalServerError"]
@@ -220,9 +226,9 @@ async def test_watch_429_waits_retry_after_and_rewatches_without_relist(
         await next_watch(server, 0)
         last = await write(server, "a", v="1")
         await pipeline.converged()
-        start = len(server.requests)
-        server.fail_next(1, 429, retry_after=3, verb="watch")
-        server.drop_watches()
+        start = len(server.requests.records)
+        server.faults.fail_next(1, 429, retry_after=3, verb="watch")
+        server.faults.drop_watches()
         await next_watch(server, start, status=429)
         assert await clock.wait_for_timers() == (clock.now() + 3,)
         assert watches(server, start) == []
@@ -237,8 +243,8 @@ async def test_429_error_event_rewatches_without_relist(server: FakeApiServer) -
     """A 429 ERROR event mid-stream re-watches after a wait, without relisting."""
     async with running_pipeline(server) as pipeline:
         await next_watch(server, 0)
-        start = len(server.requests)
-        server.inject_watch_error(429, "TooManyRequests")
+        start = len(server.requests.records)
+        server.faults.inject_watch_error(429, "TooManyRequests")
         await next_watch(server, start)
         assert lists(server, start) == []
         assert pipeline.reflector.statistics().watch_restarts["too_many_requests"] == 1
@@ -258,11 +264,11 @@ async def test_refused_connection_backs_off_and_rewatches_without_relist(
         await next_watch(server, 0)
         last = await write(server, "a", v="1")
         await pipeline.converged()
-        start = len(server.requests)
-        await server.stop_listening()
+        start = len(server.requests.records)
+        await server.faults.stop_listening()
         async with asyncio.timeout(10):
             await refused.wait()
-        await server.start_listening()
+        await server.faults.start_listening()
         rewatch = await next_watch(server, start)
         assert rewatch["resourceVersion"] == last
         assert lists(server, start) == []
@@ -276,15 +282,15 @@ async def test_unauthorized_watch_reloads_credentials_and_retries(server: FakeAp
     async def refresher() -> None:
         refreshed.set()
 
-    async with server.api_client() as client:
-        lw = KubeListerWatcher(client, CONFIGMAPS, credential_refresher=refresher)
+    async with kube_client(server, credential_refresher=refresher) as client:
+        lw = KubeListerWatcher(client, CONFIGMAPS)
         async with running_pipeline(server, lister_watcher=lw) as pipeline:
             await next_watch(server, 0)
             await write(server, "a", v="1")
             await pipeline.converged()
-            start = len(server.requests)
-            server.fail_next(1, 401, verb="watch")
-            server.drop_watches()
+            start = len(server.requests.records)
+            server.faults.fail_next(1, 401, verb="watch")
+            server.faults.drop_watches()
             await next_watch(server, start, status=401)
             await next_watch(server, start)
             assert refreshed.is_set()
@@ -301,21 +307,21 @@ async def test_unauthorized_list_reloads_credentials_and_relists(server: FakeApi
         calls.append("refresh")
         done.set()
 
-    server.fail_next(1, 401, verb="list")
-    async with server.api_client() as client:
-        lw = KubeListerWatcher(client, CONFIGMAPS, credential_refresher=refresher)
+    server.faults.fail_next(1, 401, verb="list")
+    async with kube_client(server, credential_refresher=refresher) as client:
+        lw = KubeListerWatcher(client, CONFIGMAPS)
         async with running_pipeline(server, lister_watcher=lw):
             await next_watch(server, 0)
     assert calls == ["refresh"]
-    assert [r.status for r in server.requests if r.verb == "list"] == [401, 200]
+    assert [r.status for r in server.requests.records if r.verb == "list"] == [401, 200]
 
 
 async def test_very_short_watch_counts_as_error_and_relists(server: FakeApiServer) -> None:
     """A watch that ends in under 1 s without any event backs off and relists."""
     async with running_pipeline(server) as pipeline:
         await next_watch(server, 0)
-        start = len(server.requests)
-        server.drop_watches()
+        start = len(server.requests.records)
+        server.faults.drop_watches()
         await next_list(server, start)
         await next_watch(server, start)
         assert pipeline.reflector.statistics().watch_restarts["very_short"] == 1
@@ -328,8 +334,8 @@ async def test_dropped_connection_after_events_rewatches_at_once(server: FakeApi
         await next_watch(server, 0)
         last = await write(server, "a", v="1")
         await pipeline.converged()
-        start = len(server.requests)
-        server.drop_watches()
+        start = len(server.requests.records)
+        server.faults.drop_watches()
         rewatch = await next_watch(server, start)
         assert rewatch["resourceVersion"] == last
         assert lists(server, start) == []
@@ -342,8 +348,8 @@ async def test_malformed_lines_and_unknown_types_are_counted_and_skipped(
     """Garbage lines and unknown event types are skipped; the same watch goes on."""
     async with running_pipeline(server) as pipeline:
         await next_watch(server, 0)
-        server.inject_malformed_line()
-        server.inject_raw_line(b'{"type": "SURPRISE", "object": {"metadata": {}}}')
+        server.faults.inject_malformed_line()
+        server.faults.inject_raw_line(b'{"type": "SURPRISE", "object": {"metadata": {}}}')
         await write(server, "after", v="1")
         await pipeline.converged()
         stats = pipeline.reflector.statistics()
@@ -364,8 +370,8 @@ async def test_stalled_watch_is_abandoned_after_idle_timeout_without_relist(
         await next_watch(server, 0)
         last = await write(server, "a", v="1")
         await pipeline.converged()
-        start = len(server.requests)
-        assert server.stall_watches() == 1
+        start = len(server.requests.records)
+        assert server.faults.stall_watches() == 1
         await write(server, "b", v="missed while stalled")
         # The idle deadline is the transport's; the backoff after it is on the clock.
         assert await clock.wait_for_timers() == (clock.now() + FAST_BACKOFF.initial,)
@@ -446,7 +452,7 @@ async def test_watch_from_rv_empty_does_not_advance_rv_during_synthetic_adds(
         await write(server, f"cm-{i}", v="1")
     seen: list[Any] = []
     holder: list[Reflector] = []
-    async with server.api_client() as client:
+    async with kube_client(server) as client:
         lw = _EmptyRVListerWatcher(KubeListerWatcher(client, CONFIGMAPS), holder, seen)
         async with running_pipeline(server, lister_watcher=lw) as pipeline:
             holder.append(pipeline.reflector)
@@ -476,24 +482,26 @@ async def test_paginated_list_expired_mid_way_falls_back_to_a_full_list(
         async def list(self, options: ListOptions) -> ListResult:
             result = await self.inner.list(options)
             if options.limit and not options.continue_token and result.continue_token:
-                await server.create(
+                server.objects.create(
                     "secrets", {"metadata": {"name": "bump", "namespace": "default"}}
                 )
-                server.compact()
+                server.faults.compact()
             return result
 
         async def watch(self, options: ListOptions, *, idle_timeout: float | None = None) -> Any:
             return await self.inner.watch(options, idle_timeout=idle_timeout)
 
-    server.fail_next(1, 410, verb="list")  # the RV "0" list: move on to a paginated RV "" list
-    async with server.api_client() as client:
+    server.faults.fail_next(
+        1, 410, verb="list"
+    )  # the RV "0" list: move on to a paginated RV "" list
+    async with kube_client(server) as client:
         lw = CompactAfterFirstPage(KubeListerWatcher(client, CONFIGMAPS))
         async with running_pipeline(
             server, lister_watcher=lw, config=WatchConfig(backoff=FAST_BACKOFF, page_size=2)
         ) as pipeline:
             await next_watch(server, 0)
             await pipeline.converged()
-    listed = [(r.query, r.status) for r in server.requests if r.verb == "list"]
+    listed = [(r.query, r.status) for r in server.requests.records if r.verb == "list"]
     assert listed[0] == ({"resourceVersion": "0", "limit": "2"}, 410)
     assert listed[1] == ({"limit": "2"}, 200)
     assert listed[2][0]["limit"] == "2" and "continue" in listed[2][0] and listed[2][1] == 410
@@ -505,17 +513,17 @@ async def test_large_objects_and_ten_thousand_item_pages_pass_through(
 ) -> None:
     """A 5 MB object and a 10,000-object list page reach the store."""
     for i in range(10_000):
-        await server.create("configmaps", configmap(f"cm-{i:05d}"))
-    server.fail_next(1, 410, verb="list")  # force the paginated RV "" list
+        server.objects.create("configmaps", configmap(f"cm-{i:05d}"))
+    server.faults.fail_next(1, 410, verb="list")  # force the paginated RV "" list
     config = WatchConfig(backoff=FAST_BACKOFF, page_size=10_000)
     async with running_pipeline(server, config=config) as pipeline:
         await next_watch(server, 0)
-        await pipeline.converged(timeout=60)
-        await server.create("configmaps", configmap("huge", blob="h" * (5 * 1024 * 1024)))
-        await pipeline.converged(timeout=30)
+        await pipeline.converged(within=60)
+        server.objects.create("configmaps", configmap("huge", blob="h" * (5 * 1024 * 1024)))
+        await pipeline.converged(within=30)
         huge = pipeline.indexer.get_by_key("default/huge")
         assert huge is not None and len(huge["data"]["blob"]) == 5 * 1024 * 1024
-    listed = [r.query for r in server.requests if r.verb == "list" and r.status == 200]
+    listed = [r.query for r in server.requests.records if r.verb == "list" and r.status == 200]
     assert listed == [{"limit": "10000"}]
     assert len(pipeline.cache()) == 10_001
 
@@ -543,39 +551,39 @@ async def test_store_converges_to_the_server_after_any_fault_sequence(
                 name = f"cm-{rng.randrange(8)}"
                 if rng.random() < 0.25:
                     with contextlib.suppress(NotFoundError):
-                        await server.delete("configmaps", name, namespace="default")
+                        server.objects.delete("configmaps", name, namespace="default")
                 else:
                     await write(server, name, v=str(rng.random()))
 
         async def refuse_for_a_while() -> None:
-            start = len(server.requests)
-            await server.stop_listening()
+            start = len(server.requests.records)
+            await server.faults.stop_listening()
             await churn()
-            await server.start_listening()
+            await server.faults.start_listening()
             await next_watch(server, start)
 
         def compact_and_drop() -> None:
-            server.compact()
-            server.drop_watches()
+            server.faults.compact()
+            server.faults.drop_watches()
 
         def fail_lists_and_drop() -> None:
-            server.fail_next(2, 500, verb="list")
-            server.drop_watches()
+            server.faults.fail_next(2, 500, verb="list")
+            server.faults.drop_watches()
 
         def throttle_and_drop() -> None:
-            server.fail_next(1, 429, verb="watch", retry_after=0.1)
-            server.drop_watches()
+            server.faults.fail_next(1, 429, verb="watch", retry_after=0.1)
+            server.faults.drop_watches()
 
         faults: list[Callable[[], object]] = [
-            server.drop_watches,
-            server.stall_watches,
+            server.faults.drop_watches,
+            server.faults.stall_watches,
             compact_and_drop,
-            lambda: server.inject_watch_error(500, "InternalError"),
-            lambda: server.inject_watch_error(410, "Expired"),
+            lambda: server.faults.inject_watch_error(500, "InternalError"),
+            lambda: server.faults.inject_watch_error(410, "Expired"),
             fail_lists_and_drop,
             throttle_and_drop,
-            server.restart,
-            server.inject_malformed_line,
+            server.faults.restart,
+            server.faults.inject_malformed_line,
             refuse_for_a_while,
         ]
         for fault in rng.sample(faults, len(faults)) * 2:
@@ -585,8 +593,8 @@ async def test_store_converges_to_the_server_after_any_fault_sequence(
                 await outcome
             await churn()
             if rng.random() < 0.5:
-                await pipeline.converged(timeout=15)
-        await pipeline.converged(timeout=15)
+                await pipeline.converged(within=15)
+        await pipeline.converged(within=15)
         assert pipeline.cache() == await pipeline.server_state()
         assert pipeline.reflector.statistics().errors > 0
 
@@ -602,8 +610,8 @@ async def test_run_twice_is_refused(server: FakeApiServer) -> None:
 async def test_cancellation_closes_the_watch(server: FakeApiServer) -> None:
     """Cancelling the reflector ends its watch connection promptly."""
     async with running_pipeline(server):
-        await server.wait_for_watches(1)
-    await server.wait_for_watches(0, exactly=True, timeout=5)
+        await server.requests.wait_for_watches(1)
+    await server.requests.wait_for_watches(0, exactly=True, timeout=5)
 
 
 async def test_handler_exceptions_do_not_break_the_reflector(server: FakeApiServer) -> None:
@@ -614,8 +622,8 @@ async def test_handler_exceptions_do_not_break_the_reflector(server: FakeApiServ
 
     async with running_pipeline(server, watch_error_handler=bad_handler) as pipeline:
         await next_watch(server, 0)
-        start = len(server.requests)
-        server.inject_watch_error(500, "InternalError")
+        start = len(server.requests.records)
+        server.faults.inject_watch_error(500, "InternalError")
         await next_watch(server, start)
         await write(server, "a", v="1")
         await pipeline.converged()
@@ -625,7 +633,7 @@ async def test_reflector_feeds_a_deltafifo_directly(server: FakeApiServer) -> No
     """The reflector's store contract is the DeltaFIFO's: replace, then add/update/delete."""
     await write(server, "a", v="1")
     fifo = DeltaFIFO()
-    async with server.api_client() as client:
+    async with kube_client(server) as client:
         reflector = Reflector(KubeListerWatcher(client, CONFIGMAPS), fifo)
         async with anyio.create_task_group() as tg:
             tg.start_soon(reflector.run)
@@ -633,7 +641,7 @@ async def test_reflector_feeds_a_deltafifo_directly(server: FakeApiServer) -> No
             tg.cancel_scope.cancel()
     assert [d.type for d in deltas] == [DeltaType.REPLACED]
     assert fifo.has_synced()
-    assert reflector.last_sync_resource_version == server.resource_version
+    assert reflector.last_sync_resource_version == server.objects.resource_version
 
 
 async def test_a_malformed_line_makes_the_next_rewatch_a_relist(server: FakeApiServer) -> None:
@@ -643,12 +651,12 @@ async def test_a_malformed_line_makes_the_next_rewatch_a_relist(server: FakeApiS
         await next_watch(server, 0)
         last = await write(server, "a", v="1")
         await pipeline.converged()
-        server.inject_malformed_line()
+        server.faults.inject_malformed_line()
         await write(server, "b", v="1")  # still delivered by the same watch
         await pipeline.converged()
         assert len(watches(server)) == 1
-        start = len(server.requests)
-        server.drop_watches()
+        start = len(server.requests.records)
+        server.faults.drop_watches()
         relist = await next_list(server, start)
         await next_watch(server, start)
     assert relist == {"resourceVersion": pipeline.cache()["default/b"]}
@@ -672,7 +680,7 @@ async def test_a_large_initial_list_does_not_monopolise_the_event_loop(
     from aioinformer.informer import SharedIndexInformer
 
     for i in range(5_000):
-        await server.create("configmaps", configmap(f"cm-{i:05d}"))
+        server.objects.create("configmaps", configmap(f"cm-{i:05d}"))
     ticks = 0
     synced = asyncio.Event()
 
@@ -682,11 +690,11 @@ async def test_a_large_initial_list_does_not_monopolise_the_event_loop(
             ticks += 1
             await asyncio.sleep(0)
 
-    async with server.api_client() as client:
+    async with kube_client(server) as client:
         informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS), batch_size=500)
         async with informer, anyio.create_task_group() as tg:
             await next_list(server, 0)  # the list is on its way
             tg.start_soon(ticker)
-            await informer.wait_for_cache_sync(timeout=30)
+            await asyncio.wait_for(informer.wait_for_cache_sync(), 30)
             synced.set()
     assert ticks >= 10  # 10 batches of 500: at least one turn between each

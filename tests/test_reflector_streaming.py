@@ -14,7 +14,7 @@ from aioinformer.listwatch import ListOptions, ListResult, WatchEvent, WatchEven
 from aioinformer.testing import FakeApiServer, FakeClock
 from aioinformer.transport import KubeListerWatcher
 
-from .support import CONFIGMAPS, FAST_BACKOFF, configmap, running_pipeline
+from .support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, running_pipeline
 
 STREAMING = WatchConfig(backoff=FAST_BACKOFF, streaming_list=True)
 
@@ -23,7 +23,7 @@ STREAMING = WatchConfig(backoff=FAST_BACKOFF, streaming_list=True)
 async def server() -> AsyncIterator[FakeApiServer]:
     async with FakeApiServer(bookmark_interval=60) as fake:
         for i in range(3):
-            await fake.create("configmaps", configmap(f"cm-{i}"))
+            fake.objects.create("configmaps", configmap(f"cm-{i}"))
         yield fake
 
 
@@ -37,7 +37,7 @@ def plain_watch(record: Any) -> bool:
 def calls(server: FakeApiServer, start: int = 0) -> list[tuple[str, dict[str, str], int]]:
     return [
         (r.verb, r.query, r.status)
-        for r in server.requests[start:]
+        for r in server.requests.records[start:]
         if r.verb in ("list", "watch") and r.resource == "configmaps"
     ]
 
@@ -48,7 +48,7 @@ async def test_streaming_list_syncs_without_a_list_and_keeps_the_stream(
     """The first sync is a watch with sendInitialEvents; the same stream then carries changes."""
     async with running_pipeline(server, config=STREAMING) as pipeline:
         await pipeline.converged()
-        await server.create("configmaps", configmap("later"))
+        server.objects.create("configmaps", configmap("later"))
         await pipeline.converged()
         stats = pipeline.reflector.statistics()
     requests = calls(server)
@@ -75,9 +75,9 @@ async def test_streaming_relist_resumes_at_the_last_resource_version(
     async with running_pipeline(server, config=STREAMING) as pipeline:
         await pipeline.converged()
         last = pipeline.reflector.last_sync_resource_version
-        start = len(server.requests)
-        server.inject_watch_error(500, "InternalError")
-        record = await server.wait_for_request(lambda r: r.verb == "watch", start=start)
+        start = len(server.requests.records)
+        server.faults.inject_watch_error(500, "InternalError")
+        record = await server.requests.wait_for(lambda r: r.verb == "watch", start=start)
         await pipeline.converged()
     assert record.query["resourceVersion"] == last
     assert record.query["sendInitialEvents"] == "true"
@@ -86,10 +86,10 @@ async def test_streaming_relist_resumes_at_the_last_resource_version(
 
 async def test_a_rejected_streaming_list_falls_back_to_a_list(server: FakeApiServer) -> None:
     """A server refusing sendInitialEvents (an error answer) gets a normal LIST instead."""
-    server.fail_next(1, 400, verb="watch", message="sendInitialEvents is not supported")
+    server.faults.fail_next(1, 400, verb="watch", message="sendInitialEvents is not supported")
     async with running_pipeline(server, config=STREAMING) as pipeline:
         await pipeline.converged()
-        await server.wait_for_request(plain_watch, start=0)
+        await server.requests.wait_for(plain_watch, start=0)
         assert pipeline.reflector.statistics().streaming_list_fallbacks == 1
     verbs = [(verb, status) for verb, _, status in calls(server)]
     assert verbs[:3] == [("watch", 400), ("list", 200), ("watch", 200)]
@@ -100,7 +100,7 @@ async def test_an_expired_streaming_list_falls_back_to_a_consistent_list(
     server: FakeApiServer,
 ) -> None:
     """410 on the streaming list marks the RV unavailable: the fallback LIST is at RV ""."""
-    server.fail_next(1, 410, verb="watch")
+    server.faults.fail_next(1, 410, verb="watch")
     errors: list[BaseException] = []
     async with running_pipeline(
         server, config=STREAMING, watch_error_handler=lambda r, e: errors.append(e)
@@ -149,7 +149,7 @@ async def test_a_missing_end_bookmark_falls_back_to_a_list_after_the_deadline(
     streaming_list_deadline (on its clock) and LISTs at once."""
     clock = FakeClock()
     errors: list[BaseException] = []
-    async with server.api_client() as client:
+    async with kube_client(server) as client:
         lw = _NoEndBookmark(KubeListerWatcher(client, CONFIGMAPS))
         async with running_pipeline(
             server,
@@ -162,8 +162,10 @@ async def test_a_missing_end_bookmark_falls_back_to_a_list_after_the_deadline(
             assert [verb for verb, _, _ in calls(server)] == ["watch"]
             await clock.advance(30)
             await pipeline.converged()
-            await server.wait_for_request(plain_watch, start=0)
+            await server.requests.wait_for(plain_watch, start=0)
             assert pipeline.reflector.statistics().streaming_list_fallbacks == 1
     assert [verb for verb, _, _ in calls(server)][:3] == ["watch", "list", "watch"]
     assert any(isinstance(e, TimeoutError) and INITIAL_EVENTS_END in str(e) for e in errors)
-    await server.wait_for_watches(0, exactly=True, timeout=5)  # the abandoned stream was closed
+    await server.requests.wait_for_watches(
+        0, exactly=True, timeout=5
+    )  # the abandoned stream was closed

@@ -1,4 +1,4 @@
-"""Resource, ListOptions and the kubernetes_asyncio-backed KubeListerWatcher over real HTTP."""
+"""Resource, ListOptions and the KubeListerWatcher over real HTTP."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from kubernetes_asyncio.client import ApiClient
 
+from aioinformer import KubeClient
 from aioinformer.errors import (
     ConflictError,
     ConnectionRefused,
@@ -24,7 +25,7 @@ from aioinformer.listwatch import ListOptions, Resource, WatchEventType
 from aioinformer.testing import FakeApiServer
 from aioinformer.transport import KubeListerWatcher
 
-from .support import CONFIGMAPS, configmap
+from .support import CONFIGMAPS, configmap, kube_client
 
 
 @pytest.fixture
@@ -34,8 +35,8 @@ async def server() -> AsyncIterator[FakeApiServer]:
 
 
 @pytest.fixture
-async def api_client(server: FakeApiServer) -> AsyncIterator[ApiClient]:
-    async with server.api_client() as client:
+async def client(server: FakeApiServer) -> AsyncIterator[KubeClient]:
+    async with kube_client(server) as client:
         yield client
 
 
@@ -140,28 +141,26 @@ def test_list_options_to_query() -> None:
 # -- list -------------------------------------------------------------------------------------
 
 
-async def test_list_decodes_dicts_and_fills_kind(
-    server: FakeApiServer, api_client: ApiClient
-) -> None:
+async def test_list_decodes_dicts_and_fills_kind(server: FakeApiServer, client: KubeClient) -> None:
     """A list returns plain dicts carrying kind/apiVersion, plus the list's resource version."""
-    await server.create("configmaps", configmap("a", x="1"))
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    server.objects.create("configmaps", configmap("a", x="1"))
+    lw = KubeListerWatcher(client, CONFIGMAPS)
     result = await lw.list(ListOptions())
     assert [o["metadata"]["name"] for o in result.items] == ["a"]
     assert isinstance(result.items[0], dict)
     assert result.items[0]["kind"] == "ConfigMap"
     assert result.items[0]["apiVersion"] == "v1"
-    assert result.resource_version == server.resource_version
+    assert result.resource_version == server.objects.resource_version
     assert result.continue_token is None
 
 
 async def test_list_pages_with_limit_and_continue(
-    server: FakeApiServer, api_client: ApiClient
+    server: FakeApiServer, client: KubeClient
 ) -> None:
     """limit/continue page through the collection and the token comes back."""
     for i in range(5):
-        await server.create("configmaps", configmap(f"cm-{i}"))
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+        server.objects.create("configmaps", configmap(f"cm-{i}"))
+    lw = KubeListerWatcher(client, CONFIGMAPS)
     first = await lw.list(ListOptions(resource_version="", limit=2))
     assert len(first.items) == 2
     assert first.continue_token
@@ -172,11 +171,11 @@ async def test_list_pages_with_limit_and_continue(
 
 
 async def test_namespace_and_selectors_reach_the_server(
-    server: FakeApiServer, api_client: ApiClient
+    server: FakeApiServer, client: KubeClient
 ) -> None:
     """The lister-watcher's namespace, selectors (ANDed with the options') and tweak are sent."""
     lw = KubeListerWatcher(
-        api_client,
+        client,
         CONFIGMAPS,
         namespace="default",
         label_selector="app=web",
@@ -185,13 +184,13 @@ async def test_namespace_and_selectors_reach_the_server(
         ),
     )
     await lw.list(ListOptions(label_selector="tier=front"))
-    record = server.requests[-1]
+    record = server.requests.records[-1]
     assert record.path == "/api/v1/namespaces/default/configmaps"
     assert record.query["labelSelector"] == "app=web"
     assert record.query["fieldSelector"] == "metadata.name=a"
-    lw2 = KubeListerWatcher(api_client, CONFIGMAPS, label_selector="app=web")
+    lw2 = KubeListerWatcher(client, CONFIGMAPS, label_selector="app=web")
     await lw2.list(ListOptions(label_selector="tier=front"))
-    assert server.requests[-1].query["labelSelector"] == "app=web,tier=front"
+    assert server.requests.records[-1].query["labelSelector"] == "app=web,tier=front"
 
 
 @pytest.mark.parametrize(
@@ -205,39 +204,39 @@ async def test_namespace_and_selectors_reach_the_server(
     ],
 )
 async def test_http_errors_become_typed_exceptions(
-    server: FakeApiServer, api_client: ApiClient, status: int, error: type[Exception]
+    server: FakeApiServer, client: KubeClient, status: int, error: type[Exception]
 ) -> None:
     """An error Status maps to its exception class, with code and reason."""
-    server.fail_next(1, status, verb="list")
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    server.faults.fail_next(1, status, verb="list")
+    lw = KubeListerWatcher(client, CONFIGMAPS)
     with pytest.raises(error) as caught:
         await lw.list(ListOptions())
     assert caught.value.code == status  # type: ignore[attr-defined]
     assert caught.value.status["kind"] == "Status"  # type: ignore[attr-defined]
 
 
-async def test_429_carries_retry_after(server: FakeApiServer, api_client: ApiClient) -> None:
+async def test_429_carries_retry_after(server: FakeApiServer, client: KubeClient) -> None:
     """A 429 answer exposes the server's Retry-After."""
-    server.fail_next(1, 429, retry_after=3, verb="list")
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    server.faults.fail_next(1, 429, retry_after=3, verb="list")
+    lw = KubeListerWatcher(client, CONFIGMAPS)
     with pytest.raises(TooManyRequestsError) as caught:
         await lw.list(ListOptions())
     assert caught.value.retry_after == 3
 
 
 async def test_future_resource_version_is_too_large(
-    server: FakeApiServer, api_client: ApiClient
+    server: FakeApiServer, client: KubeClient
 ) -> None:
     """Listing at a resource version the server has not reached is TooLargeResourceVersion."""
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    lw = KubeListerWatcher(client, CONFIGMAPS)
     with pytest.raises(TooLargeResourceVersionError):
         await lw.list(ListOptions(resource_version="999999"))
 
 
 async def test_refused_connection_is_connection_refused(server: FakeApiServer) -> None:
     """Nobody listening on the port is a ConnectionRefused transport error."""
-    async with server.api_client() as client:
-        await server.stop_listening()
+    async with kube_client(server) as client:
+        await server.faults.stop_listening()
         lw = KubeListerWatcher(client, CONFIGMAPS)
         with pytest.raises(ConnectionRefused):
             await lw.list(ListOptions())
@@ -248,14 +247,14 @@ async def test_refused_connection_is_connection_refused(server: FakeApiServer) -
 # -- watch ------------------------------------------------------------------------------------
 
 
-async def test_watch_yields_typed_events(server: FakeApiServer, api_client: ApiClient) -> None:
+async def test_watch_yields_typed_events(server: FakeApiServer, client: KubeClient) -> None:
     """ADDED/MODIFIED/DELETED events arrive in order as dicts, from the given RV."""
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    lw = KubeListerWatcher(client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.create("configmaps", configmap("a"))
-        await server.patch("configmaps", "a", {"data": {"k": "v"}}, namespace="default")
-        await server.delete("configmaps", "a", namespace="default")
+        server.objects.create("configmaps", configmap("a"))
+        server.objects.patch("configmaps", "a", {"data": {"k": "v"}}, namespace="default")
+        server.objects.delete("configmaps", "a", namespace="default")
         events = [await anext(stream) for _ in range(3)]
     finally:
         await stream.aclose()
@@ -265,18 +264,16 @@ async def test_watch_yields_typed_events(server: FakeApiServer, api_client: ApiC
         WatchEventType.DELETED,
     ]
     assert all(e.object["metadata"]["name"] == "a" for e in events)
-    assert server.requests[-1].query["watch"] in ("1", "true")
+    assert server.requests.records[-1].query["watch"] in ("1", "true")
 
 
-async def test_watch_error_event_raises_and_ends(
-    server: FakeApiServer, api_client: ApiClient
-) -> None:
+async def test_watch_error_event_raises_and_ends(server: FakeApiServer, client: KubeClient) -> None:
     """An ERROR event raises its Status as an exception; the stream is then over."""
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    lw = KubeListerWatcher(client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.wait_for_watches(1)
-        server.inject_watch_error(410, "Expired", "too old resource version")
+        await server.requests.wait_for_watches(1)
+        server.faults.inject_watch_error(410, "Expired", "too old resource version")
         with pytest.raises(ExpiredError):
             await anext(stream)
         with pytest.raises(StopAsyncIteration):
@@ -286,17 +283,17 @@ async def test_watch_error_event_raises_and_ends(
 
 
 async def test_malformed_line_raises_but_stream_continues(
-    server: FakeApiServer, api_client: ApiClient
+    server: FakeApiServer, client: KubeClient
 ) -> None:
     """A garbage line raises MalformedWatchEventError; the next event still arrives."""
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    lw = KubeListerWatcher(client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.wait_for_watches(1)
-        server.inject_malformed_line()
-        server.inject_raw_line(b'{"type": "ADDED"}')
-        server.inject_raw_line(b"[1, 2]")
-        await server.create("configmaps", configmap("after"))
+        await server.requests.wait_for_watches(1)
+        server.faults.inject_malformed_line()
+        server.faults.inject_raw_line(b'{"type": "ADDED"}')
+        server.faults.inject_raw_line(b"[1, 2]")
+        server.objects.create("configmaps", configmap("after"))
         for _ in range(3):
             with pytest.raises(MalformedWatchEventError):
                 await anext(stream)
@@ -306,15 +303,13 @@ async def test_malformed_line_raises_but_stream_continues(
     assert event.object["metadata"]["name"] == "after"
 
 
-async def test_unknown_event_types_pass_through(
-    server: FakeApiServer, api_client: ApiClient
-) -> None:
+async def test_unknown_event_types_pass_through(server: FakeApiServer, client: KubeClient) -> None:
     """An event type the protocol does not define is handed on as a plain string."""
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    lw = KubeListerWatcher(client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.wait_for_watches(1)
-        server.inject_raw_line(b'{"type": "SURPRISE", "object": {"metadata": {}}}')
+        await server.requests.wait_for_watches(1)
+        server.faults.inject_raw_line(b'{"type": "SURPRISE", "object": {"metadata": {}}}')
         event = await anext(stream)
     finally:
         await stream.aclose()
@@ -322,10 +317,12 @@ async def test_unknown_event_types_pass_through(
     assert not isinstance(event.type, WatchEventType)
 
 
-async def test_idle_watch_times_out(server: FakeApiServer, api_client: ApiClient) -> None:
+async def test_idle_watch_times_out(server: FakeApiServer, client: KubeClient) -> None:
     """A watch that delivers no bytes for idle_timeout raises WatchIdleTimeoutError."""
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version), idle_timeout=0.3)
+    lw = KubeListerWatcher(client, CONFIGMAPS)
+    stream = await lw.watch(
+        ListOptions(resource_version=server.objects.resource_version), idle_timeout=0.3
+    )
     try:
         with pytest.raises(WatchIdleTimeoutError):
             async with asyncio.timeout(5):
@@ -335,12 +332,12 @@ async def test_idle_watch_times_out(server: FakeApiServer, api_client: ApiClient
 
 
 async def test_clean_server_timeout_ends_iteration(
-    server: FakeApiServer, api_client: ApiClient
+    server: FakeApiServer, client: KubeClient
 ) -> None:
     """timeoutSeconds makes the server end the watch; iteration stops cleanly."""
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
+    lw = KubeListerWatcher(client, CONFIGMAPS)
     stream = await lw.watch(
-        ListOptions(resource_version=server.resource_version, timeout_seconds=1)
+        ListOptions(resource_version=server.objects.resource_version, timeout_seconds=1)
     )
     try:
         async with asyncio.timeout(5):
@@ -351,15 +348,15 @@ async def test_clean_server_timeout_ends_iteration(
 
 
 async def test_five_megabyte_objects_pass_list_and_watch(
-    server: FakeApiServer, api_client: ApiClient
+    server: FakeApiServer, client: KubeClient
 ) -> None:
     """A 5 MB object is framed from many chunks on a watch and decoded from a list."""
     big = "x" * (5 * 1024 * 1024)
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    lw = KubeListerWatcher(client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.create("configmaps", configmap("big", blob=big))
-        await server.create("configmaps", configmap("small"))
+        server.objects.create("configmaps", configmap("big", blob=big))
+        server.objects.create("configmaps", configmap("small"))
         first = await anext(stream)
         second = await anext(stream)
     finally:
@@ -371,14 +368,14 @@ async def test_five_megabyte_objects_pass_list_and_watch(
 
 
 async def test_oversized_event_is_skipped_not_fatal(
-    server: FakeApiServer, api_client: ApiClient
+    server: FakeApiServer, client: KubeClient
 ) -> None:
     """An event over max_event_size is skipped with MalformedWatchEventError; the next arrives."""
-    lw = KubeListerWatcher(api_client, CONFIGMAPS, max_event_size=64 * 1024)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    lw = KubeListerWatcher(client, CONFIGMAPS, max_event_size=64 * 1024)
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.create("configmaps", configmap("big", blob="y" * 200_000))
-        await server.create("configmaps", configmap("next"))
+        server.objects.create("configmaps", configmap("big", blob="y" * 200_000))
+        server.objects.create("configmaps", configmap("next"))
         with pytest.raises(MalformedWatchEventError, match="larger than max_event_size"):
             await anext(stream)
         event = await anext(stream)
@@ -388,15 +385,15 @@ async def test_oversized_event_is_skipped_not_fatal(
 
 
 async def test_events_split_across_chunks_are_reassembled(
-    server: FakeApiServer, api_client: ApiClient
+    server: FakeApiServer, client: KubeClient
 ) -> None:
     """Many events sent in one burst come out whole and in order."""
-    lw = KubeListerWatcher(api_client, CONFIGMAPS)
-    stream = await lw.watch(ListOptions(resource_version=server.resource_version))
+    lw = KubeListerWatcher(client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     names = [f"cm-{i:04d}" for i in range(300)]
     try:
         for name in names:
-            await server.create("configmaps", configmap(name, payload="z" * 3000))
+            server.objects.create("configmaps", configmap(name, payload="z" * 3000))
         received = [(await anext(stream)).object["metadata"]["name"] for _ in names]
     finally:
         await stream.aclose()
@@ -405,7 +402,8 @@ async def test_events_split_across_chunks_are_reassembled(
 
 
 async def test_bearer_token_and_refresher(server: FakeApiServer) -> None:
-    """The configuration's bearer token is sent, and refresh_credentials awaits the refresher."""
+    """The configuration's bearer token is sent, and refresh_credentials awaits the client's
+    refresher; a 401 on a list is not retried by the lister-watcher (the reflector decides)."""
     configuration = server.configuration()
     configuration.api_key["BearerToken"] = "Bearer s3cr3t"
     calls: list[str] = []
@@ -413,9 +411,13 @@ async def test_bearer_token_and_refresher(server: FakeApiServer) -> None:
     async def refresher() -> None:
         calls.append("refresh")
 
-    async with ApiClient(configuration) as client:
-        lw = KubeListerWatcher(client, CONFIGMAPS, credential_refresher=refresher)
+    async with KubeClient(ApiClient(configuration), credential_refresher=refresher) as client:
+        lw = KubeListerWatcher(client, CONFIGMAPS)
         await lw.list(ListOptions())
+        server.faults.fail_next(1, 401, verb="list")
+        with pytest.raises(UnauthorizedError):
+            await lw.list(ListOptions())
+        assert calls == []
         await lw.refresh_credentials()
     assert calls == ["refresh"]
-    assert "s3cr3t" not in repr(lw)
+    assert "s3cr3t" not in repr(lw) + repr(client)

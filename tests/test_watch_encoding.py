@@ -24,6 +24,7 @@ from aiohttp import web
 from kubernetes_asyncio.client import ApiClient, Configuration
 from packaging.requirements import Requirement
 
+from aioinformer import KubeClient
 from aioinformer.listwatch import ListOptions, WatchEventType
 from aioinformer.transport import KubeListerWatcher
 
@@ -70,16 +71,16 @@ class GzipWatchServer:
 
 
 @pytest.fixture
-async def gzip_server() -> AsyncIterator[tuple[GzipWatchServer, ApiClient]]:
+async def gzip_server() -> AsyncIterator[tuple[GzipWatchServer, KubeClient]]:
     server = GzipWatchServer(watch_lines(50))
     app = web.Application()
     app.router.add_route("GET", "/{tail:.*}", server.handle)
-    async with serve_aiohttp(app) as url, ApiClient(Configuration(host=url)) as client:
+    async with serve_aiohttp(app) as url, KubeClient(ApiClient(Configuration(host=url))) as client:
         yield server, client
 
 
 async def test_watches_ask_for_an_uncompressed_stream(
-    gzip_server: tuple[GzipWatchServer, ApiClient],
+    gzip_server: tuple[GzipWatchServer, KubeClient],
 ) -> None:
     """A watch (a streaming list included) is requested with ``Accept-Encoding: identity``."""
     server, client = gzip_server
@@ -91,7 +92,7 @@ async def test_watches_ask_for_an_uncompressed_stream(
 
 
 async def test_a_multi_member_gzip_watch_stream_is_read_to_its_end(
-    gzip_server: tuple[GzipWatchServer, ApiClient],
+    gzip_server: tuple[GzipWatchServer, KubeClient],
 ) -> None:
     """Every event of a stream of 51 gzip members arrives, the final initial-events-end
     bookmark included (aiohttp < 3.14 stopped after the first member)."""

@@ -7,12 +7,12 @@ real LIST/WATCH path.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import random
 from collections import Counter
 from typing import Any
+
+import anyio
 
 from ..objects import KubeObject
 from ..testing import FakeApiServer
@@ -93,31 +93,29 @@ class Churn:
     async def populate(self) -> None:
         """Create the namespace, the nodes and the initial pods."""
         server = self._server
-        await server.create("namespaces", {"metadata": {"name": DEMO_NAMESPACE}})
+        server.objects.create("namespaces", {"metadata": {"name": DEMO_NAMESPACE}})
         for node in self.nodes:
-            await server.create("nodes", {"metadata": {"name": node}})
+            server.objects.create("nodes", {"metadata": {"name": node}})
         for _ in range(self.objects):
             await self._create(initial=True)
 
-    async def run(self, stop: asyncio.Event) -> None:
+    async def run(self, stop: anyio.Event) -> None:
         """Change pods at ``rate`` operations a second until ``stop`` is set."""
         if self.rate <= 0:
             await stop.wait()
             return
-        loop = asyncio.get_running_loop()
-        start = loop.time()
+        start = anyio.current_time()
         done = 0
         while not stop.is_set():
-            due = int((loop.time() - start) * self.rate) - done
+            due = int((anyio.current_time() - start) * self.rate) - done
             for _ in range(min(due, _MAX_BURST)):
                 await self.step()
                 done += 1
             if due > _MAX_BURST:
                 done += due - _MAX_BURST  # too far behind: skip rather than burst forever
             # Pacing, not waiting for a condition: sleep until the next operation is due.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout_at(start + (done + 1) / self.rate):
-                    await stop.wait()
+            with anyio.move_on_after(start + (done + 1) / self.rate - anyio.current_time()):
+                await stop.wait()
 
     async def step(self) -> None:
         """Do one random operation."""
@@ -139,7 +137,7 @@ class Churn:
         self._serial += 1
         name = f"pod-{self._serial:05d}"
         node = self._rng.choice(self.nodes)
-        await self._server.create("pods", pod_body(name, node), namespace=DEMO_NAMESPACE)
+        self._server.objects.create("pods", pod_body(name, node), namespace=DEMO_NAMESPACE)
         self._pods[name] = node
         self._slot[name] = len(self._names)
         self._names.append(name)
@@ -151,7 +149,7 @@ class Churn:
 
     async def _delete(self) -> None:
         name = self._pick()
-        await self._server.delete("pods", name, namespace=DEMO_NAMESPACE)
+        self._server.objects.delete("pods", name, namespace=DEMO_NAMESPACE)
         del self._pods[name]
         # Swap-remove keeps removal and random choice O(1).
         index = self._slot.pop(name)
@@ -166,7 +164,7 @@ class Churn:
         others = [node for node in self.nodes if node != self._pods[name]]
         node = self._rng.choice(others)
         patch = {"spec": {"nodeName": node}}
-        await self._server.patch("pods", name, patch, namespace=DEMO_NAMESPACE)
+        self._server.objects.patch("pods", name, patch, namespace=DEMO_NAMESPACE)
         self._pods[name] = node
         self.operations["move"] += 1
 
@@ -175,10 +173,10 @@ class Churn:
         patch: dict[str, Any]
         if self._rng.random() < 0.5:
             patch = {"metadata": {"labels": {"revision": str(self.total)}}}
-            await self._server.patch("pods", name, patch, namespace=DEMO_NAMESPACE)
+            self._server.objects.patch("pods", name, patch, namespace=DEMO_NAMESPACE)
         else:
             patch = {"status": {"phase": self._rng.choice(PHASES)}}
-            await self._server.patch(
+            self._server.objects.patch(
                 "pods", name, patch, namespace=DEMO_NAMESPACE, subresource="status"
             )
         self.operations["update"] += 1

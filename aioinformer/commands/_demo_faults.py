@@ -9,12 +9,12 @@ fault are flowing again. The next fault waits for that, so faults never overlap.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import anyio
 
 from ..informer import SharedIndexInformer
 from ..listener import EventStream
@@ -62,7 +62,7 @@ class Progress:
     ) -> None:
         self._stream: EventStream = informer.events()
         self._on_event = on_event
-        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._waiters: list[tuple[int, anyio.Event]] = []
         #: The highest resource version of an object delivered so far.
         self.max_rv = 0
         #: Notifications delivered, by type (resync/relist no-op updates not counted).
@@ -88,26 +88,24 @@ class Progress:
 
     def _wake(self) -> None:
         remaining = []
-        for threshold, future in self._waiters:
-            if future.done():
-                continue
+        for threshold, event in self._waiters:
             if self.max_rv >= threshold:
-                future.set_result(None)
+                event.set()
             else:
-                remaining.append((threshold, future))
+                remaining.append((threshold, event))
         self._waiters = remaining
 
     async def wait_for_rv(self, rv: int) -> None:
         """Until a notification at resource version ``rv`` or later was delivered."""
         if self.max_rv >= rv:
             return
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append((rv, future))
+        waiter = (rv, anyio.Event())
+        self._waiters.append(waiter)
         try:
-            await future
+            await waiter[1].wait()
         finally:
-            if not future.done():
-                future.cancel()
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
 
     def close(self) -> None:
         """Unsubscribe (idempotent)."""
@@ -198,28 +196,26 @@ class FaultSchedule:
             "metadata": {"name": MARKER, "namespace": DEMO_NAMESPACE},
             "spec": {"containers": [{"name": "main", "image": "busybox"}]},
         }
-        await self._server.create("pods", body, namespace=DEMO_NAMESPACE)
+        self._server.objects.create("pods", body, namespace=DEMO_NAMESPACE)
 
-    async def run(self, stop: asyncio.Event, *, start: float) -> None:
+    async def run(self, stop: anyio.Event, *, start: float) -> None:
         """Inject the faults on schedule until they are all done or ``stop`` is set.
 
         After ``stop`` no new fault is injected, but the recovery from the last one is still
         awaited (within ``recovery_timeout``), so the summary can tell whether it recovered.
 
-        :param start: the run's start, on the event loop's clock.
+        :param start: the run's start, on the event loop's clock (:func:`anyio.current_time`).
         """
         self._start = start
-        loop = asyncio.get_running_loop()
         for fraction, kind, description in FAULTS:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout_at(start + fraction * self._duration):
-                    await stop.wait()
+            with anyio.move_on_after(start + fraction * self._duration - anyio.current_time()):
+                await stop.wait()
             if stop.is_set():
                 return
-            stats = self._informer.reflector_stats
-            relists = stats.relists if stats is not None else 0
-            restarts = dict(stats.watch_restarts) if stats is not None else {}
-            record, marker_rv = await self._inject(kind, description, loop.time() - start)
+            stats = self._informer.statistics().reflector
+            relists = stats.relists
+            restarts = dict(stats.watch_restarts)
+            record, marker_rv = await self._inject(kind, description, anyio.current_time() - start)
             self.records.append(record)
             await self._await_recovery(record, marker_rv, relists, restarts)
 
@@ -227,7 +223,7 @@ class FaultSchedule:
         """Change the marker pod; returns the resource version of the change."""
         self._marks += 1
         patch = {"metadata": {"labels": {"demo/fault": str(self._marks)}}}
-        obj = await self._server.patch("pods", MARKER, patch, namespace=DEMO_NAMESPACE)
+        obj = self._server.objects.patch("pods", MARKER, patch, namespace=DEMO_NAMESPACE)
         return _rv_int(obj)
 
     async def _inject(self, kind: str, description: str, at: float) -> tuple[FaultRecord, int]:
@@ -236,16 +232,16 @@ class FaultSchedule:
         # The in-process API does not yield: fault and marker land atomically for the client.
         if kind == "compact":
             marker_rv = await self._mark()
-            server.compact()
-            record.affected = server.drop_watches("pods")
+            server.faults.compact()
+            record.affected = server.faults.drop_watches("pods")
         else:
             if kind == "drop":
-                record.affected = server.drop_watches("pods")
+                record.affected = server.faults.drop_watches("pods")
             elif kind == "stall":
-                record.affected = server.stall_watches("pods")
+                record.affected = server.faults.stall_watches("pods")
             elif kind == "throttle":
-                server.fail_next(2, 429, retry_after=1.0, verb="watch", resource="pods")
-                record.affected = server.drop_watches("pods")
+                server.faults.fail_next(2, 429, retry_after=1.0, verb="watch", resource="pods")
+                record.affected = server.faults.drop_watches("pods")
             else:  # pragma: no cover - FAULTS lists the kinds
                 raise ValueError(f"unknown fault {kind!r}")
             marker_rv = await self._mark()
@@ -255,21 +251,19 @@ class FaultSchedule:
     async def _await_recovery(
         self, record: FaultRecord, marker_rv: int, relists: int, restarts: dict[str, int]
     ) -> None:
-        loop = asyncio.get_running_loop()
         injected = self._start + record.at
         try:
-            async with asyncio.timeout(self._recovery_timeout):
+            with anyio.fail_after(self._recovery_timeout):
                 await self._progress.wait_for_rv(marker_rv)
         except TimeoutError:
             logger.warning("no recovery from %r within %.0f s", record.kind, self._recovery_timeout)
             return
         finally:
-            stats = self._informer.reflector_stats
-            if stats is not None:
-                record.relists = stats.relists - relists
-                record.restarts = {
-                    cause: n - restarts.get(cause, 0)
-                    for cause, n in stats.watch_restarts.items()
-                    if n > restarts.get(cause, 0)
-                }
-        record.recovered_in = loop.time() - injected
+            stats = self._informer.statistics().reflector
+            record.relists = stats.relists - relists
+            record.restarts = {
+                cause: n - restarts.get(cause, 0)
+                for cause, n in stats.watch_restarts.items()
+                if n > restarts.get(cause, 0)
+            }
+        record.recovered_in = anyio.current_time() - injected

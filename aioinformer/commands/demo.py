@@ -27,22 +27,28 @@ resource versions). The exit status is 0 when that check and the node summaries 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import functools
 import logging
 import random
-import signal
 import sys
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
-from kubernetes_asyncio.client import CoreV1Api
-from kubernetes_asyncio.client.exceptions import ApiException
+import anyio
+import anyio.abc
 
-from .._cli_support import EXIT_FAILURE, EXIT_INTERRUPTED, RICH_HINT, have_rich, note
+from .._cli_support import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    RICH_HINT,
+    Interrupts,
+    have_rich,
+    note,
+    run_command,
+)
+from .._client import KubeClient
 from .._config import BackoffPolicy, WatchConfig
 from ..controller import Controller
+from ..errors import AlreadyExistsError
 from ..factory import SharedInformerFactory
 from ..informer import SharedIndexInformer
 from ..objects import KubeObject, meta_namespace_key, name_of, namespace_of
@@ -52,7 +58,6 @@ from ._demo_faults import FaultSchedule, Progress
 from ._demo_view import PANEL_WIDTH, LogCounter, RateMeter, Snapshot, live_panel, plain_line
 
 if TYPE_CHECKING:
-    from kubernetes_asyncio.client import ApiClient
     from rich.console import Console
 
 __all__ = [
@@ -170,7 +175,7 @@ class NodeSummaries:
     It reads only the informers' caches and writes through the API (a merge patch, or a
     create when the ConfigMap does not exist yet).
 
-    :param api_client: writes go through it.
+    :param client: writes go through it.
     :param pods: the pods informer (with the :data:`BY_NODE` index).
     :param configmaps: the ConfigMaps informer.
     :param failure_rate: the share of reconciles that raise :class:`InjectedFailure`.
@@ -180,7 +185,7 @@ class NodeSummaries:
 
     def __init__(
         self,
-        api_client: ApiClient,
+        client: KubeClient,
         *,
         pods: SharedIndexInformer,
         configmaps: SharedIndexInformer,
@@ -188,7 +193,7 @@ class NodeSummaries:
         rng: random.Random | None = None,
         on_done: Callable[[], None] | None = None,
     ) -> None:
-        self._core = CoreV1Api(api_client)
+        self._client = client
         self._pods = pods
         self._configmaps = configmaps
         self._failure_rate = failure_rate
@@ -211,12 +216,10 @@ class NodeSummaries:
             if current is not None and current.get("data") == desired:
                 return
             if current is None:
-                body: Any = {"metadata": {"name": name, "labels": {"app": "demo"}}, "data": desired}
+                body = {"metadata": {"name": name, "labels": {"app": "demo"}}, "data": desired}
                 try:
-                    await self._core.create_namespaced_config_map(DEMO_NAMESPACE, body)
-                except ApiException as exc:
-                    if exc.status != 409:  # 409: it exists, the cache is behind: patch it
-                        raise
+                    await self._client.create("configmaps", body, namespace=DEMO_NAMESPACE)
+                except AlreadyExistsError:  # the cache is behind: patch it
                     await self._patch(name, desired)
             else:
                 await self._patch(name, desired)
@@ -226,7 +229,7 @@ class NodeSummaries:
                 self._on_done()
 
     async def _patch(self, name: str, data: dict[str, str]) -> None:
-        await self._core.patch_namespaced_config_map(name, DEMO_NAMESPACE, {"data": data})
+        await self._client.patch("configmaps", name, {"data": data}, namespace=DEMO_NAMESPACE)
 
 
 # -- the checks ----------------------------------------------------------------------------
@@ -242,12 +245,12 @@ def _versions(objects: Iterable[KubeObject]) -> dict[str, str]:
 async def _cache_matches(
     server: FakeApiServer, informer: SharedIndexInformer, resource: str
 ) -> bool:
-    return _versions(informer.indexer.list()) == _versions(await server.list_objects(resource))
+    return _versions(informer.indexer.list()) == _versions(server.objects.list(resource))
 
 
 async def _compare_cache(server: FakeApiServer, informer: SharedIndexInformer) -> tuple[bool, str]:
     """Whether the pods cache equals the server's pods (keys and resource versions)."""
-    on_server = _versions(await server.list_objects("pods"))
+    on_server = _versions(server.objects.list("pods"))
     cached = _versions(informer.indexer.list())
     if cached == on_server:
         return True, f"{len(on_server)} objects, same resource versions"
@@ -262,11 +265,11 @@ async def _compare_cache(server: FakeApiServer, informer: SharedIndexInformer) -
 
 async def _compare_summaries(server: FakeApiServer, nodes: list[str]) -> tuple[bool, str]:
     """Whether every node summary on the server matches the server's pods."""
-    pods = await server.list_objects("pods", DEMO_NAMESPACE)
+    pods = server.objects.list("pods", namespace=DEMO_NAMESPACE)
     expected = {node: summary_of(p for p in pods if node_of(p) == node) for node in nodes}
     actual = {
         _summary_node(cm)[0]: dict(cm.get("data") or {})
-        for cm in await server.list_objects("configmaps", DEMO_NAMESPACE)
+        for cm in server.objects.list("configmaps", namespace=DEMO_NAMESPACE)
         if _is_summary(cm)
     }
     wrong = sorted(node for node in nodes if actual.get(node) != expected[node])
@@ -278,22 +281,10 @@ async def _compare_summaries(server: FakeApiServer, nodes: list[str]) -> tuple[b
 # -- the run -------------------------------------------------------------------------------
 
 
-async def _wait(event: asyncio.Event, timeout: float) -> None:
-    """Until ``event`` is set or ``timeout`` seconds have passed."""
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(timeout):
-            await event.wait()
-
-
-async def _race(stop: asyncio.Event, work: Coroutine[Any, Any, Any]) -> bool:
-    """Run ``work`` unless ``stop`` is set first (then cancel it); True if it finished."""
-    async with asyncio.TaskGroup() as group:
-        task = group.create_task(work)
-        stopper = group.create_task(stop.wait())
-        await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
-        task.cancel()
-        stopper.cancel()
-    return not task.cancelled()
+async def _wait(event: anyio.Event, seconds: float) -> None:
+    """Until ``event`` is set or ``seconds`` have passed."""
+    with anyio.move_on_after(seconds):
+        await event.wait()
 
 
 class _Demo:
@@ -306,9 +297,8 @@ class _Demo:
         self.seed = args.seed if args.seed is not None else random.randrange(2**31)
         self.faults_enabled = not args.no_faults
         self.log = LogCounter()
-        self.pulse = asyncio.Event()  # set on every notification and reconcile: "re-check"
+        self._pulse = anyio.Event()  # set on every notification and reconcile: "re-check"
         self.phase = "starting"
-        self.loop = asyncio.get_running_loop()
         self.started = 0.0
         self.churn_seconds = 0.0
         self.settle_seconds: float | None = None
@@ -323,6 +313,7 @@ class _Demo:
         self.listener_stats: list[tuple[str, int, int]] = []
         self._ops_meter = RateMeter()
         self._events_meter = RateMeter()
+        self._faults_done = anyio.Event()
         # Set by run():
         self.churn: Churn | None = None
         self.pods: SharedIndexInformer | None = None
@@ -332,9 +323,13 @@ class _Demo:
         self.progress: Progress | None = None
         self.faults: FaultSchedule | None = None
 
+    def pulse(self) -> None:
+        """Something changed: wake the settling check."""
+        self._pulse.set()
+
     # -- running ---------------------------------------------------------------------------
 
-    async def run(self, stop: asyncio.Event, abort: asyncio.Event) -> int:
+    async def run(self, interrupts: Interrupts) -> int:
         args = self.args
         rng = random.Random(self.seed)
         nodes = node_names(args.objects)
@@ -353,23 +348,23 @@ class _Demo:
             self.churn = churn
             await churn.populate()
             async with (
-                server.api_client() as api_client,
-                SharedInformerFactory(api_client, watch=INFORMER_WATCH) as factory,
+                KubeClient(server.api_client()) as client,
+                SharedInformerFactory(client, watch=INFORMER_WATCH) as factory,
             ):
                 pods = factory.for_resource("v1/pods", indexers={BY_NODE: pods_by_node})
                 configmaps = factory.for_resource("v1/configmaps")
                 self.pods, self.configmaps = pods, configmaps
-                self.progress = progress = Progress(pods, on_event=self.pulse.set)
+                self.progress = progress = Progress(pods, on_event=self.pulse)
                 if self.faults_enabled:
                     self.faults = FaultSchedule(server, pods, progress, duration=args.duration)
                     await self.faults.setup()
                 self.reconciler = NodeSummaries(
-                    api_client,
+                    client,
                     pods=pods,
                     configmaps=configmaps,
                     failure_rate=RECONCILE_FAILURE_RATE if self.faults_enabled else 0.0,
                     rng=random.Random(rng.random()),
-                    on_done=self.pulse.set,
+                    on_done=self.pulse,
                 )
                 controller: Controller[str] = Controller(
                     name="node-summary",
@@ -390,61 +385,78 @@ class _Demo:
                 for node in nodes:  # every node gets a summary, even one without pods
                     controller.enqueue(node)
                 factory.start()
-                async with controller, asyncio.TaskGroup() as group:
-                    group.create_task(progress.run(), name="demo progress")
-                    view_done = asyncio.Event()
-                    view = group.create_task(self._view(view_done), name="demo view")
+                async with controller, anyio.create_task_group() as tg:
+                    tg.start_soon(progress.run, name="demo progress")
+                    tg.start_soon(self._on_interrupts, interrupts, name="demo interrupts")
+                    view_done, view_ended = anyio.Event(), anyio.Event()
+                    tg.start_soon(self._view, view_done, view_ended, name="demo view")
                     try:
-                        code = await self._drive(server, nodes, group, stop, abort)
+                        code = await self._drive(server, nodes, tg, interrupts)
                     finally:
                         self.phase = "stopping"
                         view_done.set()
-                        await view
+                        await view_ended.wait()
                         progress.close()
+                        tg.cancel_scope.cancel()  # the interrupt watcher
             self.phase = "done"
         return code
+
+    async def _on_interrupts(self, interrupts: Interrupts) -> None:
+        await interrupts.stop.wait()
+        self.on_first_interrupt()
+        await interrupts.abort.wait()
+        self.pulse()
+
+    async def _run_faults(self, scope: anyio.CancelScope, stop: anyio.Event, start: float) -> None:
+        assert self.faults is not None
+        try:
+            with scope:
+                await self.faults.run(stop, start=start)
+        finally:
+            self._faults_done.set()
+            self.pulse()
 
     async def _drive(
         self,
         server: FakeApiServer,
         nodes: list[str],
-        group: asyncio.TaskGroup,
-        stop: asyncio.Event,
-        abort: asyncio.Event,
+        tg: anyio.abc.TaskGroup,
+        interrupts: Interrupts,
     ) -> int:
         assert self.churn is not None and self.pods is not None and self.configmaps is not None
         self.phase = "syncing"
-        if not await _race(stop, self.pods.wait_for_cache_sync(timeout=30.0)):
+        with interrupts.cancellable(), anyio.move_on_after(30.0):
+            await self.pods.wait_for_cache_sync()
+        if interrupts.stop.is_set():
             self.interrupted = True
             return EXIT_INTERRUPTED
         if not self.pods.has_synced():
             self.out.write("error: the pods informer did not sync within 30 s\n")
             return EXIT_FAILURE
         self.phase = "churning"
-        self.started = start = self.loop.time()
-        churn_stop = asyncio.Event()
-        churn = group.create_task(self.churn.run(churn_stop), name="demo churn")
-        faults = None
+        self.started = start = anyio.current_time()
+        churn_stop = anyio.Event()
+        faults_scope = anyio.CancelScope()
         if self.faults is not None:
-            faults = group.create_task(self.faults.run(churn_stop, start=start), name="demo faults")
-            faults.add_done_callback(lambda _: self.pulse.set())
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout_at(start + self.args.duration):
-                await stop.wait()
-        self.interrupted = stop.is_set()
-        churn_stop.set()
-        await churn
-        self.churn_seconds = self.loop.time() - start
+            tg.start_soon(self._run_faults, faults_scope, churn_stop, start, name="demo faults")
+        else:
+            self._faults_done.set()
+        async with anyio.create_task_group() as churning:
+            churning.start_soon(self.churn.run, churn_stop, name="demo churn")
+            with anyio.move_on_after(self.args.duration):
+                await interrupts.stop.wait()
+            self.interrupted = interrupts.stop.is_set()
+            churn_stop.set()
+        self.churn_seconds = anyio.current_time() - start
         self.phase = "settling"
-        settled = await self._settle(server, faults, abort)
-        if faults is not None and not faults.done():
-            faults.cancel()
+        settled = await self._settle(server, interrupts.abort)
+        faults_scope.cancel()
         if settled:
-            self.settle_seconds = self.loop.time() - start - self.churn_seconds
+            self.settle_seconds = anyio.current_time() - start - self.churn_seconds
         self.listener_stats = [
             (self._label(listener.name), listener.peak_backlog, listener.handler_errors)
             for informer in (self.pods, self.configmaps)
-            for listener in informer.listeners
+            for listener in informer.statistics().listeners
         ]
         if self.aborted:
             return EXIT_INTERRUPTED  # a second Ctrl-C: the checks are skipped
@@ -454,9 +466,9 @@ class _Demo:
         self.checks.append(("cache == server", ok_cache, detail))
         return 0 if ok_summaries and ok_cache else 1
 
-    def _quiet(self, faults: asyncio.Task[None] | None) -> bool:
+    def _quiet(self) -> bool:
         assert self.controller is not None and self.pods and self.configmaps
-        if faults is not None and not faults.done():
+        if not self._faults_done.is_set():
             return False
         queue = self.controller.queue
         if len(queue) or queue.waiting_count or self.controller.statistics().in_flight:
@@ -464,38 +476,42 @@ class _Demo:
         return not any(
             listener.backlog
             for informer in (self.pods, self.configmaps)
-            for listener in informer.listeners
+            for listener in informer.statistics().listeners
         )
 
-    async def _settle(
-        self, server: FakeApiServer, faults: asyncio.Task[None] | None, abort: asyncio.Event
-    ) -> bool:
+    async def _settle(self, server: FakeApiServer, abort: anyio.Event) -> bool:
         """Until the caches equal the server and the controller has nothing left to do.
 
         Re-checks on every notification and every reconcile (and at least once a second).
         Returns False after :data:`SETTLE_TIMEOUT` seconds or on a second Ctrl-C.
         """
         assert self.pods is not None and self.configmaps is not None
-        deadline = self.loop.time() + SETTLE_TIMEOUT
+        deadline = anyio.current_time() + SETTLE_TIMEOUT
         while not abort.is_set():
-            self.pulse.clear()  # before checking: a change during the check re-wakes us
+            pulse = self._pulse = anyio.Event()  # before checking: a change re-wakes us
             if (
-                self._quiet(faults)
+                self._quiet()
                 and await _cache_matches(server, self.pods, "pods")
                 and await _cache_matches(server, self.configmaps, "configmaps")
             ):
                 return True
-            remaining = deadline - self.loop.time()
+            remaining = deadline - anyio.current_time()
             if remaining <= 0:
                 logger.warning("not settled after %.0f s", SETTLE_TIMEOUT)
                 return False
-            await _wait(self.pulse, min(1.0, remaining))
+            await _wait(pulse, min(1.0, remaining))
         self.aborted = True
         return False
 
     # -- the view --------------------------------------------------------------------------
 
-    async def _view(self, done: asyncio.Event) -> None:
+    async def _view(self, done: anyio.Event, ended: anyio.Event) -> None:
+        try:
+            await self._show(done)
+        finally:
+            ended.set()
+
+    async def _show(self, done: anyio.Event) -> None:
         if self.console is not None:
             from rich.live import Live
 
@@ -520,9 +536,9 @@ class _Demo:
 
     def snapshot(self) -> Snapshot:
         """The current figures, for the views."""
-        now = self.loop.time()
+        now = anyio.current_time()
         churn, pods, controller = self.churn, self.pods, self.controller
-        stats = pods.reflector_stats if pods is not None else None
+        stats = pods.statistics().reflector if pods is not None else None
         events = bookmarks = 0
         if stats is not None:
             for kind, n in stats.events.items():
@@ -535,7 +551,7 @@ class _Demo:
             (self._label(listener.name), listener.backlog, listener.peak_backlog)
             for informer in (self.pods, self.configmaps)
             if informer is not None
-            for listener in informer.listeners
+            for listener in informer.statistics().listeners
         ]
         statistics = controller.statistics() if controller is not None else None
         records = self.faults.records if self.faults is not None else []
@@ -626,7 +642,7 @@ class _Demo:
                 f"churn:      {args.objects} pods on {len(churn.nodes)} nodes; {churn.total}"
                 f" operations ({rate:.1f}/s){': ' + kinds if kinds else ''}"
             )
-        stats = self.pods.reflector_stats if self.pods is not None else None
+        stats = self.pods.statistics().reflector if self.pods is not None else None
         if stats is not None:
             restarts = ", ".join(f"{c} {n}" for c, n in sorted(stats.watch_restarts.items()))
             events = ", ".join(f"{t} {n}" for t, n in sorted(stats.events.items()))
@@ -723,24 +739,8 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
 
         console = Console(file=out)
 
-    async def main() -> int:
-        stop, abort = asyncio.Event(), asyncio.Event()
+    async def main(interrupts: Interrupts) -> int:
         demo = _Demo(args, out, console)
-
-        def on_signal() -> None:
-            if stop.is_set():
-                abort.set()
-                demo.pulse.set()
-            else:
-                demo.on_first_interrupt()
-            stop.set()
-
-        loop = asyncio.get_running_loop()
-        remove: list[Callable[[], object]] = []
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(signum, on_signal)
-                remove.append(functools.partial(loop.remove_signal_handler, signum))
         root = logging.getLogger()
         handlers: list[logging.Handler] = [demo.log]
         if args.verbose:
@@ -760,16 +760,14 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
         for handler in handlers:
             root.addHandler(handler)
         try:
-            code = await demo.run(stop, abort)
+            code = await demo.run(interrupts)
         finally:
             for handler in handlers:
                 root.removeHandler(handler)
             root.setLevel(level)
-            for undo in remove:
-                undo()
         for line in demo.summary(code):
             out.write(line + "\n")
         out.flush()
         return code
 
-    return asyncio.run(main())
+    return run_command(main)

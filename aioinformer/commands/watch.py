@@ -35,6 +35,7 @@ from .._cli_support import (
     note,
     run_command,
 )
+from .._http import read
 from ..discovery import resolve_resource
 from ..errors import (
     ApiError,
@@ -52,10 +53,10 @@ from ..listener import Event, EventStream
 from ..listwatch import ListOptions, Resource
 from ..objects import KubeObject, meta_namespace_key
 from ..selectors import parse_label_selector
-from ..transport import KubeListerWatcher, request
+from ..transport import KubeListerWatcher
 
 if TYPE_CHECKING:
-    from kubernetes_asyncio.client import ApiClient
+    from .._client import KubeClient
 
 __all__ = ["add_parser", "check_api_server", "run"]
 
@@ -137,9 +138,9 @@ class _View:
         from rich.table import Table
 
         now = datetime.now(UTC).timestamp()
-        stats = self.informer.reflector_stats
-        restarts = sum(stats.watch_restarts.values()) if stats else 0
-        relists = stats.relists if stats else 0
+        stats = self.informer.statistics().reflector
+        restarts = sum(stats.watch_restarts.values())
+        relists = stats.relists
         rate = self.events / max(1e-9, time.monotonic() - self.started)
         title = (
             f"{self.resource}  objects={len(self.informer.indexer)}  events={self.events}"
@@ -186,7 +187,7 @@ def _print_event(out: TextIO, event: Event) -> None:
     out.flush()
 
 
-async def check_api_server(api_client: ApiClient) -> str | None:
+async def check_api_server(client: KubeClient) -> str | None:
     """Why the client's server is not a Kubernetes API server, or None when it is one.
 
     Asks ``GET /api``, which every API server answers with an ``APIVersions`` document (or, to
@@ -195,11 +196,12 @@ async def check_api_server(api_client: ApiClient) -> str | None:
     :raises TransportError: when the request got no answer (refused, DNS, TLS, ...).
     :raises TimeoutError: when no answer came within :data:`PROBE_TIMEOUT` seconds.
     """
-    host = api_client.configuration.host
+    host = client.host
     hint = "check --server (or the cluster of the kubeconfig context)"
+    what = f"GET {host}/api"
     with anyio.fail_after(PROBE_TIMEOUT):
         try:
-            response = await request(api_client, "/api", what=f"GET {host}/api")
+            response = await client._transport.open("GET", "/api", what=what)
         except ApiError as exc:
             if exc.status.get("apiVersion"):  # a Kubernetes Status (401, 403, ...): it is one
                 return None
@@ -207,10 +209,7 @@ async def check_api_server(api_client: ApiClient) -> str | None:
                 f"{host} is not a Kubernetes API server: GET /api answered {exc.code} without a"
                 f" Kubernetes Status; {hint}"
             )
-        try:
-            body = await response.read()
-        finally:
-            response.release()
+        body = await read(response, what)
     try:
         document = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -224,13 +223,13 @@ async def check_api_server(api_client: ApiClient) -> str | None:
 
 
 async def _resolve(
-    args: argparse.Namespace, api_client: ApiClient, interrupts: Interrupts
+    args: argparse.Namespace, client: KubeClient, interrupts: Interrupts
 ) -> Resource | int:
     """The resource to watch, or the exit status of a failure (one line printed)."""
-    host = api_client.configuration.host
+    host = client.host
     with interrupts.cancellable():
         try:
-            problem = await check_api_server(api_client)
+            problem = await check_api_server(client)
         except ConnectionRefused:
             return fail(
                 f"cannot connect to {host}: connection refused; is the API server running"
@@ -246,7 +245,7 @@ async def _resolve(
         if problem is not None:
             return fail(problem)
         try:
-            return await resolve_resource(api_client, args.resource)
+            return await resolve_resource(client, args.resource)
         except NotFoundError as exc:
             return fail(
                 f"{exc.message}; `kubectl api-resources` lists them, or write group/version/plural"
@@ -268,7 +267,7 @@ async def _watch(args: argparse.Namespace, interrupts: Interrupts, out: TextIO) 
     async with contextlib.AsyncExitStack() as stack:
         with interrupts.cancellable():
             try:
-                connection = await stack.enter_async_context(
+                client = await stack.enter_async_context(
                     connect(
                         server=args.server,
                         kubeconfig=args.kubeconfig,
@@ -280,18 +279,14 @@ async def _watch(args: argparse.Namespace, interrupts: Interrupts, out: TextIO) 
                 return fail(exc)
         if interrupts.stop.is_set():
             return fail("interrupted while loading the configuration", code=EXIT_INTERRUPTED)
-        resource = await _resolve(args, connection.api_client, interrupts)
+        resource = await _resolve(args, client, interrupts)
         if not isinstance(resource, Resource):
             return resource
         namespace = None
         if resource.namespaced and not args.all_namespaces:
-            namespace = args.namespace or connection.namespace
+            namespace = args.namespace or client.namespace
         lister_watcher = KubeListerWatcher(
-            connection.api_client,
-            resource,
-            namespace=namespace,
-            label_selector=args.selector,
-            credential_refresher=connection.credential_refresher,
+            client, resource, namespace=namespace, label_selector=args.selector
         )
         with interrupts.cancellable():
             try:  # one small list first: a request refused as malformed ends the command

@@ -7,8 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, TypeAlias
 
-import anyio
-
+from .._lifecycle import State
 from ..factory import SharedInformerFactory
 from ..informer import SharedIndexInformer
 
@@ -65,10 +64,10 @@ class InformerRuntime:
         return {str(resource): inf for resource, inf in self.factory.informers.items()}
 
     def _informer_ready(self, informer: SharedIndexInformer) -> bool:
-        if not informer.has_synced() or informer.is_stopped:
+        if not informer.has_synced() or informer.state is State.STOPPED:
             return False
         if self.require_consumers_synced and informer.name not in self._consumers_were_synced:
-            if not all(listener.has_synced() for listener in informer.listeners):
+            if not all(listener.synced for listener in informer.statistics().listeners):
                 return False
             self._consumers_were_synced.add(informer.name)
         return True
@@ -81,20 +80,20 @@ class InformerRuntime:
 
     def healthy(self) -> bool:
         """Whether the app is alive: running, and no informer has stopped on its own."""
-        return self._running and not any(i.is_stopped for i in self._informers().values())
+        return self._running and not any(
+            i.state is State.STOPPED for i in self._informers().values()
+        )
 
-    async def wait_ready(self, timeout: float | None = None) -> bool:
-        """Wait until every informer synced (and its consumers, if required).
+    async def wait_ready(self) -> bool:
+        """Wait until every informer synced (and its consumers, if required), or one of them
+        stopped first. Bound it with :func:`anyio.fail_after` or :func:`anyio.move_on_after`.
 
-        :param timeout: give up after this many seconds (None: no limit).
         :returns: :meth:`ready` at the end.
         """
-        with anyio.move_on_after(timeout):
-            for informer in self._informers().values():
-                await informer.wait_for_cache_sync()
-                if self.require_consumers_synced:
-                    for listener in informer.listeners:
-                        await listener.wait_synced()
+        for informer in self._informers().values():
+            await informer.wait_for_cache_sync()
+            if self.require_consumers_synced:
+                await informer._wait_consumers_synced()
         return self.ready()
 
     def status(self) -> dict[str, Any]:
@@ -105,7 +104,7 @@ class InformerRuntime:
                 name: {
                     "ready": self._informer_ready(informer),
                     "synced": informer.has_synced(),
-                    "running": informer.has_started and not informer.is_stopped,
+                    "running": informer.state not in (State.NEW, State.STOPPED),
                     "objects": len(informer.indexer),
                 }
                 for name, informer in self._informers().items()
@@ -120,8 +119,8 @@ class InformerRuntime:
 async def run_factory(
     source: FactorySource, app: Any, *, require_consumers_synced: bool = False
 ) -> AsyncIterator[InformerRuntime]:
-    """Build (if needed) and run a factory for the block: enter it, start its informers (without
-    waiting for them to sync) and yield its :class:`InformerRuntime`; on exit shut it down.
+    """Build (if needed) and run a factory for the block: enter it (which starts its informers,
+    without waiting for them to sync) and yield its :class:`InformerRuntime`; on exit close it.
 
     Enter and exit it in the same task: the factory's informers live in a task group owned by
     the block.
@@ -141,7 +140,6 @@ async def run_factory(
                 "the factory has no informers, so the app never turns ready: create them"
                 " (factory.for_resource(...)) before the app starts, in the builder"
             )
-        factory.start()
         runtime = InformerRuntime(factory, require_consumers_synced=require_consumers_synced)
         logger.debug("started %d informers", len(factory.informers))
         try:

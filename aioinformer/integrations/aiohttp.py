@@ -2,7 +2,7 @@
 
 ::
 
-    factory = SharedInformerFactory(api_client)
+    factory = SharedInformerFactory(client)
     pods = factory.for_resource("v1/pods")
     app = web.Application()
     app.cleanup_ctx.append(informer_cleanup_ctx(factory))
@@ -12,8 +12,10 @@ Startup starts the informers **without** waiting for them to sync, so ``/readyz`
 while the caches fill and 200 once they are synced; cleanup stops every informer. The
 :class:`~aioinformer.integrations.InformerRuntime` is ``app[INFORMERS]`` while the app runs.
 
-aiohttp may run startup and cleanup in different tasks, so the factory lives in one task of
-its own, created at startup and awaited (bounded by ``shutdown_timeout``) at cleanup.
+aiohttp may run startup and cleanup in different tasks (its test server does), while an anyio
+task group or cancel scope must be left in the task that entered it. So the factory lives in a
+task of its own, created at startup and stopped (bounded by ``shutdown_timeout``) at cleanup:
+the one task of the package that no task group owns (see :func:`informer_cleanup_ctx`).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+import anyio
 from aiohttp import web
 
 from ..metrics import render_metrics
@@ -46,18 +49,36 @@ logger = logging.getLogger(__name__)
 INFORMERS: web.AppKey[InformerRuntime] = web.AppKey("aioinformer.informers", InformerRuntime)
 
 
-async def _host(
-    source: FactorySource,
-    app: web.Application,
-    require_consumers_synced: bool,
-    started: asyncio.Future[InformerRuntime],
-    stop: asyncio.Event,
-) -> None:
-    async with run_factory(
-        source, app, require_consumers_synced=require_consumers_synced
-    ) as runtime:
-        started.set_result(runtime)
-        await stop.wait()
+class _Host:
+    """Runs the factory for the app, in a task of its own; everything else is anyio."""
+
+    def __init__(
+        self, source: FactorySource, app: web.Application, require_consumers_synced: bool
+    ) -> None:
+        self._source = source
+        self._app = app
+        self._require_consumers_synced = require_consumers_synced
+        self.runtime: InformerRuntime | None = None
+        self.error: Exception | None = None
+        self.scope = anyio.CancelScope()  # the hard stop
+        self.settled = anyio.Event()  # running, or ended
+        self.stop = anyio.Event()  # the graceful stop
+        self.ended = anyio.Event()
+
+    async def run(self) -> None:
+        try:
+            with self.scope:
+                async with run_factory(
+                    self._source, self._app, require_consumers_synced=self._require_consumers_synced
+                ) as runtime:
+                    self.runtime = runtime
+                    self.settled.set()
+                    await self.stop.wait()
+        except Exception as exc:
+            self.error = exc  # reported by the startup or the cleanup, never lost in the task
+        finally:
+            self.settled.set()
+            self.ended.set()
 
 
 def informer_cleanup_ctx(
@@ -77,43 +98,46 @@ def informer_cleanup_ctx(
         Default False.
     :param shutdown_timeout: seconds cleanup waits for the informers to stop before it
         cancels them. Default 10.
+
+    The factory runs in a task created with ``loop.create_task``: the package's one task that
+    no task group owns, because aiohttp may enter and leave ``cleanup_ctx`` in different tasks
+    and a task group must be left in the task that entered it. The task is held for the app's
+    lifetime and always ended (gracefully, then by cancellation) and awaited by cleanup.
     """
 
     async def ctx(app: web.Application) -> AsyncIterator[None]:
-        loop = asyncio.get_running_loop()
-        started: asyncio.Future[InformerRuntime] = loop.create_future()
-        stop = asyncio.Event()
-        task = loop.create_task(
-            _host(source, app, require_consumers_synced, started, stop),
-            name="aioinformer informers",
-        )
-        first: set[asyncio.Future[Any]] = {task, started}
+        host = _Host(source, app, require_consumers_synced)
+        # Not a task group: see above. Held in `task` until cleanup has awaited its end.
+        task = asyncio.get_running_loop().create_task(host.run(), name="aioinformer informers")
         try:
-            await asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED)
+            await host.settled.wait()
         except BaseException:
-            task.cancel()
-            await asyncio.wait({task})
+            host.scope.cancel()
+            with anyio.CancelScope(shield=True):
+                await host.ended.wait()
             raise
-        if not started.done():
-            started.cancel()
-            task.result()  # raises what failed the startup
+        if host.runtime is None or host.ended.is_set():
+            if host.error is not None:
+                raise host.error  # what failed the startup
             raise RuntimeError("the informer factory ended during startup")
-        app[key] = started.result()
+        app[key] = host.runtime
         try:
             yield
         finally:
-            stop.set()
-            _, pending = await asyncio.wait({task}, timeout=shutdown_timeout)
-            if pending:
+            host.stop.set()
+            with anyio.move_on_after(shutdown_timeout):
+                await host.ended.wait()
+            if not host.ended.is_set():
                 logger.warning(
                     "informers still running %.1f s after shutdown began; cancelling",
                     shutdown_timeout,
                 )
-                task.cancel()
-                await asyncio.wait({task})
-            # Never suppress a cancellation of cleanup itself; only report the host's failure.
-            if not task.cancelled() and (error := task.exception()) is not None:
-                raise error
+                host.scope.cancel()
+                await host.ended.wait()
+            del task
+            # Only the host's failure is reported; a cancellation of cleanup itself propagates.
+            if host.error is not None:
+                raise host.error
 
     return ctx
 

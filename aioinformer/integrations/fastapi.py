@@ -2,7 +2,7 @@
 
 ::
 
-    factory = SharedInformerFactory(api_client)
+    factory = SharedInformerFactory(client)
     pods = factory.for_resource("v1/pods")
     app = FastAPI(lifespan=informer_lifespan(factory))
     app.include_router(health_router())

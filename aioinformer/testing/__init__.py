@@ -3,13 +3,19 @@
 :class:`FakeApiServer` is an aiohttp server on 127.0.0.1 that speaks the real Kubernetes
 REST protocol (discovery, CRUD, LIST with selectors and pagination, WATCH with resource
 versions, bookmarks and 410 Gone) with fault injection, so the real client stack is tested
-over real HTTP. The pytest fixture ``fake_apiserver`` is registered automatically (see
+over real HTTP. Its entry points are ``server.objects`` (:class:`ServerObjects`),
+``server.faults`` (:class:`ServerFaults`) and ``server.requests`` (:class:`ServerRequests`).
+The pytest fixture ``fake_apiserver`` is registered automatically (see
 :mod:`aioinformer.testing.pytest_plugin`); ``aioinformer fake-apiserver`` runs it standalone.
 """
 
 from ._clock import FakeClock as FakeClock
+from ._memory_lw import MemorySource as MemorySource
+from ._objects import ServerObjects as ServerObjects
+from .faults import ServerFaults as ServerFaults
 from .manifests import load_manifests as load_manifests
 from .request_log import RequestRecord as RequestRecord
+from .request_log import ServerRequests as ServerRequests
 from .resources import BUILTIN_RESOURCES as BUILTIN_RESOURCES
 from .resources import ResourceInfo as ResourceInfo
 from .server import FakeApiServer as FakeApiServer
@@ -18,7 +24,11 @@ __all__ = [
     "BUILTIN_RESOURCES",
     "FakeApiServer",
     "FakeClock",
+    "MemorySource",
     "RequestRecord",
     "ResourceInfo",
+    "ServerFaults",
+    "ServerObjects",
+    "ServerRequests",
     "load_manifests",
 ]

@@ -1,16 +1,21 @@
 """Label and field selectors as the fake API server applies them (private).
 
-Parsing and matching are :mod:`aioinformer.selectors`' (the one implementation); the server
-adds what is its own: field selectors may only name the fields a resource declares selectable.
+The fake parses and matches selectors itself (:mod:`._labels`, :mod:`._fields`), sharing no
+code with the client's :mod:`aioinformer.selectors`: it is the oracle the client is tested
+against, and golden cases check both against what kube-apiserver does. As on the server, the
+label selector is decoded before the field selector, so its error wins; every refusal is a
+400 BadRequest carrying the server's message.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import SelectorSyntaxError
-from ..selectors import field_value, parse_field_selector, parse_label_selector
+from ._failure import StatusFailure
+from ._fields import field_value, parse_field_selector
+from ._labels import SelectorRefused, parse_label_selector
+from .resources import ResourceInfo
 
 __all__ = ["Matcher", "compile_selectors", "field_value"]
 
@@ -18,27 +23,33 @@ __all__ = ["Matcher", "compile_selectors", "field_value"]
 Matcher = Callable[[Mapping[str, Any]], bool]
 
 
+def _labels_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    metadata = obj.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
+    return labels if isinstance(labels, Mapping) else {}
+
+
 def compile_selectors(
-    label_selector: str, field_selector: str, selectable: Iterable[str]
+    label_selector: str, field_selector: str, info: ResourceInfo
 ) -> Matcher | None:
-    """Compile both selectors into one predicate, or None when they select everything.
+    """Both selectors of a request for one resource as one predicate, or None when they
+    select everything.
 
-    :raises SelectorSyntaxError: when either selector is invalid, or a field selector names a
-        field that is not selectable for the resource.
+    :raises StatusFailure: 400 BadRequest with kube-apiserver's message for a selector that
+        does not parse, or a field selector on a field the resource cannot select on.
     """
-    labels = parse_label_selector(label_selector)
-    fields = parse_field_selector(field_selector)
-    unsupported = sorted(fields.fields - set(selectable))
-    if unsupported:
-        raise SelectorSyntaxError(f"field label not supported: {unsupported[0]}")
-    if labels.empty and fields.empty:
-        return None
-    if fields.empty:
-        return labels.matches_object
-    if labels.empty:
-        return fields.matches_object
-
-    def matches(obj: Mapping[str, Any]) -> bool:
-        return labels.matches_object(obj) and fields.matches_object(obj)
-
-    return matches
+    try:
+        labels = parse_label_selector(label_selector)
+        fields = parse_field_selector(
+            field_selector,
+            kind=info.kind,
+            namespaced=info.namespaced,
+            selectable=info.selectable_fields,
+        )
+    except SelectorRefused as refused:
+        raise StatusFailure.bad_request(str(refused)) from None
+    if labels is None:
+        return fields
+    if fields is None:
+        return lambda obj: labels(_labels_of(obj))
+    return lambda obj: labels(_labels_of(obj)) and fields(obj)

@@ -29,94 +29,157 @@ Errors are ``Status`` objects (400 for a bad body, 404 for an unknown endpoint).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
 from aiohttp import web
 
+from ..errors import ApiError
 from . import status
+from ._failure import StatusFailure
 
 if TYPE_CHECKING:
     from .server import FakeApiServer
 
 __all__ = ["AdminApi"]
 
+#: Answers one POST: the server, the JSON arguments and the request; returns the JSON answer
+#: (or a whole response). A missing or mistyped argument raises KeyError, TypeError or
+#: ValueError, answered 400.
+_Action = Callable[["FakeApiServer", dict[str, Any], web.Request], Any]
+
+_OK = {"ok": True}
+
 
 def _answer(body: Any) -> web.Response:
     return web.Response(body=orjson.dumps(body), content_type="application/json")
 
 
+def _drop_watches(server: FakeApiServer, args: dict[str, Any], _: web.Request) -> Any:
+    return {"dropped": server.faults.drop_watches(args.get("resource"))}
+
+
+def _stall_watches(server: FakeApiServer, args: dict[str, Any], _: web.Request) -> Any:
+    return {"stalled": server.faults.stall_watches(args.get("resource"))}
+
+
+def _fail_next(server: FakeApiServer, args: dict[str, Any], _: web.Request) -> Any:
+    server.faults.fail_next(
+        int(args["n"]),
+        int(args["status"]),
+        retry_after=args.get("retryAfter"),
+        verb=args.get("verb"),
+        resource=args.get("resource"),
+        message=str(args.get("message") or ""),
+    )
+    return _OK
+
+
+def _compact(server: FakeApiServer, args: dict[str, Any], _: web.Request) -> Any:
+    server.faults.compact(args.get("resourceVersion"))
+    return _OK
+
+
+def _inject_malformed_line(server: FakeApiServer, args: dict[str, Any], _: web.Request) -> Any:
+    server.faults.inject_malformed_line(args.get("resource"))
+    return _OK
+
+
+def _inject_raw_line(server: FakeApiServer, args: dict[str, Any], _: web.Request) -> Any:
+    server.faults.inject_raw_line(str(args["line"]).encode(), args.get("resource"))
+    return _OK
+
+
+def _inject_watch_error(server: FakeApiServer, args: dict[str, Any], _: web.Request) -> Any:
+    ended = server.faults.inject_watch_error(
+        int(args["code"]),
+        str(args["reason"]),
+        str(args.get("message") or ""),
+        resource=args.get("resource"),
+    )
+    return {"ended": ended}
+
+
+def _restart(server: FakeApiServer, _: dict[str, Any], request: web.Request) -> Any:
+    server.faults.restart(spare_transport=request.transport)
+    response = _answer(_OK)
+    response.force_close()  # the connection that asked goes too, once answered
+    return response
+
+
+def _latency(server: FakeApiServer, args: dict[str, Any], _: web.Request) -> Any:
+    server.faults.set_latency(float(args["seconds"]))
+    return _OK
+
+
+def _sharding(server: FakeApiServer, args: dict[str, Any], _: web.Request) -> Any:
+    enabled = args["enabled"]
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be true or false, not {enabled!r}")
+    server.faults.set_sharded_list_and_watch(enabled)
+    return {"shardedListAndWatch": enabled}
+
+
+_POST: dict[str, _Action] = {
+    "drop-watches": _drop_watches,
+    "stall-watches": _stall_watches,
+    "fail-next": _fail_next,
+    "compact": _compact,
+    "inject-malformed-line": _inject_malformed_line,
+    "inject-raw-line": _inject_raw_line,
+    "inject-watch-error": _inject_watch_error,
+    "restart": _restart,
+    "latency": _latency,
+    "sharding": _sharding,
+}
+
+
+def _requests(server: FakeApiServer) -> Any:
+    return [dataclasses.asdict(r) for r in server.requests.records]
+
+
+def _state(server: FakeApiServer) -> Any:
+    watches: int = server.requests.active_watches()
+    return {"resourceVersion": server.objects.resource_version, "activeWatches": watches}
+
+
+_GET: dict[str, Callable[[FakeApiServer], Any]] = {"requests": _requests, "state": _state}
+
+
 class AdminApi:
-    """Serves ``/_fake/...`` for one server."""
+    """Serves ``/_fake/...`` for one server, through its public entry points only."""
 
     def __init__(self, server: FakeApiServer) -> None:
         self._server = server
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        """Answer one admin request."""
+        """Answer one admin request.
+
+        :raises StatusFailure: 404 for an unknown endpoint, 405 for another method, 400 for
+            bad arguments, and what the server's API refuses (a resource it does not serve).
+        """
         action = request.path.removeprefix("/_fake/").strip("/")
-        server = self._server
         if request.method == "GET":
-            if action == "requests":
-                return _answer([dataclasses.asdict(r) for r in server.requests])
-            if action == "state":
-                return _answer(
-                    {
-                        "resourceVersion": server.resource_version,
-                        "activeWatches": server.active_watches(),
-                    }
-                )
-            raise status.status_error(404, message=f"no admin endpoint GET {request.path}")
+            read = _GET.get(action)
+            if read is None:
+                raise status.status_error(404, message=f"no admin endpoint GET {request.path}")
+            return _answer(read(self._server))
         if request.method != "POST":
             raise status.status_error(405, message="admin endpoints take POST")
+        act = _POST.get(action)
+        if act is None:
+            raise status.status_error(404, message=f"no admin endpoint POST {request.path}")
         args = await self._arguments(request)
-        resource = args.get("resource")
         try:
-            if action == "drop-watches":
-                return _answer({"dropped": server.drop_watches(resource)})
-            if action == "stall-watches":
-                return _answer({"stalled": server.stall_watches(resource)})
-            if action == "fail-next":
-                server.fail_next(
-                    int(args["n"]),
-                    int(args["status"]),
-                    retry_after=args.get("retryAfter"),
-                    verb=args.get("verb"),
-                    resource=resource,
-                    message=str(args.get("message") or ""),
-                )
-            elif action == "compact":
-                server.compact(args.get("resourceVersion"))
-            elif action == "inject-malformed-line":
-                server.inject_malformed_line(resource)
-            elif action == "inject-raw-line":
-                server.inject_raw_line(str(args["line"]).encode(), resource)
-            elif action == "inject-watch-error":
-                ended = server.inject_watch_error(
-                    int(args["code"]),
-                    str(args["reason"]),
-                    str(args.get("message") or ""),
-                    resource=resource,
-                )
-                return _answer({"ended": ended})
-            elif action == "restart":
-                server._restart(exclude=request.transport)
-                response = _answer({"ok": True})
-                response.force_close()
-                return response
-            elif action == "latency":
-                server.set_latency(float(args["seconds"]))
-            elif action == "sharding":
-                enabled = args["enabled"]
-                if not isinstance(enabled, bool):
-                    raise TypeError(f"enabled must be true or false, not {enabled!r}")
-                server.set_sharded_list_and_watch(enabled)
-                return _answer({"shardedListAndWatch": enabled})
-            else:
-                raise status.status_error(404, message=f"no admin endpoint POST {request.path}")
+            result = act(self._server, args, request)
         except (KeyError, TypeError, ValueError) as exc:
             raise status.bad_request(f"bad arguments for {action}: {exc!r}") from None
-        return _answer({"ok": True})
+        except ApiError as exc:  # what the public API raises: answer its Status again
+            raise StatusFailure(
+                exc.code, exc.reason, exc.message, details=exc.status.get("details")
+            ) from None
+        return result if isinstance(result, web.StreamResponse) else _answer(result)
 
     async def _arguments(self, request: web.Request) -> dict[str, Any]:
         raw = await request.read()

@@ -15,7 +15,8 @@ __all__ = ["api_group", "api_group_list", "api_resource_list", "api_versions", "
 #: The Kubernetes version the fake claims to be.
 KUBERNETES_MINOR = "32"
 
-_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+#: The verbs of a ``status`` subresource.
+_STATUS_VERBS = ["get", "patch", "update"]
 
 
 def version_info() -> dict[str, Any]:
@@ -72,7 +73,7 @@ def _resource_entry(info: ResourceInfo) -> dict[str, Any]:
         "singularName": info.singular_name,
         "namespaced": info.namespaced,
         "kind": info.kind,
-        "verbs": _VERBS,
+        "verbs": list(info.verbs),
     }
     if info.short_names:
         entry["shortNames"] = list(info.short_names)
@@ -89,14 +90,15 @@ def api_resource_list(
     resources: list[dict[str, Any]] = []
     for info in infos:
         resources.append(_resource_entry(info))
-        resources.append(
+        resources.extend(
             {
-                "name": f"{info.plural}/status",
+                "name": f"{info.plural}/{subresource}",
                 "singularName": "",
                 "namespaced": info.namespaced,
                 "kind": info.kind,
-                "verbs": ["get", "patch", "update"],
+                "verbs": _STATUS_VERBS,
             }
+            for subresource in info.subresources
         )
     return {
         "kind": "APIResourceList",

@@ -15,13 +15,14 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from ..errors import ApiError
 from . import discovery, openapi, status
+from ._collections import delete_collection
+from ._failure import StatusFailure
 from ._managed import manager_from_user_agent
 from ._schema import schemas
 from ._shard import ShardingGate
 from ._writes import accepted_patch_types
-from .faults import Faults
+from .faults import RequestFaults
 from .listing import ListRequest, compile_matcher, list_document, shard_filter, with_shard
 from .patch import patch_type_of
 from .request_log import RequestLog, RequestRecord
@@ -49,13 +50,12 @@ def json_response(
     )
 
 
-def error_response(error: ApiError) -> web.Response:
-    """The ``Status`` answer for an error (with ``Retry-After`` when it has one)."""
+def error_response(failure: StatusFailure) -> web.Response:
+    """The ``Status`` answer for a failure (with ``Retry-After`` when it has one)."""
     headers = {}
-    if error.retry_after is not None:
-        headers["Retry-After"] = str(max(1, round(error.retry_after)))
-    body = error.status or status.status_object(error.code, error.reason, error.message)
-    return json_response(body, error.code, headers)
+    if failure.retry_after is not None:
+        headers["Retry-After"] = str(max(1, round(failure.retry_after)))
+    return json_response(failure.status, failure.code, headers)
 
 
 def _field_manager(request: web.Request, query: Mapping[str, str]) -> str:
@@ -88,7 +88,7 @@ def _version_info() -> dict[str, Any]:
     }
 
 
-def _not_found_path() -> ApiError:
+def _not_found_path() -> StatusFailure:
     return status.status_error(404, "NotFound", "the server could not find the requested resource")
 
 
@@ -118,7 +118,7 @@ class ApiHandler:
         registry: ResourceRegistry,
         storage: Storage,
         hub: WatchHub,
-        faults: Faults,
+        faults: RequestFaults,
         log: RequestLog,
         admin: AdminHandler | None,
         sharding: ShardingGate | None = None,
@@ -169,8 +169,8 @@ class ApiHandler:
                 if injected is not None:
                     raise injected
                 response = await self._serve(request, info, query, record)
-        except ApiError as exc:
-            response = error_response(exc)
+        except StatusFailure as failure:
+            response = error_response(failure)
         except Exception:
             logger.exception("fake API server failed on %s %s", request.method, request.path)
             response = error_response(status.status_error(500, message="fake API server bug"))
@@ -192,13 +192,17 @@ class ApiHandler:
         res = self._registry.lookup(info.group, info.version, info.resource)
         if res is None or (info.namespace and not res.namespaced):
             raise _not_found_path()
-        if info.subresource and info.subresource != "status":
+        if info.subresource and info.subresource not in res.subresources:
             raise _not_found_path()
         if info.subresource and info.verb not in ("get", "update", "patch"):
             raise status.status_error(405, message=f"{info.verb} is not allowed on status")
         verb = info.verb
         if verb == "":
             raise status.status_error(405, message=f"{request.method} is not supported here")
+        if verb not in res.verbs and not info.subresource:
+            raise status.status_error(
+                405, message="the server does not allow this method on the requested resource"
+            )
         if verb in ("get", "update", "patch", "delete") and res.namespaced and not info.namespace:
             raise _not_found_path()
         if verb == "create" and res.namespaced and not info.namespace:
@@ -243,8 +247,8 @@ class ApiHandler:
             return await self._delete(request, info, res)
         matcher = compile_matcher(res, query)
         shard = shard_filter(query, self._sharding)
-        deleted = self._storage.delete_collection(
-            res, namespace=info.namespace, matcher=with_shard(matcher, shard)
+        deleted = delete_collection(
+            self._storage, res, namespace=info.namespace, matcher=with_shard(matcher, shard)
         )
         doc = {
             "kind": res.list_kind,
@@ -315,7 +319,7 @@ class ApiHandler:
     def _exists(self, res: ResourceInfo, info: RequestInfo) -> bool:
         try:
             self._storage.get(res, info.name, info.namespace)
-        except ApiError:
+        except StatusFailure:
             return False
         return True
 
@@ -402,5 +406,5 @@ class ApiHandler:
             self._hub.close(watcher)
 
 
-def _invalid_watch(why: str) -> ApiError:
+def _invalid_watch(why: str) -> StatusFailure:
     return status.status_error(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {why}')

@@ -28,9 +28,9 @@ from typing import Any
 
 import orjson
 
-from ..errors import ApiError, ExpiredError, SelectorSyntaxError, api_error_from_status
 from ..objects import KubeObject
 from . import status
+from ._failure import StatusFailure
 from ._selectors import Matcher, compile_selectors
 from ._shard import ShardFilter, ShardingGate, ShardSelectorRefused, parse_shard_filter
 from .resources import BUILTIN_RESOURCES, ResourceInfo
@@ -65,7 +65,7 @@ def encode_continue(rv: int, start: str) -> str:
 def decode_continue(token: str) -> tuple[int, str]:
     """The RV and start key of a continue token.
 
-    :raises BadRequestError: when the token is not one of ours.
+    :raises StatusFailure: 400, when the token is not one of ours.
     """
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
@@ -84,14 +84,9 @@ def decode_continue(token: str) -> tuple[int, str]:
 def compile_matcher(info: ResourceInfo, query: Mapping[str, str]) -> Matcher | None:
     """The selectors of a request as one predicate (None: everything).
 
-    :raises BadRequestError: an invalid selector.
+    :raises StatusFailure: 400, an invalid selector.
     """
-    try:
-        return compile_selectors(
-            query.get("labelSelector", ""), query.get("fieldSelector", ""), info.field_labels
-        )
-    except SelectorSyntaxError as exc:
-        raise status.bad_request(str(exc)) from None
+    return compile_selectors(query.get("labelSelector", ""), query.get("fieldSelector", ""), info)
 
 
 def with_shard(matcher: Matcher | None, shard: ShardFilter | None) -> Matcher | None:
@@ -108,7 +103,7 @@ def with_shard(matcher: Matcher | None, shard: ShardFilter | None) -> Matcher | 
 def shard_filter(query: Mapping[str, str], gate: ShardingGate | None) -> ShardFilter | None:
     """The request's ``shardSelector``, or None when absent, empty or the gate is off.
 
-    :raises InternalServerError: an invalid selector: 500 with reason unset and the message
+    :raises StatusFailure: an invalid selector: 500 with reason unset and the message
         ``invalid shard selector: ...`` (apiserver's registry returns a plain error, which
         ``ErrorToAPIStatus`` answers as 500).
     """
@@ -118,9 +113,7 @@ def shard_filter(query: Mapping[str, str], gate: ShardingGate | None) -> ShardFi
     try:
         return parse_shard_filter(text)
     except ShardSelectorRefused as refused:
-        body = status.status_object(500, "", refused.http_message)
-        del body["reason"]  # StatusReasonUnknown is "", omitted in JSON
-        raise api_error_from_status(body, http_status=500) from None
+        raise StatusFailure.internal(refused.http_message) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +132,8 @@ class ListRequest:
     def from_query(cls, query: Mapping[str, str]) -> ListRequest:
         """Parse and validate the parameters.
 
-        :raises BadRequestError: a bad ``limit`` or a ``continue`` with a resource version.
-        :raises UnprocessableEntityError: an inconsistent ``resourceVersionMatch``.
+        :raises StatusFailure: 400, a bad ``limit`` or a ``continue`` with a resource version.
+        :raises StatusFailure: 422, an inconsistent ``resourceVersionMatch``.
         """
         raw_limit = query.get("limit", "") or "0"
         try:
@@ -178,7 +171,7 @@ class ListRequest:
         return request
 
 
-def _invalid_options(why: str) -> ApiError:
+def _invalid_options(why: str) -> StatusFailure:
     return status.status_error(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {why}')
 
 
@@ -201,7 +194,7 @@ def list_document(
     ``matcher`` must already include ``shard`` (:func:`with_shard`); ``shard`` only adds
     ``metadata.shardInfo``.
 
-    :raises ApiError: 410, 504, 400 as described above.
+    :raises StatusFailure: 410, 504, 400 as described above.
     """
     current = storage.resource_version
     start = ""
@@ -212,7 +205,9 @@ def list_document(
             raise status.bad_request("continue key is not valid: resource version in the future")
         try:
             objects = storage.state_at(info, rv)
-        except ExpiredError:
+        except StatusFailure as failure:
+            if failure.code != 410:
+                raise
             token = encode_continue(current, start)
             raise status.expired(_EXPIRED_CONTINUE, continue_token=token) from None
     elif request.resource_version in ("", "0"):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ApiError, NotFoundError
 from ..objects import KubeObject
 from . import status
+from ._boundary import client_error
 
 if TYPE_CHECKING:
     from .server import FakeApiServer
@@ -34,7 +35,8 @@ def iter_manifest_objects(text: str) -> Iterator[KubeObject]:
         if document is None:
             continue
         if not isinstance(document, dict):
-            raise status.bad_request(f"a manifest document is not an object: {document!r}")
+            failure = status.bad_request(f"a manifest document is not an object: {document!r}")
+            raise client_error(failure)
         if str(document.get("kind", "")).endswith("List") and isinstance(
             document.get("items"), list
         ):
@@ -76,7 +78,7 @@ async def create_manifest_objects(
     for position, obj in enumerate(objects, start=1):
         try:
             if not isinstance(obj, dict):
-                raise status.bad_request("a manifest item is not an object")
+                raise client_error(status.bad_request("a manifest item is not an object"))
             info = server.resource_for_kind(
                 str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
             )
@@ -84,10 +86,10 @@ async def create_manifest_objects(
             namespace = str(meta.get("namespace") or "default") if info.namespaced else ""
             if namespace:
                 try:
-                    await server.get(namespaces, namespace)
+                    server.objects.get(namespaces, namespace)
                 except NotFoundError:
-                    await server.create(namespaces, {"metadata": {"name": namespace}})
-            created.append(await server.create(info, obj, namespace=namespace))
+                    server.objects.create(namespaces, {"metadata": {"name": namespace}})
+            created.append(server.objects.create(info, obj, namespace=namespace))
         except ApiError as exc:
             raise type(exc)(
                 code=exc.code,

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import ApiError
+from ._failure import StatusFailure
 from .status import status_error
 
 __all__ = ["apply_json_patch", "apply_merge_patch", "patch_type_of"]
@@ -25,7 +25,7 @@ _CONTENT_TYPES = {
 }
 
 
-def _patch_error(message: str, *, malformed: bool = False) -> ApiError:
+def _patch_error(message: str, *, malformed: bool = False) -> StatusFailure:
     """The error for a patch: 400 BadRequest when malformed, else 422 Invalid (as the server)."""
     if malformed:
         return status_error(400, "BadRequest", message)
@@ -134,8 +134,8 @@ def _add(doc: Any, tokens: list[str], value: Any, *, replace: bool) -> Any:
 def apply_json_patch(target: Any, operations: Any) -> Any:
     """RFC 6902 over a deep copy of ``target``: add, remove, replace, move, copy, test.
 
-    :raises BadRequestError: when an operation is malformed.
-    :raises UnprocessableEntityError: when an operation does not apply (e.g. a failed test).
+    :raises StatusFailure: 400, when an operation is malformed.
+    :raises StatusFailure: 422, when an operation does not apply (e.g. a failed test).
     """
     if not isinstance(operations, list):
         raise _patch_error("a JSON patch must be a list of operations", malformed=True)

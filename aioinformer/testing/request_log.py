@@ -1,4 +1,5 @@
-"""The log of every request the fake API server answered, with awaitable lookups."""
+"""The log of every request the fake API server answered, with awaitable lookups, and
+``server.requests``: the log and the open watches as a test sees them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["RequestLog", "RequestRecord", "describe_predicate"]
+import anyio
+
+from ..errors import LifecycleError
+from ._boundary import client_errors
+from .resources import ResourceInfo, ResourceRegistry
+from .watch import WatchHub
+
+__all__ = ["RequestLog", "RequestRecord", "ServerRequests", "describe_predicate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,3 +142,78 @@ def describe_predicate(predicate: Callable[..., object]) -> str:
                 return text[:end]
             depth -= 1
     return text
+
+
+class ServerRequests:
+    """What clients asked of a fake API server (``server.requests``): every answered request,
+    and the watches open now.
+
+    A ``resource`` is any spelling :meth:`FakeApiServer.resource
+    <aioinformer.testing.FakeApiServer.resource>` accepts
+    (:class:`~aioinformer.errors.NotFoundError` for one not served).
+    """
+
+    def __init__(
+        self, log: RequestLog, registry: ResourceRegistry, hub: Callable[[], WatchHub | None]
+    ) -> None:
+        self._log = log
+        self._registry = registry
+        self._hub = hub
+
+    @property
+    def records(self) -> list[RequestRecord]:
+        """Every request answered so far, oldest first (a copy)."""
+        return list(self._log.records)
+
+    async def wait_for(
+        self,
+        predicate: Callable[[RequestRecord], bool],
+        *,
+        start: int | None = None,
+        timeout: float = 10.0,
+    ) -> RequestRecord:
+        """The first request matching ``predicate`` that arrives after this call::
+
+            mark = len(server.requests.records)      # or: an index of those records
+            ...
+            await server.requests.wait_for(lambda r: r.verb == "watch", start=mark)
+
+        :param start: consider :attr:`records` from this index on instead, so that a request
+            answered before the call counts too (``start=0``: any request so far).
+            Default None: only requests after the call.
+        :param timeout: seconds to wait (default 10).
+        :raises TimeoutError: when none arrives in time; the message names the predicate and
+            the requests that came meanwhile.
+        """
+        return await self._log.wait_for(predicate, start=start, timeout=timeout)
+
+    @client_errors
+    def active_watches(self, resource: str | ResourceInfo | None = None) -> int:
+        """How many watches are open now (on one resource), stalled ones included (0 before
+        the server starts)."""
+        hub = self._hub()
+        if hub is None:
+            return 0
+        return hub.count(self._registry.resolve_optional(resource))
+
+    async def wait_for_watches(
+        self,
+        n: int,
+        *,
+        resource: str | ResourceInfo | None = None,
+        exactly: bool = False,
+        timeout: float = 10.0,
+    ) -> None:
+        """Until at least ``n`` watches are open (on one resource).
+
+        :param exactly: wait until exactly ``n`` are open instead (e.g. 0: every client left).
+        :param timeout: seconds to wait (default 10).
+        :raises TimeoutError: when that does not happen in time.
+        :raises LifecycleError: when the server is not started.
+        """
+        hub = self._hub()
+        if hub is None:
+            raise LifecycleError("the server is not started")
+        info = client_errors(self._registry.resolve_optional)(resource)
+        with anyio.fail_after(timeout):
+            await hub.wait_for_count(n, info, exactly=exactly)

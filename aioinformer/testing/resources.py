@@ -11,13 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ..errors import NotFoundError
+from .._builtin_resources import ALL_VERBS, BuiltinResource
+from .._builtin_resources import BUILTIN_RESOURCES as TABLE
+from ._failure import StatusFailure
 from .status import status_error
 
-__all__ = ["BUILTIN_RESOURCES", "ResourceInfo", "ResourceRegistry"]
+__all__ = ["BUILTIN_RESOURCES", "SERVED_SUBRESOURCES", "ResourceInfo", "ResourceRegistry"]
 
 _COMMON_FIELDS = ("metadata.name", "metadata.namespace")
-_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+
+#: The subresources the fake serves (others answer 404, like an unknown path).
+SERVED_SUBRESOURCES = ("status",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +39,8 @@ class ResourceInfo:
         ``metadata.name`` and ``metadata.namespace``.
     :param delete_returns_object: whether DELETE answers with the object (pods, services,
         custom resources) rather than a ``Status``.
+    :param verbs: the verbs discovery lists (and the server allows).
+    :param subresources: the subresources served (``"status"`` or none).
     """
 
     group: str
@@ -46,6 +52,8 @@ class ResourceInfo:
     short_names: tuple[str, ...] = ()
     selectable_fields: tuple[str, ...] = field(default=())
     delete_returns_object: bool = False
+    verbs: tuple[str, ...] = ALL_VERBS
+    subresources: tuple[str, ...] = SERVED_SUBRESOURCES
 
     @property
     def api_version(self) -> str:
@@ -76,101 +84,32 @@ class ResourceInfo:
         return f"{self.api_version}/{self.plural}"
 
 
-def _core(
-    plural: str,
-    kind: str,
-    *,
-    namespaced: bool = True,
-    singular: str = "",
-    short_names: tuple[str, ...] = (),
-    selectable_fields: tuple[str, ...] = (),
-    delete_returns_object: bool = False,
-) -> ResourceInfo:
+def _served(row: BuiltinResource) -> ResourceInfo:
     return ResourceInfo(
-        "",
-        "v1",
-        plural,
-        kind,
-        namespaced,
-        singular=singular,
-        short_names=short_names,
-        selectable_fields=selectable_fields,
-        delete_returns_object=delete_returns_object,
+        row.group,
+        row.version,
+        row.plural,
+        row.kind,
+        row.namespaced,
+        singular=row.singular,
+        short_names=row.short_names,
+        selectable_fields=row.selectable_fields,
+        delete_returns_object=row.delete_returns_object,
+        verbs=row.verbs,
+        subresources=tuple(s for s in row.subresources if s in SERVED_SUBRESOURCES),
     )
 
 
-_POD_FIELDS = (
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.schedulerName",
-    "spec.serviceAccountName",
-    "spec.hostNetwork",
-    "status.phase",
-    "status.podIP",
-    "status.nominatedNodeName",
-)
-_EVENT_FIELDS = (
-    "involvedObject.kind",
-    "involvedObject.namespace",
-    "involvedObject.name",
-    "involvedObject.uid",
-    "involvedObject.apiVersion",
-    "involvedObject.resourceVersion",
-    "involvedObject.fieldPath",
-    "reason",
-    "reportingComponent",
-    "source",
-    "type",
-)
-
-#: The resources every fake API server serves.
-BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = (
-    _core(
-        "pods",
-        "Pod",
-        short_names=("po",),
-        selectable_fields=_POD_FIELDS,
-        delete_returns_object=True,
-    ),
-    _core("services", "Service", short_names=("svc",), delete_returns_object=True),
-    _core("endpoints", "Endpoints", short_names=("ep",), singular="endpoints"),
-    _core("configmaps", "ConfigMap", short_names=("cm",)),
-    _core("secrets", "Secret", selectable_fields=("type",)),
-    _core(
-        "namespaces",
-        "Namespace",
-        namespaced=False,
-        short_names=("ns",),
-        selectable_fields=("status.phase",),
-    ),
-    _core(
-        "nodes",
-        "Node",
-        namespaced=False,
-        short_names=("no",),
-        selectable_fields=("spec.unschedulable",),
-    ),
-    _core("events", "Event", short_names=("ev",), selectable_fields=_EVENT_FIELDS),
-    ResourceInfo("apps", "v1", "deployments", "Deployment", True, short_names=("deploy",)),
-    ResourceInfo(
-        "apps",
-        "v1",
-        "replicasets",
-        "ReplicaSet",
-        True,
-        short_names=("rs",),
-        selectable_fields=("status.replicas",),
-    ),
-    ResourceInfo("apps", "v1", "statefulsets", "StatefulSet", True, short_names=("sts",)),
-    ResourceInfo("apps", "v1", "daemonsets", "DaemonSet", True, short_names=("ds",)),
-    ResourceInfo("coordination.k8s.io", "v1", "leases", "Lease", True),
+#: The resources every fake API server serves: the package's table of built-in resources
+#: (:mod:`aioinformer._builtin_resources`), less CustomResourceDefinitions (the fake does not
+#: install the resources they define: :meth:`~.FakeApiServer.register_resource` does).
+BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = tuple(
+    _served(row) for row in TABLE if row.group != "apiextensions.k8s.io"
 )
 
 
-def _unknown(spec: str) -> NotFoundError:
-    error = status_error(404, message=f"the server doesn't have a resource type {spec!r}")
-    assert isinstance(error, NotFoundError)
-    return error
+def _unknown(spec: str) -> StatusFailure:
+    return status_error(404, message=f"the server doesn't have a resource type {spec!r}")
 
 
 class ResourceRegistry:
@@ -225,7 +164,7 @@ class ResourceRegistry:
     def resolve(self, spec: str | ResourceInfo) -> ResourceInfo:
         """Find a resource by any accepted spelling (see the module docstring).
 
-        :raises NotFoundError: when no served resource matches (or the plural is ambiguous).
+        :raises StatusFailure: 404 when no served resource matches (or the plural is ambiguous).
         """
         if isinstance(spec, ResourceInfo):
             found = self.lookup(spec.group, spec.version, spec.plural)
@@ -238,6 +177,10 @@ class ResourceRegistry:
         found = self._resolve_text(spec)
         self._resolved[spec] = found
         return found
+
+    def resolve_optional(self, spec: str | ResourceInfo | None) -> ResourceInfo | None:
+        """:meth:`resolve`, with None for None (faults and lookups "on every resource")."""
+        return None if spec is None else self.resolve(spec)
 
     def _resolve_text(self, spec: str) -> ResourceInfo:
         parts = spec.strip("/").split("/")

@@ -1,9 +1,7 @@
-"""Kubernetes ``Status`` objects, and the errors the fake API server answers with.
+"""The failures the fake API server answers with, and its success ``Status``.
 
-Every failure the fake answers is a ``Status`` with the real ``reason`` and ``code``. Inside
-the fake a failure travels as the matching :class:`~aioinformer.errors.ApiError` (its
-``status`` holds the whole Status), so the in-process API raises exactly what a client of the
-HTTP API would be told.
+Every failure the fake answers is a ``Status`` with the real ``reason``, ``code`` and
+message; inside the fake it travels as a :class:`~._failure.StatusFailure` built here.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ApiError, api_error_from_status
+from ._failure import StatusFailure
 
 if TYPE_CHECKING:
     from .resources import ResourceInfo
@@ -26,7 +24,6 @@ __all__ = [
     "not_found",
     "reason_for_code",
     "status_error",
-    "status_object",
     "success_status",
     "too_large_resource_version",
 ]
@@ -66,39 +63,6 @@ def reason_for_code(code: int) -> str:
     return _REASONS.get(code, "")
 
 
-def status_object(
-    code: int,
-    reason: str | None = None,
-    message: str = "",
-    *,
-    details: Mapping[str, Any] | None = None,
-    continue_token: str | None = None,
-) -> dict[str, Any]:
-    """A failure ``Status`` object.
-
-    :param code: the HTTP code.
-    :param reason: the Status reason; None derives it from the code.
-    :param message: the human-readable message; empty picks a generic one for the code.
-    :param details: the ``details`` field, omitted when None.
-    :param continue_token: ``metadata.continue`` (410 answers to an expired continue token).
-    """
-    metadata: dict[str, Any] = {}
-    if continue_token:
-        metadata["continue"] = continue_token
-    status: dict[str, Any] = {
-        "kind": "Status",
-        "apiVersion": "v1",
-        "metadata": metadata,
-        "status": "Failure",
-        "message": message or _DEFAULT_MESSAGES.get(code, reason_for_code(code) or str(code)),
-        "reason": reason_for_code(code) if reason is None else reason,
-        "code": code,
-    }
-    if details is not None:
-        status["details"] = dict(details)
-    return status
-
-
 def success_status(details: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A ``Status`` with ``status: Success`` (the answer to deletes of most resources)."""
     status: dict[str, Any] = {
@@ -119,16 +83,25 @@ def status_error(
     *,
     details: Mapping[str, Any] | None = None,
     retry_after: float | None = None,
-    continue_token: str | None = None,
-) -> ApiError:
-    """The most specific :class:`ApiError` carrying a failure Status built from the arguments.
+    continue_token: str = "",
+) -> StatusFailure:
+    """A failure answer built from the arguments.
 
-    ``retry_after`` also lands in ``details.retryAfterSeconds`` (rounded up to whole seconds).
+    :param reason: the Status reason; None derives it from the code.
+    :param message: the human-readable message; empty picks a generic one for the code.
+    :param retry_after: also lands in ``details.retryAfterSeconds`` (rounded up to whole
+        seconds).
     """
     if retry_after is not None:
         details = {**(details or {}), "retryAfterSeconds": max(1, math.ceil(retry_after))}
-    status = status_object(code, reason, message, details=details, continue_token=continue_token)
-    return api_error_from_status(status, http_status=code, retry_after=retry_after)
+    return StatusFailure(
+        code,
+        reason_for_code(code) if reason is None else reason,
+        message or _DEFAULT_MESSAGES.get(code, reason_for_code(code) or str(code)),
+        details=details,
+        retry_after=retry_after,
+        continue_token=continue_token,
+    )
 
 
 def _details(info: ResourceInfo, name: str) -> dict[str, Any]:
@@ -139,14 +112,14 @@ def _details(info: ResourceInfo, name: str) -> dict[str, Any]:
     return details
 
 
-def not_found(info: ResourceInfo, name: str) -> ApiError:
+def not_found(info: ResourceInfo, name: str) -> StatusFailure:
     """404 NotFound for one object."""
     return status_error(
         404, message=f'{info.group_resource} "{name}" not found', details=_details(info, name)
     )
 
 
-def already_exists(info: ResourceInfo, name: str) -> ApiError:
+def already_exists(info: ResourceInfo, name: str) -> StatusFailure:
     """409 AlreadyExists for a create."""
     return status_error(
         409,
@@ -156,7 +129,7 @@ def already_exists(info: ResourceInfo, name: str) -> ApiError:
     )
 
 
-def conflict(info: ResourceInfo, name: str, why: str) -> ApiError:
+def conflict(info: ResourceInfo, name: str, why: str) -> StatusFailure:
     """409 Conflict (a stale resourceVersion or a failed precondition)."""
     return status_error(
         409,
@@ -166,7 +139,7 @@ def conflict(info: ResourceInfo, name: str, why: str) -> ApiError:
     )
 
 
-def invalid(info: ResourceInfo, name: str, field: str, why: str) -> ApiError:
+def invalid(info: ResourceInfo, name: str, field: str, why: str) -> StatusFailure:
     """422 Invalid for an object that fails validation."""
     return status_error(
         422,
@@ -176,17 +149,17 @@ def invalid(info: ResourceInfo, name: str, field: str, why: str) -> ApiError:
     )
 
 
-def bad_request(message: str) -> ApiError:
+def bad_request(message: str) -> StatusFailure:
     """400 BadRequest."""
     return status_error(400, "BadRequest", message)
 
 
-def expired(message: str, *, continue_token: str | None = None) -> ApiError:
+def expired(message: str, *, continue_token: str = "") -> StatusFailure:
     """410 Expired (a resource version or continue token older than the history window)."""
     return status_error(410, "Expired", message, continue_token=continue_token)
 
 
-def too_large_resource_version(requested: int, current: int) -> ApiError:
+def too_large_resource_version(requested: int, current: int) -> StatusFailure:
     """504 Timeout with cause ResourceVersionTooLarge (an RV newer than the server has)."""
     return status_error(
         504,

@@ -15,24 +15,37 @@ Deliberate simplifications, compared with the real API server:
 * ``generation`` starts at 1 and grows when anything outside ``metadata`` and ``status``
   changes; deletes are immediate (no grace periods).
 
-Every create and update keeps ``metadata.managedFields`` as the real field manager does,
-patches follow the schema of the kind (:mod:`._writes`).
 * Deleting a namespace deletes its contents at once (finalizers on them are honoured).
+
+Every create and update keeps ``metadata.managedFields`` as the real field manager does,
+patches follow the schema of the kind (:mod:`._writes`); the rules on an object's shape and
+metadata are :mod:`._object_rules`', the operations on whole collections :mod:`._collections`'.
 """
 
 from __future__ import annotations
 
-import re
-import secrets
 import uuid
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import ApiError
 from ..objects import KubeObject
 from . import status
-from ._failure import StatusFailure
+from ._collections import delete_namespace_contents
+from ._object_rules import (
+    check_body,
+    check_name,
+    check_preconditions,
+    check_resource_version,
+    name_for_create,
+    namespace_for,
+    now,
+    object_key,
+    set_managed_fields,
+    shape,
+    spec_part,
+    updated_metadata,
+    validate_name,
+)
 from ._schema import require_schemas
 from ._writes import (
     applied_object,
@@ -43,62 +56,14 @@ from ._writes import (
 from .history import ADDED, DELETED, MODIFIED, ResourceHistory, StoredEvent, with_resource_version
 from .resources import ResourceInfo, ResourceRegistry
 
-__all__ = ["Storage", "object_key"]
+__all__ = ["Storage"]
 
 #: Called synchronously for every write.
 Subscriber = Callable[[ResourceInfo, StoredEvent], None]
 
-_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-_SERVER_OWNED = (
-    "uid",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "generation",
-)
-
-
-def object_key(namespace: str, name: str) -> str:
-    """The storage key: ``namespace/name``, or ``name`` when cluster-scoped (etcd order)."""
-    return f"{namespace}/{name}" if namespace else name
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _spec_part(obj: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
-
 
 def _gvr(info: ResourceInfo) -> tuple[str, str, str]:
     return (info.group, info.version, info.plural)
-
-
-def _refusal(failure: StatusFailure) -> ApiError:
-    """The answer for a request the write machinery refused."""
-    return status.status_error(
-        failure.code, failure.reason, failure.message, details=failure.details
-    )
-
-
-def _set_managed_fields(meta: dict[str, Any], managed: list[dict[str, Any]] | None) -> None:
-    if managed is None:
-        meta.pop("managedFields", None)
-    else:
-        meta["managedFields"] = managed
-
-
-def _check_name(obj: Mapping[str, Any], name: str) -> None:
-    """A patch may not rename the object (``checkName`` in apiserver ``handlers/rest.go``)."""
-    meta = obj.get("metadata")
-    in_object = str((meta if isinstance(meta, dict) else {}).get("name") or "")
-    if in_object != name:
-        raise status.bad_request(
-            f"the name of the object ({in_object}) does not match the name on the URL ({name})"
-        )
 
 
 #: Sentinel: compute the managed fields of a write (rather than take them as given).
@@ -157,7 +122,7 @@ class Storage:
     def get(self, info: ResourceInfo, name: str, namespace: str = "") -> KubeObject:
         """One object.
 
-        :raises NotFoundError: when it does not exist.
+        :raises StatusFailure: 404, when it does not exist.
         """
         obj = self.objects(info).get(object_key(namespace if info.namespaced else "", name))
         if obj is None:
@@ -167,8 +132,8 @@ class Storage:
     def state_at(self, info: ResourceInfo, rv: int) -> dict[str, KubeObject]:
         """The table of one resource as it was at ``rv``, rebuilt from the history window.
 
-        :raises TooLargeResourceVersionError: when ``rv`` is in the future.
-        :raises ExpiredError: when ``rv`` is older than the history window.
+        :raises StatusFailure: 504 (too large RV), when ``rv`` is in the future.
+        :raises StatusFailure: 410, when ``rv`` is older than the history window.
         """
         if rv > self._rv:
             raise status.too_large_resource_version(rv, self._rv)
@@ -206,35 +171,6 @@ class Storage:
             subscriber(info, event)
         return event
 
-    def _check_body(self, info: ResourceInfo, obj: Any) -> dict[str, Any]:
-        if not isinstance(obj, dict):
-            raise status.bad_request(f"the body of a {info.kind} must be a JSON object")
-        kind = obj.get("kind")
-        api_version = obj.get("apiVersion")
-        if (kind and kind != info.kind) or (api_version and api_version != info.api_version):
-            raise status.bad_request(
-                f"the object provided is unrecognized (must be of type {info.kind}): "
-                f"{api_version}, Kind={kind}"
-            )
-        metadata = obj.get("metadata")
-        if metadata is not None and not isinstance(metadata, dict):
-            raise status.bad_request("metadata must be a JSON object")
-        return dict(metadata or {})
-
-    def _namespace_for(self, info: ResourceInfo, meta: dict[str, Any], namespace: str) -> str:
-        if not info.namespaced:
-            meta.pop("namespace", None)
-            return ""
-        in_body = str(meta.get("namespace") or "")
-        if namespace and in_body and in_body != namespace:
-            raise status.bad_request(
-                "the namespace of the provided object does not match the namespace sent on "
-                "the request"
-            )
-        resolved = namespace or in_body or "default"
-        meta["namespace"] = resolved
-        return resolved
-
     def _require_namespace(self, namespace: str) -> None:
         existing = self.objects(self._namespaces).get(namespace)
         if existing is None:
@@ -248,27 +184,6 @@ class Storage:
                 f"unable to create new content in namespace {namespace} because it is being "
                 "terminated",
             )
-
-    def _validate_name(self, info: ResourceInfo, name: str) -> None:
-        pattern, limit = (_LABEL, 63) if info == self._namespaces else (_SUBDOMAIN, 253)
-        if len(name) > limit or not pattern.match(name):
-            raise status.invalid(
-                info,
-                name,
-                "metadata.name",
-                f'Invalid value: "{name}": a lowercase RFC 1123 name must consist of lower case '
-                "alphanumeric characters, '-' or '.', and must start and end with an "
-                "alphanumeric character",
-            )
-
-    def _shape(
-        self, info: ResourceInfo, meta: dict[str, Any], body: Mapping[str, Any]
-    ) -> KubeObject:
-        obj: KubeObject = {"kind": info.kind, "apiVersion": info.api_version, "metadata": meta}
-        for key, value in body.items():
-            if key not in obj:
-                obj[key] = value
-        return obj
 
     def create(
         self,
@@ -284,29 +199,18 @@ class Storage:
         :param namespace: the namespace from the URL (``""``: from the object, else default).
         :param field_manager: who writes (``""``: ``unknown``), for ``managedFields``.
         :param managed_fields: the ``managedFields`` to store instead of tracking this write.
-        :raises ConflictError: AlreadyExists.
-        :raises NotFoundError: the namespace does not exist (and is not auto-created).
-        :raises UnprocessableEntityError: no name and no generateName, or an invalid name.
-        :raises BadRequestError: a body of the wrong kind or namespace.
+        :raises StatusFailure: 409 AlreadyExists.
+        :raises StatusFailure: 404, the namespace does not exist (and is not auto-created).
+        :raises StatusFailure: 422, no name and no generateName, or an invalid name.
+        :raises StatusFailure: 400, a body of the wrong kind or namespace.
         """
-        meta = self._check_body(info, obj)
-        ns = self._namespace_for(info, meta, namespace)
+        meta = check_body(info, obj)
+        ns = namespace_for(info, meta, namespace)
         if info.namespaced:
             self._require_namespace(ns)
         table = self.objects(info)
-        name = str(meta.get("name") or "")
-        if not name:
-            prefix = str(meta.get("generateName") or "")
-            if not prefix:
-                raise status.invalid(
-                    info, "", "metadata.name", "Required value: name or generateName is required"
-                )
-            for _ in range(8):
-                suffix = "".join(secrets.choice(_GENERATE_ALPHABET) for _ in range(5))
-                name = prefix + suffix
-                if object_key(ns, name) not in table:
-                    break
-        self._validate_name(info, name)
+        name = name_for_create(info, meta, taken=lambda n: object_key(ns, n) in table)
+        validate_name(info, name, dns_label=info == self._namespaces)
         key = object_key(ns, name)
         if key in table:
             raise status.already_exists(info, name)
@@ -316,16 +220,16 @@ class Storage:
         meta.update(
             name=name,
             uid=str(uuid.uuid4()),
-            creationTimestamp=_now(),
+            creationTimestamp=now(),
             resourceVersion=str(self._rv),
             generation=1,
         )
-        new = self._shape(info, meta, obj)
+        new = shape(info, meta, obj)
         if info == self._namespaces and not isinstance(new.get("status"), dict):
             new["status"] = {"phase": "Active"}
         if managed_fields is _TRACK:
             managed_fields = managed_fields_after_update(info, None, new, manager=field_manager)
-        _set_managed_fields(meta, managed_fields)
+        set_managed_fields(meta, managed_fields)
         self._commit(info, ADDED, key, ns, new, None)
         return new
 
@@ -361,26 +265,18 @@ class Storage:
                 new["status"] = body["status"]
             meta = dict(old_meta)
         else:
-            meta = dict(body.get("metadata") or {})
-            for field in _SERVER_OWNED:
-                if field in old_meta:
-                    meta[field] = old_meta[field]
-                else:
-                    meta.pop(field, None)
-            meta["name"] = old_meta["name"]
-            if namespace:
-                meta["namespace"] = namespace
+            meta = updated_metadata(old_meta, body.get("metadata") or {}, namespace)
             new = dict(body)
         meta["resourceVersion"] = old_meta["resourceVersion"]
-        new = self._shape(info, meta, new)
+        new = shape(info, meta, new)
         if managed_fields is _TRACK:
             managed_fields = managed_fields_after_update(
                 info, old, new, manager=field_manager, subresource=subresource
             )
-        _set_managed_fields(meta, managed_fields)
+        set_managed_fields(meta, managed_fields)
         if new == old:
             return old
-        if _spec_part(new) != _spec_part(old):
+        if spec_part(new) != spec_part(old):
             meta["generation"] = int(old_meta.get("generation") or 0) + 1
         self._rv += 1
         meta["resourceVersion"] = str(self._rv)
@@ -389,15 +285,6 @@ class Storage:
         else:
             self._commit(info, MODIFIED, key, namespace, new, old)
         return new
-
-    def _check_rv(self, info: ResourceInfo, old: KubeObject, wanted: Any) -> None:
-        if wanted and str(wanted) != old["metadata"]["resourceVersion"]:
-            raise status.conflict(
-                info,
-                old["metadata"]["name"],
-                "the object has been modified; please apply your changes to the latest version "
-                "and try again",
-            )
 
     def update(
         self,
@@ -414,18 +301,18 @@ class Storage:
         :param name: the name from the URL (``""``: from the object).
         :param subresource: ``"status"`` to change only ``status``.
         :param field_manager: who writes (``""``: ``unknown``), for ``managedFields``.
-        :raises NotFoundError: it does not exist.
-        :raises ConflictError: stale ``metadata.resourceVersion``.
+        :raises StatusFailure: 404, it does not exist.
+        :raises StatusFailure: 409, stale ``metadata.resourceVersion``.
         """
-        meta = self._check_body(info, obj)
-        ns = self._namespace_for(info, meta, namespace)
+        meta = check_body(info, obj)
+        ns = namespace_for(info, meta, namespace)
         in_body = str(meta.get("name") or "")
         if name and in_body and in_body != name:
             raise status.bad_request(
                 f"the name of the object ({in_body}) does not match the name on the URL ({name})"
             )
         ns, key, old = self._locate(info, name or in_body, ns)
-        self._check_rv(info, old, meta.get("resourceVersion"))
+        check_resource_version(info, old, meta.get("resourceVersion"))
         body = {**obj, "metadata": meta}
         return self._write(
             info, key, ns, old, body, subresource=subresource, field_manager=field_manager
@@ -449,22 +336,19 @@ class Storage:
         is a precondition failure (409), as on the real server. ``apply`` creates the object
         when it does not exist, needs a ``field_manager`` and may ``force`` conflicts.
 
-        :raises UnprocessableEntityError: invalid options (``fieldManager`` missing for apply,
+        :raises StatusFailure: 422, invalid options (``fieldManager`` missing for apply,
             ``force`` for another patch type).
-        :raises ConflictError: apply conflicts with another manager's fields.
+        :raises StatusFailure: 409, apply conflicts with another manager's fields.
         """
-        try:
-            validate_patch_options(patch_type, field_manager, force)
-            if patch_type == "apply":
-                return self._apply(info, patch, name, namespace, subresource, field_manager, force)
-            ns, key, old = self._locate(info, name, namespace)
-            patched = patched_object(info, old, patch, patch_type)
-        except StatusFailure as failure:
-            raise _refusal(failure) from None
+        validate_patch_options(patch_type, field_manager, force)
+        if patch_type == "apply":
+            return self._apply(info, patch, name, namespace, subresource, field_manager, force)
+        ns, key, old = self._locate(info, name, namespace)
+        patched = patched_object(info, old, patch, patch_type)
         if not isinstance(patched, dict) or not isinstance(patched.get("metadata"), dict):
             raise status.status_error(422, "Invalid", "the patched object is not a valid object")
-        _check_name(patched, name)
-        self._check_rv(info, old, patched["metadata"].get("resourceVersion"))
+        check_name(patched, name)
+        check_resource_version(info, old, patched["metadata"].get("resourceVersion"))
         return self._write(
             info, key, ns, old, patched, subresource=subresource, field_manager=field_manager
         )
@@ -484,7 +368,7 @@ class Storage:
         new, managed = applied_object(
             info, old, config, manager=field_manager, force=bool(force), subresource=subresource
         )
-        _check_name(new or old or {}, name)
+        check_name(new or old or {}, name)
         if old is None:
             if subresource:
                 raise status.not_found(info, name)
@@ -496,7 +380,7 @@ class Storage:
             )
         if new is None:
             new = old
-        self._check_rv(info, old, new.get("metadata", {}).get("resourceVersion"))
+        check_resource_version(info, old, new.get("metadata", {}).get("resourceVersion"))
         key = object_key(ns, name)
         return self._write(info, key, ns, old, new, subresource=subresource, managed_fields=managed)
 
@@ -512,30 +396,21 @@ class Storage:
 
         :param preconditions: ``{"uid": ..., "resourceVersion": ...}`` that must match.
         :returns: the final (or marked) object, and whether it is gone.
-        :raises NotFoundError: it does not exist.
-        :raises ConflictError: a precondition failed.
+        :raises StatusFailure: 404, it does not exist.
+        :raises StatusFailure: 409, a precondition failed.
         """
         ns, key, old = self._locate(info, name, namespace)
         meta = old["metadata"]
-        for field in ("uid", "resourceVersion"):
-            wanted = (preconditions or {}).get(field)
-            if wanted and str(wanted) != str(meta.get(field)):
-                label = "UID" if field == "uid" else "ResourceVersion"
-                raise status.conflict(
-                    info,
-                    name,
-                    f"Precondition failed: {label} in precondition: {wanted}, "
-                    f"{label} in object meta: {meta.get(field)}",
-                )
+        check_preconditions(info, meta, preconditions or {})
         if info == self._namespaces:
-            self._delete_namespace_contents(name)
+            delete_namespace_contents(self, name)
         if meta.get("finalizers"):
             if meta.get("deletionTimestamp"):
                 return old, False
             self._rv += 1
             new_meta = {
                 **meta,
-                "deletionTimestamp": _now(),
+                "deletionTimestamp": now(),
                 "deletionGracePeriodSeconds": 0,
                 "generation": int(meta.get("generation") or 0) + 1,
                 "resourceVersion": str(self._rv),
@@ -547,41 +422,6 @@ class Storage:
         final = with_resource_version(old, self._rv)
         self._commit(info, DELETED, key, ns, final, old)
         return final, True
-
-    def _delete_namespace_contents(self, namespace: str) -> None:
-        for info in self.registry:
-            if not info.namespaced:
-                continue
-            prefix = f"{namespace}/"
-            for key in [k for k in self.objects(info) if k.startswith(prefix)]:
-                obj = self.objects(info)[key]
-                self.delete(info, name=obj["metadata"]["name"], namespace=namespace)
-
-    def delete_collection(
-        self,
-        info: ResourceInfo,
-        *,
-        namespace: str = "",
-        matcher: Callable[[Mapping[str, Any]], bool] | None = None,
-    ) -> list[KubeObject]:
-        """Delete every object of a resource (in ``namespace``) that ``matcher`` accepts."""
-        prefix = f"{namespace}/" if namespace and info.namespaced else ""
-        doomed = [
-            obj
-            for key, obj in sorted(self.objects(info).items())
-            if key.startswith(prefix) and (matcher is None or matcher(obj))
-        ]
-        out: list[KubeObject] = []
-        for obj in doomed:
-            meta = obj["metadata"]
-            try:
-                final, _ = self.delete(
-                    info, name=meta["name"], namespace=str(meta.get("namespace") or "")
-                )
-            except ApiError:
-                continue
-            out.append(final)
-        return out
 
     def compact(self, rv: int | None = None) -> None:
         """Make every RV below ``rv`` (default: the current RV) unavailable to every resource."""

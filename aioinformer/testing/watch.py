@@ -19,9 +19,9 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from ..errors import ApiError
 from ..objects import KubeObject
 from . import status
+from ._failure import StatusFailure
 from ._selectors import Matcher
 from .history import ADDED, DELETED, ERROR, StoredEvent, encode_event
 from .resources import ResourceInfo
@@ -48,7 +48,7 @@ class _Writer(Protocol):
 def parse_resource_version(value: str) -> int:
     """An RV from a query parameter.
 
-    :raises BadRequestError: when it is not a non-negative integer.
+    :raises StatusFailure: 400, when it is not a non-negative integer.
     """
     try:
         rv = int(value)
@@ -233,8 +233,8 @@ class WatchHub:
         A watch from an RV older than the history window is returned already ending with one
         ``ERROR`` line (410 Expired), as the real server does.
 
-        :raises TooLargeResourceVersionError: an RV newer than the server's.
-        :raises BadRequestError: an RV that is not an integer.
+        :raises StatusFailure: 504 (too large RV), an RV newer than the server's.
+        :raises StatusFailure: 400, an RV that is not an integer.
         """
         storage = self._storage
         watcher = Watcher(
@@ -324,7 +324,7 @@ class WatchHub:
         for watcher in self.watchers(info):
             watcher.push(line)
 
-    def fail(self, error: ApiError, info: ResourceInfo | None = None) -> int:
+    def fail(self, error: StatusFailure, info: ResourceInfo | None = None) -> int:
         """Send an ``ERROR`` event with the error's Status to every open watch and end them."""
         line = encode_event(ERROR, error.status)
         ended = [w for w in self.watchers(info) if w.state == OPEN]

@@ -14,15 +14,18 @@ every hook is a no-op. What is measured (client-go semantics):
 * ``latency`` (queue duration) is the time from the first add while dirty to the ``get``.
 * ``work_duration`` is the time from ``get`` to ``done``.
 * ``unfinished_work_seconds`` is the sum of the ages of the items being processed, and
-  ``longest_running_processor_seconds`` the age of the oldest; both are refreshed periodically
-  while something is processing (and on demand).
+  ``longest_running_processor_seconds`` the age of the oldest. A gauge that can compute its
+  value when read (a :class:`FunctionGaugeMetric`, as prometheus_client's ``Gauge`` is) gets a
+  function that computes it at every read, so it is exact even while every worker is stuck;
+  a gauge that can only be set is refreshed by the queue's operations (at most once per
+  refresh period, on the queue's clock) and on demand. There is no timer (client-go has one).
 * ``retries`` counts every ``add_after`` call on a delaying queue, a zero delay included.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Final, Generic, Protocol, TypeVar
+from typing import Final, Generic, Protocol, TypeVar, runtime_checkable
 
 __all__ = [
     "HISTOGRAM_BUCKETS",
@@ -30,6 +33,7 @@ __all__ = [
     "METRIC_NAMES",
     "NOOP_METRIC",
     "CounterMetric",
+    "FunctionGaugeMetric",
     "GaugeMetric",
     "HistogramMetric",
     "MetricsProvider",
@@ -84,6 +88,15 @@ class SettableGaugeMetric(Protocol):
     """A gauge that is set to a value (``unfinished_work_seconds``, ``longest_running_...``)."""
 
     def set(self, value: float) -> None: ...
+
+
+@runtime_checkable
+class FunctionGaugeMetric(Protocol):
+    """A gauge whose value a function computes when it is read (prometheus_client's
+    ``Gauge.set_function``); optional for ``unfinished_work_seconds`` and
+    ``longest_running_processor_seconds``."""
+
+    def set_function(self, f: Callable[[], float]) -> None: ...
 
 
 class CounterMetric(Protocol):
@@ -173,9 +186,6 @@ class QueueMetrics(Generic[T]):
     the queue has a name and a provider.
     """
 
-    #: False for the no-op recorder: the queue then skips the unfinished-work refresh timer.
-    enabled: bool = False
-
     def add(self, item: T) -> None:
         """An item that was not dirty was added."""
 
@@ -191,11 +201,19 @@ class QueueMetrics(Generic[T]):
     def update_unfinished_work(self) -> None:
         """Refresh ``unfinished_work_seconds`` and ``longest_running_processor_seconds``."""
 
+    def shutdown(self) -> None:
+        """The queue shut down: the unfinished-work figures stop moving (as in client-go,
+        whose refresh loop ends)."""
+
 
 class _RecordingQueueMetrics(QueueMetrics[T]):
-    enabled = True
-
-    def __init__(self, name: str, provider: MetricsProvider, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        name: str,
+        provider: MetricsProvider,
+        clock: Callable[[], float],
+        refresh_period: float,
+    ) -> None:
         self._clock = clock
         self._depth = provider.new_depth_metric(name)
         self._adds = provider.new_adds_metric(name)
@@ -206,12 +224,27 @@ class _RecordingQueueMetrics(QueueMetrics[T]):
         self._retries = provider.new_retries_metric(name)
         self._add_times: dict[T, float] = {}
         self._processing_start_times: dict[T, float] = {}
+        self._refresh_period = refresh_period
+        self._refreshed_at = clock()
+        self._frozen_at: float | None = None  # the shutdown time, once shut down
+        # Gauges that compute their value when read need no refresh at all.
+        self._settable: list[tuple[SettableGaugeMetric, Callable[[], float]]] = []
+        for gauge, compute in (
+            (self._unfinished, self._unfinished_seconds),
+            (self._longest, self._longest_seconds),
+        ):
+            if isinstance(gauge, FunctionGaugeMetric):
+                gauge.set_function(compute)
+            else:
+                self._settable.append((gauge, compute))
 
     def add(self, item: T) -> None:
         self._adds.inc()
         self._depth.inc()
+        now = self._clock()
         if item not in self._add_times:
-            self._add_times[item] = self._clock()
+            self._add_times[item] = now
+        self._refresh_due(now)
 
     def get(self, item: T) -> None:
         self._depth.dec()
@@ -220,33 +253,56 @@ class _RecordingQueueMetrics(QueueMetrics[T]):
         started = self._add_times.pop(item, None)
         if started is not None:
             self._latency.observe(now - started)
+        self._refresh_due(now)
 
     def done(self, item: T) -> None:
+        now = self._clock()
         started = self._processing_start_times.pop(item, None)
         if started is not None:
-            self._work_duration.observe(self._clock() - started)
+            self._work_duration.observe(now - started)
+        self._refresh_due(now)
 
     def retry(self) -> None:
         self._retries.inc()
 
     def update_unfinished_work(self) -> None:
-        now = self._clock()
-        total = 0.0
-        oldest = 0.0
-        for started in self._processing_start_times.values():
-            age = now - started
-            total += age
-            oldest = max(oldest, age)
-        self._unfinished.set(total)
-        self._longest.set(oldest)
+        self._refreshed_at = self._clock()
+        for gauge, compute in self._settable:
+            gauge.set(compute())
+
+    def shutdown(self) -> None:
+        if self._frozen_at is None:
+            self.update_unfinished_work()
+            self._frozen_at = self._clock()
+
+    def _refresh_due(self, now: float) -> None:
+        if self._settable and now - self._refreshed_at >= self._refresh_period:
+            self.update_unfinished_work()
+
+    def _now(self) -> float:
+        return self._clock() if self._frozen_at is None else self._frozen_at
+
+    def _unfinished_seconds(self) -> float:
+        now = self._now()
+        return sum(now - started for started in list(self._processing_start_times.values()))
+
+    def _longest_seconds(self) -> float:
+        starts = list(self._processing_start_times.values())
+        return self._now() - min(starts) if starts else 0.0
 
 
 def new_queue_metrics(
     name: str | None,
     provider: MetricsProvider | None,
     clock: Callable[[], float],
+    *,
+    refresh_period: float = 0.5,
 ) -> QueueMetrics[T]:
-    """The recorder for a queue: recording only with a non-empty name and a real provider."""
+    """The recorder for a queue: recording only with a non-empty name and a real provider.
+
+    :param refresh_period: the shortest interval between refreshes of the unfinished-work
+        gauges that can only be set. Default 0.5 s.
+    """
     if not name or provider is None or isinstance(provider, NoopMetricsProvider):
         return QueueMetrics()
-    return _RecordingQueueMetrics(name, provider, clock)
+    return _RecordingQueueMetrics(name, provider, clock, refresh_period)

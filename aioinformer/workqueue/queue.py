@@ -36,8 +36,8 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=Hashable)
 
-#: Seconds between refreshes of the unfinished-work metrics while items are processing
-#: (client-go's ``defaultUnfinishedWorkUpdatePeriod``).
+#: The shortest interval, in seconds, between refreshes of unfinished-work gauges that can
+#: only be set (client-go's ``defaultUnfinishedWorkUpdatePeriod``).
 DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD = 0.5
 
 
@@ -50,8 +50,10 @@ class WorkQueue(Generic[T]):
     :param metrics_provider: creates the queue's metric objects
         (see :mod:`aioinformer.workqueue.metrics`). Default None: no metrics.
     :param clock: time for metrics (and deadlines in subclasses). Default the system clock.
-    :param unfinished_work_update_period: seconds between refreshes of the unfinished-work and
-        longest-running metrics while something is processing. Default
+    :param unfinished_work_update_period: the shortest interval, on ``clock``, between two
+        refreshes of the unfinished-work and longest-running gauges by the queue's operations
+        (gauges that compute their value when read need none; see
+        :mod:`aioinformer.workqueue.metrics`). Default
         :data:`DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD` (0.5 s).
     """
 
@@ -73,9 +75,9 @@ class WorkQueue(Generic[T]):
         self._shutting_down = False
         self._getters: deque[asyncio.Future[None]] = deque()
         self._drain_waiters: list[asyncio.Future[None]] = []
-        self._metrics: QueueMetrics[T] = new_queue_metrics(name, metrics_provider, clock.now)
-        self._unfinished_period = unfinished_work_update_period
-        self._unfinished_timer: asyncio.TimerHandle | None = None
+        self._metrics: QueueMetrics[T] = new_queue_metrics(
+            name, metrics_provider, clock.now, refresh_period=unfinished_work_update_period
+        )
 
     # -- introspection ---------------------------------------------------------------------
 
@@ -198,8 +200,8 @@ class WorkQueue(Generic[T]):
     def update_unfinished_work_metrics(self) -> None:
         """Refresh the unfinished-work and longest-running metrics now.
 
-        They are also refreshed every ``unfinished_work_update_period`` seconds while items are
-        processing, until shutdown.
+        Gauges that compute their value when read are always current; the others are also
+        refreshed by the queue's operations, at most every ``unfinished_work_update_period``.
         """
         self._metrics.update_unfinished_work()
 
@@ -210,23 +212,7 @@ class WorkQueue(Generic[T]):
         self._metrics.get(item)
         self._processing.add(item)
         self._dirty.discard(item)
-        if self._metrics.enabled and self._unfinished_timer is None and not self._shutting_down:
-            loop = asyncio.get_running_loop()
-            self._unfinished_timer = loop.call_later(
-                self._unfinished_period, self._on_unfinished_tick
-            )
         return item
-
-    def _on_unfinished_tick(self) -> None:
-        self._unfinished_timer = None
-        if self._shutting_down:
-            return
-        self._metrics.update_unfinished_work()
-        if self._processing:
-            loop = asyncio.get_running_loop()
-            self._unfinished_timer = loop.call_later(
-                self._unfinished_period, self._on_unfinished_tick
-            )
 
     def _catch_up(self) -> None:
         """Hook for subclasses: bring the queue up to date (add items that became due)."""
@@ -252,9 +238,7 @@ class WorkQueue(Generic[T]):
         if not self._shutting_down:
             logger.debug("work queue %s shutting down", self._name or "(unnamed)")
         self._shutting_down = True
-        if self._unfinished_timer is not None:
-            self._unfinished_timer.cancel()
-            self._unfinished_timer = None
+        self._metrics.shutdown()
         self._on_shutdown()
         while self._getters:
             waiter = self._getters.popleft()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from aioinformer.errors import NotFoundError
 from aioinformer.testing import FakeApiServer
+from aioinformer.testing import admin as admin_module
 from aioinformer.testing.manifests import load_manifests
 
 from .watching import decode, raw_lines
@@ -64,14 +66,17 @@ async def test_admin_fail_next_and_state(
     async with http.get("/api/v1/pods") as resp:
         assert resp.status == 429 and resp.headers["Retry-After"] == "3"
     async with http.get("/_fake/state") as resp:
-        assert await resp.json() == {"resourceVersion": server.resource_version, "activeWatches": 0}
+        assert await resp.json() == {
+            "resourceVersion": server.objects.resource_version,
+            "activeWatches": 0,
+        }
 
 
 async def test_admin_watch_faults(admin: tuple[FakeApiServer, aiohttp.ClientSession]) -> None:
     """Raw lines, malformed lines, watch errors and drops act on open watches."""
     server, http = admin
     async with http.get("/api/v1/pods", params={"watch": "1"}) as watch:
-        await server.wait_for_watches(1)
+        await server.requests.wait_for_watches(1)
         await _post(http, "inject-raw-line", {"line": '{"type":"X","object":{}}'})
         await _post(http, "inject-malformed-line")
         assert await _post(
@@ -81,7 +86,7 @@ async def test_admin_watch_faults(admin: tuple[FakeApiServer, aiohttp.ClientSess
     assert lines[0] == b'{"type":"X","object":{}}\n'
     assert decode(lines[2:]) == [{"type": "ERROR", "object": decode(lines[2:])[0]["object"]}]
     async with http.get("/api/v1/pods", params={"watch": "1"}) as watch:
-        await server.wait_for_watches(1)
+        await server.requests.wait_for_watches(1)
         assert await _post(http, "stall-watches", {"resource": "pods"}) == {"stalled": 1}
         assert await _post(http, "drop-watches") == {"dropped": 1}
         with pytest.raises(aiohttp.ClientPayloadError):
@@ -93,10 +98,10 @@ async def test_admin_restart_compact_latency_and_request_log(
 ) -> None:
     """restart answers before dropping the rest; compact, latency and the log work over HTTP."""
     server, http = admin
-    old = server.resource_version
-    await server.create("configmaps", {"metadata": {"name": "c"}})
+    old = server.objects.resource_version
+    server.objects.create("configmaps", {"metadata": {"name": "c"}})
     assert await _post(http, "restart") == {"ok": True}
-    await _post(http, "compact", {"resourceVersion": server.resource_version})
+    await _post(http, "compact", {"resourceVersion": server.objects.resource_version})
     params = {"watch": "1", "resourceVersion": old}
     async with http.get("/api/v1/configmaps", params=params) as resp:
         assert decode(await raw_lines(resp))[0]["object"]["code"] == 410
@@ -126,9 +131,9 @@ async def test_manifests_load_with_namespaces_and_lists(
     path.write_text(MANIFESTS)
     created = await load_manifests(fake_apiserver, path)
     assert [o["kind"] for o in created] == ["Pod", "Deployment", "ConfigMap", "Node"]
-    assert (await fake_apiserver.get("pods", "web", namespace="team"))["metadata"]["uid"]
-    assert (await fake_apiserver.get("namespaces", "other"))["status"] == {"phase": "Active"}
-    assert (await fake_apiserver.get("deployments.apps", "api"))["spec"] == {"replicas": 2}
+    assert (fake_apiserver.objects.get("pods", "web", namespace="team"))["metadata"]["uid"]
+    assert (fake_apiserver.objects.get("namespaces", "other"))["status"] == {"phase": "Active"}
+    assert (fake_apiserver.objects.get("deployments.apps", "api"))["spec"] == {"replicas": 2}
 
 
 async def test_manifests_with_unknown_kinds_are_refused(
@@ -136,6 +141,42 @@ async def test_manifests_with_unknown_kinds_are_refused(
 ) -> None:
     """An object of a kind the server does not serve raises NotFoundError."""
     path = tmp_path / "objects.yaml"
-    path.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n")
+    path.write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
     with pytest.raises(NotFoundError):
         await load_manifests(fake_apiserver, path)
+
+
+def test_the_admin_api_uses_only_the_servers_public_entry_points() -> None:
+    """``admin.py`` reaches the server through ``objects``, ``faults`` and ``requests`` only
+    (no private member of anything but itself), and dispatches through tables, not a
+    ladder of ``if``s."""
+    tree = ast.parse(Path(admin_module.__file__).read_text(encoding="utf-8"))
+    private = [
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+        and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+    ]
+    assert private == []
+    handle = next(
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.AsyncFunctionDef) and node.name == "handle"
+    )
+    assert sum(isinstance(node, ast.If) for node in ast.walk(handle)) <= 4
+
+
+async def test_an_admin_fault_on_an_unknown_resource_is_404(
+    admin: tuple[FakeApiServer, aiohttp.ClientSession],
+) -> None:
+    """The public API's NotFoundError comes back over HTTP as the server's 404 Status."""
+    _, http = admin
+    async with http.post("/_fake/drop-watches", json={"resource": "widgets"}) as resp:
+        assert resp.status == 404
+        body = await resp.json()
+    assert (body["reason"], body["message"]) == (
+        "NotFound",
+        "the server doesn't have a resource type 'widgets'",
+    )

@@ -32,7 +32,7 @@ async def test_a_5_mb_object_can_be_created_read_and_watched(
 ) -> None:
     """A 5 MB ConfigMap is accepted over HTTP, read back intact, and streamed as one event."""
     payload = "x" * FIVE_MB
-    params = {"watch": "1", "resourceVersion": fake_apiserver.resource_version}
+    params = {"watch": "1", "resourceVersion": fake_apiserver.objects.resource_version}
     async with http.get("/api/v1/namespaces/default/configmaps", params=params) as watch:
         core = CoreV1Api(api)
         await core.create_namespaced_config_map(
@@ -49,7 +49,7 @@ async def test_ten_thousand_objects_list_in_one_page(
 ) -> None:
     """A LIST of 10,000 objects answers them all in one page (and pages them with a limit)."""
     for i in range(10_000):
-        await fake_apiserver.create(
+        fake_apiserver.objects.create(
             "configmaps", {"metadata": {"name": f"cm-{i:05d}"}, "data": {"i": str(i)}}
         )
     core = CoreV1Api(api)

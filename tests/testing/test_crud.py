@@ -35,11 +35,13 @@ async def test_create_sets_server_metadata_and_bumps_the_global_rv(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
     """A create gets uid, creationTimestamp, generation 1 and the next global RV."""
-    before = int(fake_apiserver.resource_version)
+    before = int(fake_apiserver.objects.resource_version)
     pod = await CoreV1Api(api).create_namespaced_pod("default", _pod("a"))
     assert pod.metadata.uid and pod.metadata.creation_timestamp is not None
     assert pod.metadata.generation == 1
-    assert pod.metadata.resource_version == str(before + 1) == fake_apiserver.resource_version
+    assert (
+        pod.metadata.resource_version == str(before + 1) == fake_apiserver.objects.resource_version
+    )
     cm = await CoreV1Api(api).create_namespaced_config_map("default", {"metadata": {"name": "c"}})
     assert int(cm.metadata.resource_version) == before + 2
 
@@ -149,7 +151,7 @@ async def test_update_keeps_server_fields_and_bumps_generation_on_spec_changes(
     scaled = await apps.patch_namespaced_deployment("d", "default", {"spec": {"replicas": 3}})
     assert scaled.metadata.generation == 2
     assert scaled.metadata.uid == created.metadata.uid
-    stored = await fake_apiserver.get("deployments.apps", "d")
+    stored = fake_apiserver.objects.get("deployments.apps", "d")
     assert stored["metadata"][
         "creationTimestamp"
     ] == relabelled.metadata.creation_timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -165,7 +167,7 @@ async def test_a_no_op_update_does_not_bump_the_resource_version(
     )
     again = await core.patch_namespaced_config_map("c", "default", {"data": {"k": "v"}})
     assert again.metadata.resource_version == created.metadata.resource_version
-    assert fake_apiserver.resource_version == created.metadata.resource_version
+    assert fake_apiserver.objects.resource_version == created.metadata.resource_version
 
 
 async def test_patch_types_merge_json_and_strategic(
@@ -177,11 +179,11 @@ async def test_patch_types_merge_json_and_strategic(
         "default", {"metadata": {"name": "c"}, "data": {"a": "1", "b": "2"}}
     )
     await core.patch_namespaced_config_map("c", "default", {"data": {"a": None, "c": "3"}})
-    assert (await fake_apiserver.get("configmaps", "c"))["data"] == {"b": "2", "c": "3"}
+    assert (fake_apiserver.objects.get("configmaps", "c"))["data"] == {"b": "2", "c": "3"}
     await core.patch_namespaced_config_map(
         "c", "default", [{"op": "replace", "path": "/data/b", "value": "20"}]
     )
-    assert (await fake_apiserver.get("configmaps", "c"))["data"] == {"b": "20", "c": "3"}
+    assert (fake_apiserver.objects.get("configmaps", "c"))["data"] == {"b": "20", "c": "3"}
     await core.api_client.call_api(
         "/api/v1/namespaces/default/configmaps/c",
         "PATCH",
@@ -189,7 +191,11 @@ async def test_patch_types_merge_json_and_strategic(
         body={"data": {"d": "4"}},
         response_types_map={200: "V1ConfigMap"},
     )
-    assert (await fake_apiserver.get("configmaps", "c"))["data"] == {"b": "20", "c": "3", "d": "4"}
+    assert (fake_apiserver.objects.get("configmaps", "c"))["data"] == {
+        "b": "20",
+        "c": "3",
+        "d": "4",
+    }
 
 
 async def test_patch_with_a_stale_resource_version_is_a_conflict(api: ApiClient) -> None:
@@ -213,7 +219,7 @@ async def test_status_subresource_changes_only_status(
     await core.patch_namespaced_pod_status(
         "p", "default", {"metadata": {"labels": {"app": "ignored"}}, "status": {"phase": "Running"}}
     )
-    stored = await fake_apiserver.get("pods", "p")
+    stored = fake_apiserver.objects.get("pods", "p")
     assert stored["status"] == {"phase": "Running"}
     assert stored["metadata"]["labels"] == {"app": "x"}
 
@@ -253,11 +259,11 @@ async def test_finalizers_defer_deletion_until_they_are_removed(
         "default", {"metadata": {"name": "c", "finalizers": ["x/y"]}}
     )
     await core.delete_namespaced_config_map("c", "default")
-    stored = await fake_apiserver.get("configmaps", "c")
+    stored = fake_apiserver.objects.get("configmaps", "c")
     assert stored["metadata"]["deletionTimestamp"]
     await core.patch_namespaced_config_map("c", "default", {"metadata": {"finalizers": None}})
     with pytest.raises(NotFoundError):
-        await fake_apiserver.get("configmaps", "c")
+        fake_apiserver.objects.get("configmaps", "c")
 
 
 async def test_deletecollection_deletes_the_selected_objects(
@@ -268,7 +274,7 @@ async def test_deletecollection_deletes_the_selected_objects(
     for name, tier in (("a", "web"), ("b", "web"), ("c", "db")):
         await core.create_namespaced_pod("default", _pod(name, tier=tier))
     await core.delete_collection_namespaced_pod("default", label_selector="tier=web")
-    assert [p["metadata"]["name"] for p in await fake_apiserver.list_objects("pods")] == ["c"]
+    assert [p["metadata"]["name"] for p in fake_apiserver.objects.list("pods")] == ["c"]
 
 
 async def test_deleting_a_namespace_deletes_its_contents(
@@ -279,7 +285,7 @@ async def test_deleting_a_namespace_deletes_its_contents(
     await core.create_namespace({"metadata": {"name": "team"}})
     await core.create_namespaced_config_map("team", {"metadata": {"name": "c"}})
     await core.delete_namespace("team")
-    assert await fake_apiserver.list_objects("configmaps", "team") == []
+    assert fake_apiserver.objects.list("configmaps", namespace="team") == []
 
 
 async def test_every_builtin_resource_round_trips(api: ApiClient) -> None:
@@ -339,7 +345,7 @@ async def test_custom_resources_work_through_custom_objects_api(
         "w"
     ]
     await custom.delete_namespaced_custom_object("example.com", "v1", "default", "widgets", "w")
-    assert await fake_apiserver.list_objects("example.com/v1/widgets") == []
+    assert fake_apiserver.objects.list("example.com/v1/widgets") == []
 
 
 async def test_in_process_writes_mirror_http_writes(
@@ -347,18 +353,18 @@ async def test_in_process_writes_mirror_http_writes(
 ) -> None:
     """The in-process API shares RVs, errors and state with HTTP, and copies objects."""
     obj = {"metadata": {"name": "c", "namespace": "default"}, "data": {"k": "v"}}
-    created = await fake_apiserver.create("v1/configmaps", obj)
+    created = fake_apiserver.objects.create("v1/configmaps", obj)
     assert "uid" not in obj["metadata"]
     created["data"]["k"] = "mutated"
     over_http = await CoreV1Api(api).read_namespaced_config_map("c", "default")
     assert over_http.data == {"k": "v"}
     assert over_http.metadata.resource_version == created["metadata"]["resourceVersion"]
     with pytest.raises(ConflictError) as caught:
-        await fake_apiserver.create("configmaps", obj)
+        fake_apiserver.objects.create("configmaps", obj)
     assert caught.value.reason == "AlreadyExists"
     stale = {**obj, "metadata": {**obj["metadata"], "resourceVersion": "1"}}
     with pytest.raises(ConflictError):
-        await fake_apiserver.update("configmaps", stale)
+        fake_apiserver.objects.update("configmaps", stale)
 
 
 @pytest.mark.parametrize(

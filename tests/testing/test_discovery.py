@@ -14,7 +14,10 @@ from kubernetes_asyncio.client import (
     VersionApi,
 )
 
-from aioinformer.testing import FakeApiServer
+from aioinformer._builtin_resources import BUILTIN_RESOURCES as BUILTIN_TABLE
+from aioinformer.factory import resolve_builtin_resource
+from aioinformer.listwatch import Resource
+from aioinformer.testing import BUILTIN_RESOURCES, FakeApiServer
 from aioinformer.testing._schema import schemas
 
 
@@ -29,13 +32,21 @@ async def test_version_reports_the_release_of_the_served_schemas(api: ApiClient)
 
 
 async def test_core_and_group_lists(api: ApiClient) -> None:
-    """/api lists v1; /apis lists apps and coordination.k8s.io with preferred versions."""
+    """/api lists v1; /apis lists every group of the built-in table with its preferred
+    version, except apiextensions.k8s.io (the fake does not serve CustomResourceDefinitions)."""
     assert (await CoreApi(api).get_api_versions()).versions == ["v1"]
     groups = {
         g.name: g.preferred_version.group_version
         for g in (await ApisApi(api).get_api_versions()).groups
     }
-    assert groups == {"apps": "apps/v1", "coordination.k8s.io": "coordination.k8s.io/v1"}
+    assert groups == {
+        "apps": "apps/v1",
+        "batch": "batch/v1",
+        "coordination.k8s.io": "coordination.k8s.io/v1",
+        "discovery.k8s.io": "discovery.k8s.io/v1",
+        "networking.k8s.io": "networking.k8s.io/v1",
+        "rbac.authorization.k8s.io": "rbac.authorization.k8s.io/v1",
+    }
     assert (await AppsApi(api).get_api_group()).name == "apps"
 
 
@@ -55,6 +66,8 @@ async def test_resource_lists_describe_every_resource(api: ApiClient) -> None:
     assert core["pods"].kind == "Pod" and core["pods"].namespaced and "watch" in core["pods"].verbs
     assert core["nodes"].namespaced is False and core["pods"].short_names == ["po"]
     assert "pods/status" in core
+    assert "configmaps/status" not in core  # only kinds with a status subresource list one
+    assert "deletecollection" not in core["namespaces"].verbs  # as kube-apiserver
     apps = {r.name for r in (await AppsV1Api(api).get_api_resources()).resources}
     assert {"deployments", "replicasets", "statefulsets", "daemonsets"} <= apps
     leases = (await CoordinationV1Api(api).get_api_resources()).resources
@@ -90,7 +103,7 @@ async def test_custom_resources_appear_in_discovery(
 
 async def test_unknown_group_version_is_404(http: aiohttp.ClientSession) -> None:
     """A group or version the server does not serve answers a NotFound Status."""
-    for path in ("/apis/batch/v1", "/apis/batch", "/api/v2"):
+    for path in ("/apis/example.com/v1", "/apis/example.com", "/api/v2", "/apis/batch/v2"):
         async with http.get(path) as resp:
             assert resp.status == 404
             assert (await resp.json())["reason"] == "NotFound"
@@ -102,7 +115,7 @@ async def test_openapi_v3_declares_server_side_field_validation(
     """/openapi/v3 points at per-group-version documents with PATCH fieldValidation."""
     async with http.get("/openapi/v3") as resp:
         paths = (await resp.json())["paths"]
-    assert set(paths) == {"api/v1", "apis/apps/v1", "apis/coordination.k8s.io/v1"}
+    assert {"api/v1", "apis/apps/v1", "apis/coordination.k8s.io/v1", "apis/batch/v1"} <= set(paths)
     async with http.get(paths["api/v1"]["serverRelativeURL"]) as resp:
         document = await resp.json()
     patch = document["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]["patch"]
@@ -110,3 +123,31 @@ async def test_openapi_v3_declares_server_side_field_validation(
     assert {"name": "fieldValidation", "in": "query", "schema": {"type": "string"}} in patch[
         "parameters"
     ]
+
+
+def test_the_fake_serves_the_shared_table_of_built_in_resources() -> None:
+    """The client's well-known resources and the fake's served ones come from one table
+    (``aioinformer._builtin_resources``): same kinds, scopes and names on both sides."""
+    client = {(r.group, r.plural): r for r in BUILTIN_TABLE}
+    for info in BUILTIN_RESOURCES:
+        row = client[(info.group, info.plural)]
+        assert (info.version, info.kind, info.namespaced) == (row.version, row.kind, row.namespaced)
+        assert (info.singular_name, info.short_names) == (row.singular, row.short_names)
+        parsed = Resource.parse(f"{info.api_version}/{info.plural}")
+        assert (parsed.kind, parsed.namespaced) == (info.kind, info.namespaced)
+        assert resolve_builtin_resource(info.plural) == parsed
+    served = {(r.group, r.plural) for r in BUILTIN_RESOURCES}
+    assert set(client) - served == {("apiextensions.k8s.io", "customresourcedefinitions")}
+
+
+async def test_status_on_a_kind_without_it_is_404_and_unsupported_verbs_are_405(
+    http: aiohttp.ClientSession,
+) -> None:
+    """``/status`` exists only where the kind has a status subresource (a ConfigMap has
+    none: 404 like any unknown path); DELETE on the namespace collection is 405, as on
+    kube-apiserver, whose namespaces have no ``deletecollection``."""
+    async with http.get("/api/v1/namespaces/default/configmaps/x/status") as resp:
+        assert resp.status == 404
+    async with http.delete("/api/v1/namespaces") as resp:
+        assert resp.status == 405
+        assert (await resp.json())["reason"] == "MethodNotAllowed"

@@ -24,7 +24,7 @@ def _cm(name: str) -> dict[str, Any]:
 
 
 def _watch_params(server: FakeApiServer, **extra: str) -> dict[str, str]:
-    return {"watch": "1", "resourceVersion": server.resource_version, **extra}
+    return {"watch": "1", "resourceVersion": server.objects.resource_version, **extra}
 
 
 async def test_drop_watches_breaks_the_stream_abruptly(
@@ -35,13 +35,13 @@ async def test_drop_watches_breaks_the_stream_abruptly(
         stream = watch.stream(
             CoreV1Api(api).list_namespaced_config_map,
             "default",
-            resource_version=fake_apiserver.resource_version,
+            resource_version=fake_apiserver.objects.resource_version,
         )
-        await fake_apiserver.create("configmaps", _cm("a"))
+        fake_apiserver.objects.create("configmaps", _cm("a"))
         await take(stream, 1)
-        assert fake_apiserver.active_watches() == 1
-        assert fake_apiserver.drop_watches() == 1
-        assert fake_apiserver.active_watches() == 0
+        assert fake_apiserver.requests.active_watches() == 1
+        assert fake_apiserver.faults.drop_watches() == 1
+        assert fake_apiserver.requests.active_watches() == 0
         with pytest.raises(aiohttp.ClientPayloadError):
             await take(stream, 1)
 
@@ -54,11 +54,11 @@ async def test_drop_watches_can_target_one_resource(
         http.get("/api/v1/pods", params=_watch_params(fake_apiserver)) as pods,
         http.get("/api/v1/configmaps", params=_watch_params(fake_apiserver)) as configmaps,
     ):
-        await fake_apiserver.wait_for_watches(2)
-        assert fake_apiserver.drop_watches("pods") == 1
+        await fake_apiserver.requests.wait_for_watches(2)
+        assert fake_apiserver.faults.drop_watches("pods") == 1
         with pytest.raises(aiohttp.ClientPayloadError):
             await raw_lines(pods)
-        await fake_apiserver.create("configmaps", _cm("still-here"))
+        fake_apiserver.objects.create("configmaps", _cm("still-here"))
         assert decode(await raw_lines(configmaps, 1))[0]["type"] == "ADDED"
 
 
@@ -71,16 +71,16 @@ async def test_stall_watches_silences_open_watches_only() -> None:
         params = _watch_params(server, allowWatchBookmarks="true")
         async with http.get("/api/v1/namespaces/default/configmaps", params=params) as stalled:
             assert decode(await raw_lines(stalled, 1))[0]["type"] == "BOOKMARK"
-            assert server.stall_watches() == 1
-            await server.create("configmaps", _cm("a"))
+            assert server.faults.stall_watches() == 1
+            server.objects.create("configmaps", _cm("a"))
             with pytest.raises(TimeoutError):
                 await asyncio.wait_for(stalled.content.readline(), 0.3)
             async with http.get(
                 "/api/v1/namespaces/default/configmaps", params={"watch": "1"}
             ) as fresh:
                 assert decode(await raw_lines(fresh, 1))[0]["object"]["metadata"]["name"] == "a"
-            assert server.active_watches() == 2
-        await server.wait_for_watches(0, exactly=True)
+            assert server.requests.active_watches() == 2
+        await server.requests.wait_for_watches(0, exactly=True)
 
 
 @pytest.mark.parametrize(
@@ -97,7 +97,7 @@ async def test_fail_next_answers_a_status_with_the_reason_of_its_code(
     fake_apiserver: FakeApiServer, api: ApiClient, code: int, reason: str
 ) -> None:
     """fail_next answers with the code and the real server's reason for it."""
-    fake_apiserver.fail_next(1, code)
+    fake_apiserver.faults.fail_next(1, code)
     with pytest.raises(ApiException) as caught:
         await CoreV1Api(api).list_namespaced_pod("default")
     assert caught.value.status == code
@@ -110,7 +110,7 @@ async def test_fail_next_429_carries_retry_after(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
     """A 429 with retry_after has the Retry-After header and details.retryAfterSeconds."""
-    fake_apiserver.fail_next(1, 429, retry_after=2)
+    fake_apiserver.faults.fail_next(1, 429, retry_after=2)
     with pytest.raises(ApiException) as caught:
         await CoreV1Api(api).read_namespace("default")
     assert caught.value.headers["Retry-After"] == "2"
@@ -125,14 +125,14 @@ async def test_fail_next_counts_and_filters_by_verb_and_resource(
 ) -> None:
     """Only the next n requests with the verb and resource fail; others pass untouched."""
     core = CoreV1Api(api)
-    fake_apiserver.fail_next(2, 503, verb="list", resource="pods")
+    fake_apiserver.faults.fail_next(2, 503, verb="list", resource="pods")
     await core.list_namespaced_config_map("default")
     await core.read_namespace("default")
     for _ in range(2):
         with pytest.raises(ApiException):
             await core.list_namespaced_pod("default")
     await core.list_namespaced_pod("default")
-    statuses = [r.status for r in fake_apiserver.requests if r.resource == "pods"]
+    statuses = [r.status for r in fake_apiserver.requests.records if r.resource == "pods"]
     assert statuses == [503, 503, 200]
 
 
@@ -140,7 +140,7 @@ async def test_fail_next_on_watch_makes_the_watch_call_fail(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
     """A failed watch request reaches kubernetes_asyncio's Watch as ApiException."""
-    fake_apiserver.fail_next(1, 500, verb="watch")
+    fake_apiserver.faults.fail_next(1, 500, verb="watch")
     async with Watch() as watch:
         stream = watch.stream(CoreV1Api(api).list_namespaced_pod, "default", timeout_seconds=5)
         with pytest.raises(ApiException) as caught:
@@ -152,9 +152,9 @@ async def test_compact_makes_older_rvs_expire_for_watches(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
     """After compact(), resuming below the compaction RV gets 410; from it works."""
-    old = fake_apiserver.resource_version
-    await fake_apiserver.create("configmaps", _cm("a"))
-    fake_apiserver.compact()
+    old = fake_apiserver.objects.resource_version
+    fake_apiserver.objects.create("configmaps", _cm("a"))
+    fake_apiserver.faults.compact()
     async with http.get(
         "/api/v1/namespaces/default/configmaps", params={"watch": "1", "resourceVersion": old}
     ) as resp:
@@ -163,7 +163,7 @@ async def test_compact_makes_older_rvs_expire_for_watches(
     async with http.get(
         "/api/v1/namespaces/default/configmaps", params=_watch_params(fake_apiserver)
     ) as resp:
-        await fake_apiserver.create("configmaps", _cm("b"))
+        fake_apiserver.objects.create("configmaps", _cm("b"))
         assert decode(await raw_lines(resp, 1))[0]["type"] == "ADDED"
 
 
@@ -175,12 +175,12 @@ async def test_malformed_line_reaches_the_client_and_the_stream_continues(
         stream = watch.stream(
             CoreV1Api(api).list_namespaced_config_map,
             "default",
-            resource_version=fake_apiserver.resource_version,
+            resource_version=fake_apiserver.objects.resource_version,
         )
         reading = asyncio.create_task(take(stream, 2))
-        await fake_apiserver.wait_for_watches(1)
-        fake_apiserver.inject_malformed_line()
-        await fake_apiserver.create("configmaps", _cm("a"))
+        await fake_apiserver.requests.wait_for_watches(1)
+        fake_apiserver.faults.inject_malformed_line()
+        fake_apiserver.objects.create("configmaps", _cm("a"))
         malformed, added = await reading
     assert isinstance(malformed, str)
     with pytest.raises(json.JSONDecodeError):
@@ -193,8 +193,8 @@ async def test_raw_lines_are_sent_verbatim(
 ) -> None:
     """inject_raw_line delivers any line, e.g. an unknown event type."""
     async with http.get("/api/v1/pods", params=_watch_params(fake_apiserver)) as resp:
-        await fake_apiserver.wait_for_watches(1)
-        fake_apiserver.inject_raw_line(b'{"type":"SURPRISE","object":{}}')
+        await fake_apiserver.requests.wait_for_watches(1)
+        fake_apiserver.faults.inject_raw_line(b'{"type":"SURPRISE","object":{}}')
         assert await raw_lines(resp, 1) == [b'{"type":"SURPRISE","object":{}}\n']
 
 
@@ -203,16 +203,16 @@ async def test_inject_watch_error_sends_an_error_event_then_ends(
 ) -> None:
     """Every open watch gets an ERROR with the Status and then a clean end."""
     async with http.get("/api/v1/pods", params=_watch_params(fake_apiserver)) as resp:
-        await fake_apiserver.wait_for_watches(1)
-        assert fake_apiserver.inject_watch_error(500, "InternalError", "etcd is sad") == 1
+        await fake_apiserver.requests.wait_for_watches(1)
+        assert fake_apiserver.faults.inject_watch_error(500, "InternalError", "etcd is sad") == 1
         events = decode(await raw_lines(resp))
     assert [e["type"] for e in events] == ["ERROR"]
     assert events[0]["object"]["message"] == "etcd is sad" and events[0]["object"]["code"] == 500
     async with Watch() as watch:
         stream = watch.stream(CoreV1Api(api).list_namespaced_pod, "default", timeout_seconds=5)
         listing = asyncio.create_task(take(stream, 1))
-        await fake_apiserver.wait_for_watches(1)
-        fake_apiserver.inject_watch_error(410, "Expired", "too old resource version: 1 (2)")
+        await fake_apiserver.requests.wait_for_watches(1)
+        fake_apiserver.faults.inject_watch_error(410, "Expired", "too old resource version: 1 (2)")
         with pytest.raises(ApiException) as caught:
             await listing
     assert caught.value.status == 410
@@ -222,22 +222,22 @@ async def test_restart_drops_connections_resets_history_and_keeps_objects(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
     """After restart: watches broke, old RVs are 410, objects and the RV counter remain."""
-    before = fake_apiserver.resource_version
-    await fake_apiserver.create("configmaps", _cm("a"))
+    before = fake_apiserver.objects.resource_version
+    fake_apiserver.objects.create("configmaps", _cm("a"))
     async with http.get(
         "/api/v1/namespaces/default/configmaps", params=_watch_params(fake_apiserver)
     ) as resp:
-        await fake_apiserver.wait_for_watches(1)
-        fake_apiserver.restart()
+        await fake_apiserver.requests.wait_for_watches(1)
+        fake_apiserver.faults.restart()
         with pytest.raises(aiohttp.ClientPayloadError):
             await raw_lines(resp)
-    current = fake_apiserver.resource_version
+    current = fake_apiserver.objects.resource_version
     async with http.get(
         "/api/v1/namespaces/default/configmaps", params={"watch": "1", "resourceVersion": before}
     ) as resp:
         assert decode(await raw_lines(resp))[0]["object"]["code"] == 410
-    assert [o["metadata"]["name"] for o in await fake_apiserver.list_objects("configmaps")] == ["a"]
-    created = await fake_apiserver.create("configmaps", _cm("b"))
+    assert [o["metadata"]["name"] for o in fake_apiserver.objects.list("configmaps")] == ["a"]
+    created = fake_apiserver.objects.create("configmaps", _cm("b"))
     assert int(created["metadata"]["resourceVersion"]) == int(current) + 1
 
 
@@ -246,11 +246,11 @@ async def test_set_latency_delays_every_answer(
 ) -> None:
     """With latency set each answer takes at least that long; 0 restores speed."""
     core = CoreV1Api(api)
-    fake_apiserver.set_latency(0.3)
+    fake_apiserver.faults.set_latency(0.3)
     started = time.monotonic()
     await core.read_namespace("default")
     assert time.monotonic() - started >= 0.3
-    fake_apiserver.set_latency(0)
+    fake_apiserver.faults.set_latency(0)
     started = time.monotonic()
     await core.read_namespace("default")
     assert time.monotonic() - started < 0.3
@@ -262,15 +262,15 @@ async def test_stop_listening_refuses_connections_until_started_again(
     """While stopped, connects get ECONNREFUSED and open watches drop; then the same port serves."""
     port = fake_apiserver.port
     async with http.get("/api/v1/pods", params=_watch_params(fake_apiserver)) as resp:
-        await fake_apiserver.wait_for_watches(1)
-        await fake_apiserver.stop_listening()
+        await fake_apiserver.requests.wait_for_watches(1)
+        await fake_apiserver.faults.stop_listening()
         with pytest.raises(aiohttp.ClientPayloadError):
             await raw_lines(resp)
     with pytest.raises(aiohttp.ClientConnectorError) as caught:
         async with http.get("/version"):
             pass
     assert caught.value.os_error.errno == errno.ECONNREFUSED
-    await fake_apiserver.start_listening()
+    await fake_apiserver.faults.start_listening()
     assert fake_apiserver.port == port
     async with http.get("/version") as resp:
         assert resp.status == 200

@@ -24,8 +24,8 @@ async def test_close_ends_open_watches_promptly_and_leaves_no_tasks() -> None:
         url = f"{server.url}/api/v1/pods"
         normal = await http.get(url, params={"watch": "1"})
         stalled = await http.get(url, params={"watch": "1", "resourceVersion": "0"})
-        await server.wait_for_watches(2)
-        server.stall_watches()
+        await server.requests.wait_for_watches(2)
+        server.faults.stall_watches()
         reading = asyncio.create_task(raw_lines(normal))
         started = time.monotonic()
         await server.aclose()
@@ -60,7 +60,7 @@ async def test_a_server_runs_once_and_close_is_idempotent() -> None:
 async def test_in_process_api_works_before_start() -> None:
     """Objects can be seeded before the server starts; they are served once it does."""
     server = FakeApiServer(namespaces=("default", "kube-system"))
-    await server.create("pods", {"metadata": {"name": "early", "namespace": "kube-system"}})
+    server.objects.create("pods", {"metadata": {"name": "early", "namespace": "kube-system"}})
     async with server, server.api_client() as api:
         pods = await CoreV1Api(api).list_namespaced_pod("kube-system")
     assert [p.metadata.name for p in pods.items] == ["early"]

@@ -32,11 +32,11 @@ def _names(pod_list: Any) -> list[str]:
 
 
 async def _seed(server: FakeApiServer) -> None:
-    await server.create("namespaces", {"metadata": {"name": "other"}})
-    await server.create("pods", _pod("a", node="n1", phase="Running", app="web", tier="fe"))
-    await server.create("pods", _pod("b", node="n2", phase="Pending", app="web", tier="be"))
-    await server.create("pods", _pod("c", node="n1", phase="Running", app="db"))
-    await server.create(
+    server.objects.create("namespaces", {"metadata": {"name": "other"}})
+    server.objects.create("pods", _pod("a", node="n1", phase="Running", app="web", tier="fe"))
+    server.objects.create("pods", _pod("b", node="n2", phase="Pending", app="web", tier="be"))
+    server.objects.create("pods", _pod("c", node="n1", phase="Running", app="db"))
+    server.objects.create(
         "pods", _pod("d", "other", node="n2", phase="Running", app="web", env="prod")
     )
 
@@ -102,7 +102,7 @@ async def test_namespaced_list_sees_only_its_namespace(
     await _seed(fake_apiserver)
     pods = await CoreV1Api(api).list_namespaced_pod("default")
     assert _names(pods) == ["a", "b", "c"]
-    assert pods.metadata.resource_version == fake_apiserver.resource_version
+    assert pods.metadata.resource_version == fake_apiserver.objects.resource_version
 
 
 async def test_limit_and_continue_page_a_pinned_snapshot(
@@ -111,12 +111,12 @@ async def test_limit_and_continue_page_a_pinned_snapshot(
     """Pages follow continue tokens; later pages show the state at the first page's RV."""
     core = CoreV1Api(api)
     for i in range(7):
-        await fake_apiserver.create("configmaps", {"metadata": {"name": f"cm-{i}"}})
+        fake_apiserver.objects.create("configmaps", {"metadata": {"name": f"cm-{i}"}})
     first = await core.list_namespaced_config_map("default", limit=3)
     assert _names(first) == ["cm-0", "cm-1", "cm-2"]
     assert first.metadata.remaining_item_count == 4 and first.metadata._continue
-    await fake_apiserver.delete("configmaps", "cm-4")
-    await fake_apiserver.create("configmaps", {"metadata": {"name": "cm-9"}})
+    fake_apiserver.objects.delete("configmaps", "cm-4")
+    fake_apiserver.objects.create("configmaps", {"metadata": {"name": "cm-9"}})
     second = await core.list_namespaced_config_map(
         "default", limit=3, _continue=first.metadata._continue
     )
@@ -135,7 +135,7 @@ async def test_resource_version_zero_ignores_limit(
 ) -> None:
     """RV "0" answers the whole current state in one page, as the watch cache does."""
     for i in range(5):
-        await fake_apiserver.create("configmaps", {"metadata": {"name": f"cm-{i}"}})
+        fake_apiserver.objects.create("configmaps", {"metadata": {"name": f"cm-{i}"}})
     page = await CoreV1Api(api).list_namespaced_config_map("default", limit=2, resource_version="0")
     assert len(page.items) == 5 and page.metadata._continue is None
 
@@ -144,27 +144,27 @@ async def test_not_older_than_returns_the_current_state(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
     """RV N with NotOlderThan (or no match) lists the current state at the current RV."""
-    created = await fake_apiserver.create("configmaps", {"metadata": {"name": "old"}})
-    await fake_apiserver.create("configmaps", {"metadata": {"name": "new"}})
+    created = fake_apiserver.objects.create("configmaps", {"metadata": {"name": "old"}})
+    fake_apiserver.objects.create("configmaps", {"metadata": {"name": "new"}})
     rv = created["metadata"]["resourceVersion"]
     for match in (None, "NotOlderThan"):
         page = await CoreV1Api(api).list_namespaced_config_map(
             "default", resource_version=rv, resource_version_match=match
         )
         assert _names(page) == ["new", "old"]
-        assert page.metadata.resource_version == fake_apiserver.resource_version
+        assert page.metadata.resource_version == fake_apiserver.objects.resource_version
 
 
 async def test_exact_lists_rebuild_the_state_at_that_rv(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
     """Exact N shows objects as they were at N: later creates absent, later deletes present."""
-    await fake_apiserver.create("configmaps", {"metadata": {"name": "kept"}, "data": {"v": "1"}})
-    await fake_apiserver.create("configmaps", {"metadata": {"name": "gone"}})
-    rv = fake_apiserver.resource_version
-    await fake_apiserver.patch("configmaps", "kept", {"data": {"v": "2"}})
-    await fake_apiserver.delete("configmaps", "gone")
-    await fake_apiserver.create("configmaps", {"metadata": {"name": "later"}})
+    fake_apiserver.objects.create("configmaps", {"metadata": {"name": "kept"}, "data": {"v": "1"}})
+    fake_apiserver.objects.create("configmaps", {"metadata": {"name": "gone"}})
+    rv = fake_apiserver.objects.resource_version
+    fake_apiserver.objects.patch("configmaps", "kept", {"data": {"v": "2"}})
+    fake_apiserver.objects.delete("configmaps", "gone")
+    fake_apiserver.objects.create("configmaps", {"metadata": {"name": "later"}})
     page = await CoreV1Api(api).list_namespaced_config_map(
         "default", resource_version=rv, resource_version_match="Exact"
     )
@@ -176,9 +176,9 @@ async def test_exact_lists_rebuild_the_state_at_that_rv(
 async def test_exact_list_older_than_history_is_410_expired(api: ApiClient) -> None:
     """An Exact list below the history window answers 410 Expired."""
     async with FakeApiServer(history_limit=2) as server, server.api_client() as client:
-        old = server.resource_version
+        old = server.objects.resource_version
         for i in range(6):
-            await server.create("configmaps", {"metadata": {"name": f"cm-{i}"}})
+            server.objects.create("configmaps", {"metadata": {"name": f"cm-{i}"}})
         with pytest.raises(ApiException) as caught:
             await CoreV1Api(client).list_namespaced_config_map(
                 "default", resource_version=old, resource_version_match="Exact"
@@ -191,7 +191,7 @@ async def test_future_resource_version_is_504_too_large(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
     """An RV beyond the server's answers 504 Timeout with cause ResourceVersionTooLarge."""
-    future = str(int(fake_apiserver.resource_version) + 10)
+    future = str(int(fake_apiserver.objects.resource_version) + 10)
     with pytest.raises(ApiException) as caught:
         await CoreV1Api(api).list_namespaced_pod("default", resource_version=future)
     assert caught.value.status == 504
@@ -207,11 +207,11 @@ async def test_expired_continue_token_is_410(
 ) -> None:
     """A continue token whose RV was compacted away answers 410 Expired."""
     for i in range(3):
-        await fake_apiserver.create("configmaps", {"metadata": {"name": f"cm-{i}"}})
+        fake_apiserver.objects.create("configmaps", {"metadata": {"name": f"cm-{i}"}})
     async with http.get("/api/v1/namespaces/default/configmaps", params={"limit": "1"}) as resp:
         token = (await resp.json())["metadata"]["continue"]
-    await fake_apiserver.create("configmaps", {"metadata": {"name": "cm-x"}})
-    fake_apiserver.compact()
+    fake_apiserver.objects.create("configmaps", {"metadata": {"name": "cm-x"}})
+    fake_apiserver.faults.compact()
     async with http.get(
         "/api/v1/namespaces/default/configmaps", params={"limit": "1", "continue": token}
     ) as resp:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aioinformer.errors import BadRequestError, UnprocessableEntityError
+from aioinformer.testing._failure import StatusFailure
 from aioinformer.testing.patch import apply_json_patch, apply_merge_patch, patch_type_of
 
 
@@ -40,8 +40,9 @@ def test_json_patch_applies_every_operation_without_mutating_the_input() -> None
 
 def test_a_failed_json_patch_test_is_unprocessable() -> None:
     """A failing ``test`` operation answers 422, like the server."""
-    with pytest.raises(UnprocessableEntityError):
+    with pytest.raises(StatusFailure) as caught:
         apply_json_patch({"a": 1}, [{"op": "test", "path": "/a", "value": 2}])
+    assert (caught.value.code, caught.value.reason) == (422, "Invalid")
 
 
 @pytest.mark.parametrize(
@@ -50,8 +51,9 @@ def test_a_failed_json_patch_test_is_unprocessable() -> None:
 )
 def test_a_malformed_json_patch_is_a_bad_request(ops: object) -> None:
     """A JSON patch that is not a list of valid operations answers 400."""
-    with pytest.raises(BadRequestError):
+    with pytest.raises(StatusFailure) as caught:
         apply_json_patch({"a": 1}, ops)
+    assert (caught.value.code, caught.value.reason) == (400, "BadRequest")
 
 
 def test_patch_types_follow_the_content_type() -> None:

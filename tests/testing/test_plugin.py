@@ -23,7 +23,7 @@ async def test_gets_a_started_server(fake_apiserver):
 async def test_fails_while_a_watch_is_open(fake_apiserver):
     async with aiohttp.ClientSession() as http:
         async with http.get(fake_apiserver.url + "/api/v1/pods?watch=1"):
-            await fake_apiserver.wait_for_watches(1)
+            await fake_apiserver.requests.wait_for_watches(1)
             raise AssertionError("deliberate failure")
 """
 
@@ -31,7 +31,7 @@ async def test_fails_while_a_watch_is_open(fake_apiserver):
 async def test_fixture_yields_a_started_server(fake_apiserver: FakeApiServer) -> None:
     """The fixture is available without any conftest and is already serving."""
     assert fake_apiserver.port > 0
-    assert fake_apiserver.active_watches() == 0
+    assert fake_apiserver.requests.active_watches() == 0
 
 
 def test_fixture_closes_cleanly_when_a_test_fails(tmp_path: Path) -> None:
@@ -70,7 +70,7 @@ from aioinformer.testing import FakeApiServer
 
 @pytest.mark.asyncio
 async def test_marked_test_gets_the_server(fake_apiserver: FakeApiServer) -> None:
-    created = await fake_apiserver.create(
+    created = fake_apiserver.objects.create(
         "configmaps", {"metadata": {"name": "a", "namespace": "default"}}
     )
     assert created["metadata"]["resourceVersion"]

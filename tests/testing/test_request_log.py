@@ -21,7 +21,7 @@ async def test_each_request_is_recorded_with_its_verb_and_resource(
     )
     with pytest.raises(ApiException):
         await apps.read_namespaced_deployment("missing", "default")
-    listed, created, missing = fake_apiserver.requests
+    listed, created, missing = fake_apiserver.requests.records
     assert listed == RequestRecord(
         method="GET",
         path="/apis/apps/v1/namespaces/default/deployments",
@@ -52,7 +52,7 @@ async def test_verbs_cover_patch_update_delete_and_deletecollection(
     await core.delete_namespaced_config_map("c", "default")
     await core.delete_collection_namespaced_config_map("default")
     await core.read_namespace_status("default")
-    verbs = [(r.verb, r.subresource) for r in fake_apiserver.requests]
+    verbs = [(r.verb, r.subresource) for r in fake_apiserver.requests.records]
     assert verbs == [
         ("create", ""),
         ("patch", ""),
@@ -71,12 +71,12 @@ async def test_wait_for_request_waits_for_a_request_after_the_call(
     index of :attr:`requests` (``start=0``: every request so far)."""
     async with http.get("/api/v1/pods"):
         pass
-    mark = len(fake_apiserver.requests)
-    assert (await fake_apiserver.wait_for_request(is_list, start=0)).resource == "pods"
+    mark = len(fake_apiserver.requests.records)
+    assert (await fake_apiserver.requests.wait_for(is_list, start=0)).resource == "pods"
     found: dict[str, RequestRecord] = {}
 
     async def wait(name: str, start: int | None) -> None:
-        found[name] = await fake_apiserver.wait_for_request(is_list, start=start)
+        found[name] = await fake_apiserver.requests.wait_for(is_list, start=start)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(wait, "after the call", None)
@@ -99,14 +99,14 @@ async def test_wait_for_request_times_out_saying_what_it_waited_for(
     """Without a matching request it raises TimeoutError after ``timeout``, naming the
     predicate (a lambda's source, a function's name) and the requests seen meanwhile."""
     with pytest.raises(TimeoutError) as raised:
-        await fake_apiserver.wait_for_request(lambda r: r.verb == "delete", timeout=0.05)
+        await fake_apiserver.requests.wait_for(lambda r: r.verb == "delete", timeout=0.05)
     assert str(raised.value) == (
         'no request matching lambda r: r.verb == "delete" within 0.05 s (from request #0; 0 since)'
     )
     async with http.get("/api/v1/pods"):
         pass
     with pytest.raises(TimeoutError) as raised:
-        await fake_apiserver.wait_for_request(is_delete, start=0, timeout=0.05)
+        await fake_apiserver.requests.wait_for(is_delete, start=0, timeout=0.05)
     assert str(raised.value) == (
         "no request matching is_delete within 0.05 s (from request #0; 1 since,"
         " the last ones: GET /api/v1/pods (list 200))"
@@ -122,19 +122,19 @@ async def test_watches_are_logged_when_their_stream_starts(
 ) -> None:
     """A watch shows up in the log (status 200) while it is still open, and is counted."""
     async with http.get("/apis/apps/v1/deployments", params={"watch": "true"}) as resp:
-        record = await fake_apiserver.wait_for_request(lambda r: r.verb == "watch", start=0)
+        record = await fake_apiserver.requests.wait_for(lambda r: r.verb == "watch", start=0)
         assert (record.status, record.resource, record.group) == (200, "deployments", "apps")
-        await fake_apiserver.wait_for_watches(1, resource="deployments.apps")
-        assert fake_apiserver.active_watches("apps/v1/deployments") == 1
-        assert fake_apiserver.active_watches("pods") == 0
+        await fake_apiserver.requests.wait_for_watches(1, resource="deployments.apps")
+        assert fake_apiserver.requests.active_watches("apps/v1/deployments") == 1
+        assert fake_apiserver.requests.active_watches("pods") == 0
         resp.close()
-    await fake_apiserver.wait_for_watches(0, exactly=True)
+    await fake_apiserver.requests.wait_for_watches(0, exactly=True)
 
 
 async def test_wait_for_watches_times_out(fake_apiserver: FakeApiServer) -> None:
     """Waiting for watches that never open raises TimeoutError."""
     with pytest.raises(TimeoutError):
-        await fake_apiserver.wait_for_watches(1, timeout=0.05)
+        await fake_apiserver.requests.wait_for_watches(1, timeout=0.05)
 
 
 async def test_discovery_and_unknown_paths_are_logged(
@@ -145,4 +145,7 @@ async def test_discovery_and_unknown_paths_are_logged(
         pass
     async with http.get("/nonsense") as resp:
         assert resp.status == 404
-    assert [(r.verb, r.status) for r in fake_apiserver.requests] == [("discovery", 200), ("", 404)]
+    assert [(r.verb, r.status) for r in fake_apiserver.requests.records] == [
+        ("discovery", 200),
+        ("", 404),
+    ]

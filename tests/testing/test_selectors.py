@@ -1,4 +1,5 @@
-"""Label and field selector parsing and matching of the fake API server."""
+"""Label and field selector parsing and matching of the fake API server (more cases, with
+the server's messages, in ``selector_cases.py``)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,18 @@ from typing import Any
 
 import pytest
 
-from aioinformer.errors import SelectorSyntaxError
-from aioinformer.testing._selectors import compile_selectors, field_value
+from aioinformer.testing import BUILTIN_RESOURCES, ResourceInfo
+from aioinformer.testing._failure import StatusFailure
+from aioinformer.testing._selectors import Matcher, compile_selectors, field_value
 
-POD_FIELDS = ("metadata.name", "metadata.namespace", "spec.nodeName", "status.phase")
+PODS = next(info for info in BUILTIN_RESOURCES if info.plural == "pods")
+WIDGETS = ResourceInfo(
+    "example.com", "v1", "widgets", "Widget", True, selectable_fields=("spec.colour",)
+)
+
+
+def _compile(label_selector: str, field_selector: str, info: ResourceInfo = PODS) -> Matcher | None:
+    return compile_selectors(label_selector, field_selector, info)
 
 
 def _pod(labels: dict[str, str], **extra: Any) -> dict[str, Any]:
@@ -53,7 +62,7 @@ def test_label_selector_matches_like_the_api_server(
     selector: str, labels: dict[str, str], expected: bool
 ) -> None:
     """Every label selector operator matches as in Kubernetes."""
-    matcher = compile_selectors(selector, "", POD_FIELDS)
+    matcher = _compile(selector, "")
     assert (matcher is None or matcher(_pod(labels))) is expected
 
 
@@ -61,9 +70,10 @@ def test_label_selector_matches_like_the_api_server(
     "selector", ["a in (x", "=b", "a b", "a>x", "a=b=c", "-bad=x", "a=(", "a notin"]
 )
 def test_invalid_label_selectors_are_refused(selector: str) -> None:
-    """Malformed label selectors raise SelectorSyntaxError."""
-    with pytest.raises(SelectorSyntaxError):
-        compile_selectors(selector, "", POD_FIELDS)
+    """Malformed label selectors are refused with a 400 BadRequest."""
+    with pytest.raises(StatusFailure) as caught:
+        _compile(selector, "")
+    assert (caught.value.code, caught.value.reason) == (400, "BadRequest")
 
 
 @pytest.mark.parametrize(
@@ -80,20 +90,20 @@ def test_invalid_label_selectors_are_refused(selector: str) -> None:
 )
 def test_field_selector_matches_selectable_fields(selector: str, expected: bool) -> None:
     """Field selectors compare the string value of a field; a missing field is ``""``."""
-    matcher = compile_selectors("", selector, POD_FIELDS)
+    matcher = _compile("", selector)
     assert matcher is not None
     assert matcher(_pod({}, spec={"nodeName": "n1"})) is expected
 
 
 def test_field_selector_on_an_unsupported_field_is_refused() -> None:
     """A field the resource does not declare selectable is an error, as on the server."""
-    with pytest.raises(SelectorSyntaxError, match=r"field label not supported: spec\.foo"):
-        compile_selectors("", "spec.foo=x", POD_FIELDS)
+    with pytest.raises(StatusFailure, match=r"^field label not supported: spec\.foo$"):
+        _compile("", "spec.foo=x")
 
 
 def test_field_selector_values_may_escape_commas_and_equals() -> None:
     """``\\,`` and ``\\=`` are literal characters in a field selector value."""
-    matcher = compile_selectors("", r"metadata.name=a\,b\=c", POD_FIELDS)
+    matcher = _compile("", r"metadata.name=a\,b\=c")
     assert matcher is not None
     assert matcher({"metadata": {"name": "a,b=c"}})
 
@@ -105,3 +115,26 @@ def test_field_value_renders_booleans_and_numbers_like_the_server() -> None:
     assert field_value(obj, "spec.unschedulable") == "false"
     assert field_value(obj, "status.replicas") == "3"
     assert field_value(obj, "spec.nodeName") == ""
+
+
+def test_typed_fields_read_their_zero_value_when_absent() -> None:
+    """The server's field set holds Go values: an absent bool is ``false``, an absent count
+    ``0`` (``ToSelectableFields`` of pods, nodes, replica sets and jobs)."""
+    assert field_value({}, "spec.hostNetwork") == "false"
+    assert field_value({}, "spec.unschedulable") == "false"
+    assert field_value({}, "status.replicas") == "0"
+    assert field_value({"status": {"succeeded": 2}}, "status.successful") == "2"
+
+
+def test_an_events_source_falls_back_to_its_reporting_component() -> None:
+    """``source`` is ``source.component``, else ``reportingComponent`` (core/v1 events)."""
+    assert field_value({"source": {"component": "kubelet"}}, "source") == "kubelet"
+    assert field_value({"reportingComponent": "ctrl"}, "source") == "ctrl"
+
+
+def test_custom_resources_select_on_their_selectable_fields() -> None:
+    """A custom resource's ``selectableFields`` work as field selectors; others are refused."""
+    matcher = _compile("", "spec.colour=blue", WIDGETS)
+    assert matcher is not None and matcher({"spec": {"colour": "blue"}})
+    with pytest.raises(StatusFailure, match=r"^field label not supported: spec\.size$"):
+        _compile("", "spec.size=1", WIDGETS)

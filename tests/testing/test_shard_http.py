@@ -39,11 +39,11 @@ async def _fill(server: FakeApiServer, n: int = 24, **labels: str) -> list[dict[
     made = []
     for i in range(n):
         body = {"metadata": {"name": f"cm-{i:02d}", "labels": labels}, "data": {}}
-        made.append(await server.create("configmaps", body))
+        made.append(server.objects.create("configmaps", body))
     # uids are random: make sure both halves are populated
     while len({_lower(o) for o in made}) < 2:
         body = {"metadata": {"name": f"cm-{len(made):02d}", "labels": labels}, "data": {}}
-        made.append(await server.create("configmaps", body))
+        made.append(server.objects.create("configmaps", body))
     return made
 
 
@@ -105,7 +105,7 @@ async def test_shard_and_label_selectors_combine_with_and(
 ) -> None:
     """SOTA §1.6 "Composition with other selectors: AND"."""
     red = await _fill(fake_apiserver, 10, colour="red")
-    await fake_apiserver.create("configmaps", {"metadata": {"name": "blue", "labels": {}}})
+    fake_apiserver.objects.create("configmaps", {"metadata": {"name": "blue", "labels": {}}})
     _, both = await _get(http, CM, shardSelector=LOWER, labelSelector="colour=red")
     assert _names(both["items"]) == _names([o for o in red if _lower(o)])
 
@@ -117,7 +117,7 @@ async def test_custom_resource_lists_are_filtered_without_shard_info(
     registry still filters."""
     fake_apiserver.register_resource("example.com", "v1", "widgets", "Widget")
     made = [
-        await fake_apiserver.create("widgets", {"metadata": {"name": f"w{i}"}}) for i in range(12)
+        fake_apiserver.objects.create("widgets", {"metadata": {"name": f"w{i}"}}) for i in range(12)
     ]
     code, doc = await _get(http, "/apis/example.com/v1/widgets", shardSelector=LOWER)
     assert code == 200
@@ -131,7 +131,7 @@ async def test_namespace_sharding_puts_cluster_scoped_objects_in_one_shard(
     """SOTA §1.8 item 6: under namespace sharding every cluster-scoped object hashes "" to
     0xcbf29ce484222325, so it is in the upper half and never in the lower."""
     for name in ("a", "b", "c"):
-        await fake_apiserver.create("namespaces", {"metadata": {"name": name}})
+        fake_apiserver.objects.create("namespaces", {"metadata": {"name": name}})
     by_ns = "shardRange(object.metadata.namespace, '{}', '{}')"
     _, lower = await _get(
         http, "/api/v1/namespaces", shardSelector=by_ns.format("0x0000000000000000", LOW_END)
@@ -225,7 +225,7 @@ async def _watch_until(resp: aiohttp.ClientResponse, name: str) -> list[dict[str
 async def _in_half(server: FakeApiServer, name: str, lower: bool) -> dict[str, Any]:
     """Create configmaps named ``name-<n>`` until one lands in the wanted half."""
     for n in range(200):
-        obj = await server.create("configmaps", {"metadata": {"name": f"{name}-{n}"}})
+        obj = server.objects.create("configmaps", {"metadata": {"name": f"{name}-{n}"}})
         if _lower(obj) == lower:
             return obj
     raise AssertionError("no object in the wanted half after 200 tries")
@@ -236,16 +236,18 @@ async def test_watch_delivers_only_its_shard(
 ) -> None:
     """SOTA §1.6 WATCH: events are filtered with the same predicate. Every object created
     before the in-shard sentinel that is outside the shard must be missing from the stream."""
-    rv = fake_apiserver.resource_version
+    rv = fake_apiserver.objects.resource_version
     async with http.get(
         CM, params={"watch": "1", "resourceVersion": rv, "shardSelector": LOWER}
     ) as resp:
         made = await _fill(fake_apiserver, 12)
         sentinel = await _in_half(fake_apiserver, "sentinel", lower=True)
-        await fake_apiserver.patch("configmaps", sentinel["metadata"]["name"], {"data": {"k": "v"}})
+        fake_apiserver.objects.patch(
+            "configmaps", sentinel["metadata"]["name"], {"data": {"k": "v"}}
+        )
         events = await _watch_until(resp, sentinel["metadata"]["name"])
         events += decode(await raw_lines(resp, 1))
-    created = await fake_apiserver.list_objects("configmaps")
+    created = fake_apiserver.objects.list("configmaps")
     assert _names(made) <= _names(created)
     expected = {o["metadata"]["name"] for o in created if _lower(o)}
     added = {e["object"]["metadata"]["name"] for e in events if e["type"] == "ADDED"}
@@ -286,7 +288,7 @@ async def test_bookmarks_are_never_filtered() -> None:
     ):
         params = {"watch": "1", "allowWatchBookmarks": "true", "shardSelector": LOWER}
         async with http.get(
-            CM, params={**params, "resourceVersion": server.resource_version}
+            CM, params={**params, "resourceVersion": server.objects.resource_version}
         ) as resp:
             (event,) = decode(await raw_lines(resp, 1))
     assert event["type"] == "BOOKMARK"
@@ -302,7 +304,7 @@ async def test_deletecollection_deletes_only_its_shard(
         assert resp.status == 200
         deleted = (await resp.json())["items"]
     assert _names(deleted) == _names([o for o in made if _lower(o)])
-    left = await fake_apiserver.list_objects("configmaps")
+    left = fake_apiserver.objects.list("configmaps")
     assert _names(left) == _names([o for o in made if not _lower(o)])
 
 
@@ -331,15 +333,15 @@ async def test_gate_switches_at_run_time(old_server: FakeApiServer) -> None:
     """The switch: in process (``set_sharded_list_and_watch``) and over the admin API."""
     made = await _fill(old_server, 8)
     async with aiohttp.ClientSession(base_url=old_server.url) as http:
-        gate = [old_server.sharded_list_and_watch]
-        old_server.set_sharded_list_and_watch(True)
-        gate.append(old_server.sharded_list_and_watch)
+        gate = [old_server.faults.sharded_list_and_watch]
+        old_server.faults.set_sharded_list_and_watch(True)
+        gate.append(old_server.faults.sharded_list_and_watch)
         _, doc = await _get(http, CM, shardSelector=LOWER)
         assert doc["metadata"]["shardInfo"] == {"selector": LOWER}
         assert _names(doc["items"]) == _names([o for o in made if _lower(o)])
         async with http.post("/_fake/sharding", json={"enabled": False}) as resp:
             assert await resp.json() == {"shardedListAndWatch": False}
-        gate.append(old_server.sharded_list_and_watch)
+        gate.append(old_server.faults.sharded_list_and_watch)
         assert gate == [False, True, False]
         _, doc = await _get(http, CM, shardSelector=LOWER)
         assert "shardInfo" not in doc["metadata"] and _names(doc["items"]) == _names(made)

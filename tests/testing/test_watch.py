@@ -23,17 +23,17 @@ async def test_watch_from_an_rv_replays_later_events_then_goes_live(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
     """Resuming at RV N delivers every event after N in order, then live events."""
-    start = fake_apiserver.resource_version
-    await fake_apiserver.create("configmaps", _cm("a"))
-    await fake_apiserver.patch("configmaps", "a", {"data": {"k": "v"}})
-    await fake_apiserver.create("configmaps", _cm("b"))
-    await fake_apiserver.delete("configmaps", "a")
+    start = fake_apiserver.objects.resource_version
+    fake_apiserver.objects.create("configmaps", _cm("a"))
+    fake_apiserver.objects.patch("configmaps", "a", {"data": {"k": "v"}})
+    fake_apiserver.objects.create("configmaps", _cm("b"))
+    fake_apiserver.objects.delete("configmaps", "a")
     async with Watch() as watch:
         stream = watch.stream(
             CoreV1Api(api).list_namespaced_config_map, "default", resource_version=start
         )
         replayed = await take(stream, 4)
-        await fake_apiserver.create("configmaps", _cm("c"))
+        fake_apiserver.objects.create("configmaps", _cm("c"))
         live = await take(stream, 1)
     assert summary(replayed + live) == [
         ("ADDED", "a"),
@@ -51,16 +51,16 @@ async def test_watch_from_zero_or_unset_starts_with_synthetic_adds_and_no_replay
     fake_apiserver: FakeApiServer, api: ApiClient, rv: str
 ) -> None:
     """RV "0"/"" starts with ADDED for the current state, never replaying history."""
-    await fake_apiserver.create("configmaps", _cm("a"))
-    await fake_apiserver.patch("configmaps", "a", {"data": {"k": "v"}})
-    await fake_apiserver.create("configmaps", _cm("gone"))
-    await fake_apiserver.delete("configmaps", "gone")
-    await fake_apiserver.create("configmaps", _cm("b"))
+    fake_apiserver.objects.create("configmaps", _cm("a"))
+    fake_apiserver.objects.patch("configmaps", "a", {"data": {"k": "v"}})
+    fake_apiserver.objects.create("configmaps", _cm("gone"))
+    fake_apiserver.objects.delete("configmaps", "gone")
+    fake_apiserver.objects.create("configmaps", _cm("b"))
     kwargs = {"resource_version": rv} if rv else {}
     async with Watch() as watch:
         stream = watch.stream(CoreV1Api(api).list_namespaced_config_map, "default", **kwargs)
         initial = await take(stream, 2)
-        await fake_apiserver.create("configmaps", _cm("c"))
+        fake_apiserver.objects.create("configmaps", _cm("c"))
         live = await take(stream, 1)
     assert summary(initial) == [("ADDED", "a"), ("ADDED", "b")]
     assert initial[0]["raw_object"]["data"] == {"k": "v"}
@@ -76,7 +76,7 @@ async def test_watch_from_an_expired_rv_gets_one_410_error_event_then_ends(
         aiohttp.ClientSession(base_url=server.url) as session,
     ):
         for i in range(6):
-            await server.create("configmaps", _cm(f"cm-{i}"))
+            server.objects.create("configmaps", _cm(f"cm-{i}"))
         params = {"watch": "1", "resourceVersion": "2"}
         async with session.get("/api/v1/namespaces/default/configmaps", params=params) as resp:
             assert resp.status == 200
@@ -91,7 +91,7 @@ async def test_kubernetes_asyncio_watch_raises_410_for_an_expired_rv() -> None:
     """kubernetes_asyncio's Watch turns the ERROR event into ApiException(410)."""
     async with FakeApiServer(history_limit=1) as server, server.api_client() as api:
         for i in range(4):
-            await server.create("configmaps", _cm(f"cm-{i}"))
+            server.objects.create("configmaps", _cm(f"cm-{i}"))
         async with Watch() as watch:
             stream = watch.stream(
                 CoreV1Api(api).list_namespaced_config_map,
@@ -108,7 +108,7 @@ async def test_watch_from_a_future_rv_is_504(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
     """A watch beyond the current RV is refused with 504 Too large resource version."""
-    future = str(int(fake_apiserver.resource_version) + 5)
+    future = str(int(fake_apiserver.objects.resource_version) + 5)
     async with http.get("/api/v1/pods", params={"watch": "1", "resourceVersion": future}) as resp:
         assert resp.status == 504
         status = await resp.json()
@@ -118,12 +118,12 @@ async def test_watch_from_a_future_rv_is_504(
 async def test_bookmarks_arrive_every_interval_at_the_current_rv() -> None:
     """With allowWatchBookmarks, BOOKMARK events carry kind, apiVersion and the current RV."""
     async with FakeApiServer(bookmark_interval=0.05) as server, server.api_client() as api:
-        await server.create("deployments.apps", {"metadata": {"name": "d"}})
+        server.objects.create("deployments.apps", {"metadata": {"name": "d"}})
         async with Watch() as watch:
             stream = watch.stream(
                 CoreV1Api(api).list_namespaced_config_map,
                 "default",
-                resource_version=server.resource_version,
+                resource_version=server.objects.resource_version,
                 allow_watch_bookmarks=True,
             )
             events = await take(stream, 2)
@@ -132,7 +132,7 @@ async def test_bookmarks_arrive_every_interval_at_the_current_rv() -> None:
         assert event["raw_object"] == {
             "kind": "ConfigMap",
             "apiVersion": "v1",
-            "metadata": {"resourceVersion": server.resource_version},
+            "metadata": {"resourceVersion": server.objects.resource_version},
         }
 
 
@@ -142,7 +142,11 @@ async def test_no_bookmarks_without_allow_watch_bookmarks(http: aiohttp.ClientSe
         FakeApiServer(bookmark_interval=0.01) as server,
         aiohttp.ClientSession(base_url=server.url) as session,
     ):
-        params = {"watch": "1", "resourceVersion": server.resource_version, "timeoutSeconds": "0.3"}
+        params = {
+            "watch": "1",
+            "resourceVersion": server.objects.resource_version,
+            "timeoutSeconds": "0.3",
+        }
         async with session.get("/api/v1/pods", params=params) as resp:
             assert await raw_lines(resp) == []
 
@@ -155,7 +159,7 @@ async def test_timeout_seconds_ends_the_stream_cleanly(
         stream = watch.stream(
             CoreV1Api(api).list_namespaced_pod,
             "default",
-            resource_version=fake_apiserver.resource_version,
+            resource_version=fake_apiserver.objects.resource_version,
             allow_watch_bookmarks=True,
             timeout_seconds=1,
         )
@@ -167,9 +171,9 @@ async def test_send_initial_events_ends_with_the_annotated_bookmark(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
     """sendInitialEvents streams ADDED for the state, then a BOOKMARK marked initial-events-end."""
-    await fake_apiserver.create("configmaps", _cm("a"))
-    await fake_apiserver.create("configmaps", _cm("b"))
-    rv = fake_apiserver.resource_version
+    fake_apiserver.objects.create("configmaps", _cm("a"))
+    fake_apiserver.objects.create("configmaps", _cm("b"))
+    rv = fake_apiserver.objects.resource_version
     async with Watch() as watch:
         stream = watch.stream(
             CoreV1Api(api).list_namespaced_config_map,
@@ -179,7 +183,7 @@ async def test_send_initial_events_ends_with_the_annotated_bookmark(
             allow_watch_bookmarks=True,
         )
         initial = await take(stream, 3)
-        await fake_apiserver.create("configmaps", _cm("c"))
+        fake_apiserver.objects.create("configmaps", _cm("c"))
         live = await take(stream, 1)
     assert summary(initial) == [("ADDED", "a"), ("ADDED", "b"), ("BOOKMARK", "")]
     bookmark = initial[2]["raw_object"]
@@ -215,17 +219,17 @@ async def test_selector_transitions_become_added_and_deleted(
         stream = watch.stream(
             CoreV1Api(api).list_namespaced_config_map,
             "default",
-            resource_version=fake_apiserver.resource_version,
+            resource_version=fake_apiserver.objects.resource_version,
             label_selector="app=web",
         )
-        await fake_apiserver.create("configmaps", _cm("x", app="db"))
-        await fake_apiserver.patch("configmaps", "x", {"metadata": {"labels": {"app": "web"}}})
-        await fake_apiserver.patch("configmaps", "x", {"data": {"k": "v"}})
-        left = await fake_apiserver.patch(
+        fake_apiserver.objects.create("configmaps", _cm("x", app="db"))
+        fake_apiserver.objects.patch("configmaps", "x", {"metadata": {"labels": {"app": "web"}}})
+        fake_apiserver.objects.patch("configmaps", "x", {"data": {"k": "v"}})
+        left = fake_apiserver.objects.patch(
             "configmaps", "x", {"metadata": {"labels": {"app": "db"}}}
         )
-        await fake_apiserver.delete("configmaps", "x")
-        await fake_apiserver.create("configmaps", _cm("y", app="web"))
+        fake_apiserver.objects.delete("configmaps", "x")
+        fake_apiserver.objects.create("configmaps", _cm("y", app="web"))
         events = await take(stream, 4)
     assert summary(events) == [("ADDED", "x"), ("MODIFIED", "x"), ("DELETED", "x"), ("ADDED", "y")]
     deleted = events[2]["raw_object"]
@@ -237,17 +241,19 @@ async def test_field_selector_transitions_follow_pod_phase(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
     """A pod whose status.phase leaves the field selector is DELETED for that watch."""
-    await fake_apiserver.create("pods", {"metadata": {"name": "p"}, "status": {"phase": "Pending"}})
+    fake_apiserver.objects.create(
+        "pods", {"metadata": {"name": "p"}, "status": {"phase": "Pending"}}
+    )
     params = {
         "watch": "1",
         "fieldSelector": "status.phase=Running",
-        "resourceVersion": fake_apiserver.resource_version,
+        "resourceVersion": fake_apiserver.objects.resource_version,
     }
     async with http.get("/api/v1/namespaces/default/pods", params=params) as resp:
-        await fake_apiserver.patch(
+        fake_apiserver.objects.patch(
             "pods", "p", {"status": {"phase": "Running"}}, subresource="status"
         )
-        await fake_apiserver.patch(
+        fake_apiserver.objects.patch(
             "pods", "p", {"status": {"phase": "Succeeded"}}, subresource="status"
         )
         events = decode(await raw_lines(resp, 2))
@@ -261,32 +267,35 @@ async def test_deleted_carries_the_final_object_at_the_deletion_rv(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
     """A DELETED event holds the whole last state with the RV of the delete."""
-    await fake_apiserver.create(
+    fake_apiserver.objects.create(
         "configmaps", {"metadata": {"name": "c", "labels": {"a": "b"}}, "data": {"k": "v"}}
     )
     async with Watch() as watch:
         stream = watch.stream(
             CoreV1Api(api).list_namespaced_config_map,
             "default",
-            resource_version=fake_apiserver.resource_version,
+            resource_version=fake_apiserver.objects.resource_version,
         )
-        await fake_apiserver.delete("configmaps", "c")
+        fake_apiserver.objects.delete("configmaps", "c")
         (event,) = await take(stream, 1)
     assert event["type"] == "DELETED"
     assert event["raw_object"]["data"] == {"k": "v"}
     assert event["raw_object"]["metadata"]["labels"] == {"a": "b"}
-    assert event["raw_object"]["metadata"]["resourceVersion"] == fake_apiserver.resource_version
+    assert (
+        event["raw_object"]["metadata"]["resourceVersion"]
+        == fake_apiserver.objects.resource_version
+    )
 
 
 async def test_watch_is_scoped_to_its_namespace(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
     """A namespaced watch never sees other namespaces' objects."""
-    await fake_apiserver.create("namespaces", {"metadata": {"name": "other"}})
-    params = {"watch": "1", "resourceVersion": fake_apiserver.resource_version}
+    fake_apiserver.objects.create("namespaces", {"metadata": {"name": "other"}})
+    params = {"watch": "1", "resourceVersion": fake_apiserver.objects.resource_version}
     async with http.get("/api/v1/namespaces/other/configmaps", params=params) as resp:
-        await fake_apiserver.create("configmaps", _cm("hidden"))
-        await fake_apiserver.create("configmaps", _cm("seen"), namespace="other")
+        fake_apiserver.objects.create("configmaps", _cm("hidden"))
+        fake_apiserver.objects.create("configmaps", _cm("seen"), namespace="other")
         events = decode(await raw_lines(resp, 1))
     assert events[0]["object"]["metadata"]["name"] == "seen"
 
@@ -302,11 +311,11 @@ async def test_watching_one_named_object(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession, path: str
 ) -> None:
     """A watch on a named object (or the legacy /watch/ path) sees only that object."""
-    rv = fake_apiserver.resource_version
+    rv = fake_apiserver.objects.resource_version
     async with http.get(f"{path}{'&' if '?' in path else '?'}resourceVersion={rv}") as resp:
         assert resp.status == 200
-        await fake_apiserver.create("configmaps", _cm("other"))
-        await fake_apiserver.create("configmaps", _cm("one"))
+        fake_apiserver.objects.create("configmaps", _cm("other"))
+        fake_apiserver.objects.create("configmaps", _cm("one"))
         events = decode(await raw_lines(resp, 1))
     assert events[0]["object"]["metadata"]["name"] == "one"
 
@@ -337,9 +346,9 @@ async def test_concurrent_writes_never_cause_gaps_or_duplicates(
         from_zero = tg.create_task(watcher("0"))
         for i in range(total):
             if i % 60 == 0:
-                rv = fake_apiserver.resource_version
+                rv = fake_apiserver.objects.resource_version
                 resumed.append((int(rv), tg.create_task(watcher(rv))))
-            obj = await fake_apiserver.create("configmaps", _cm(f"cm-{i}"))
+            obj = fake_apiserver.objects.create("configmaps", _cm(f"cm-{i}"))
             written.append(int(obj["metadata"]["resourceVersion"]))
             if i % 7 == 0:
                 await asyncio.sleep(0)

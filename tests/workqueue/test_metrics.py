@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 
@@ -86,35 +87,87 @@ async def test_unfinished_and_longest_running_on_demand() -> None:
     q.shutdown()
 
 
-async def test_unfinished_work_is_refreshed_periodically_while_processing() -> None:
-    """While an item is in flight the unfinished-work gauge is refreshed by a timer."""
+class ComputedGauge(RecordedMetric):
+    """A gauge that computes its value when read (like prometheus_client's set_function)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.function: Callable[[], float] | None = None
+
+    def set_function(self, f: Callable[[], float]) -> None:
+        self.function = f
+
+    def read(self) -> float:
+        assert self.function is not None
+        return self.function()
+
+
+class ComputingProvider(RecordingProvider):
+    """Unfinished-work gauges that compute their value when read."""
+
+    def new_unfinished_work_seconds_metric(self, name: str) -> RecordedMetric:
+        gauge = ComputedGauge()
+        self.metrics[(name, "unfinished_work_seconds")] = gauge
+        return gauge
+
+    def new_longest_running_processor_seconds_metric(self, name: str) -> RecordedMetric:
+        gauge = ComputedGauge()
+        self.metrics[(name, "longest_running_processor_seconds")] = gauge
+        return gauge
+
+
+def computed(provider: RecordingProvider, kind: str) -> float:
+    gauge = provider.metrics[("q", kind)]
+    assert isinstance(gauge, ComputedGauge)
+    return gauge.read()
+
+
+async def test_gauges_that_compute_on_read_are_exact_while_workers_are_stuck() -> None:
+    """A gauge with set_function gets the unfinished-work figures computed at every read,
+    without any queue operation (a stuck worker shows as a growing age)."""
     clock = FakeClock(1000.0)
-    refreshed = asyncio.Event()
+    provider = ComputingProvider()
+    q: WorkQueue[str] = WorkQueue(name="q", metrics_provider=provider, clock=clock)
+    assert computed(provider, "unfinished_work_seconds") == 0.0
+    q.add("a")
+    q.add("b")
+    await asyncio.wait_for(q.get(), GUARD)
+    clock.jump(7.0)
+    assert computed(provider, "unfinished_work_seconds") == 7.0
+    await asyncio.wait_for(q.get(), GUARD)
+    clock.jump(1.0)
+    assert computed(provider, "unfinished_work_seconds") == 9.0  # 8 + 1
+    assert computed(provider, "longest_running_processor_seconds") == 8.0
+    q.done("a")
+    assert computed(provider, "longest_running_processor_seconds") == 1.0
+    q.shutdown()
+    clock.jump(5.0)
+    assert computed(provider, "longest_running_processor_seconds") == 1.0  # frozen at shutdown
+    q.done("b")
+    assert computed(provider, "longest_running_processor_seconds") == 0.0
 
-    class SignallingGauge(RecordedMetric):
-        def set(self, value: float) -> None:
-            super().set(value)
-            if value > 0:
-                refreshed.set()
 
-    class Provider(RecordingProvider):
-        def new_unfinished_work_seconds_metric(self, name: str) -> RecordedMetric:
-            gauge = SignallingGauge()
-            self.metrics[(name, "unfinished_work_seconds")] = gauge
-            return gauge
-
-    provider = Provider()
+async def test_settable_gauges_are_refreshed_by_operations_at_most_once_a_period() -> None:
+    """A gauge that can only be set is refreshed by the queue's operations, once at least
+    unfinished_work_update_period passed on the queue's clock since the last refresh."""
+    clock = FakeClock(1000.0)
+    provider = RecordingProvider()
     q: WorkQueue[str] = WorkQueue(
-        name="q", metrics_provider=provider, clock=clock, unfinished_work_update_period=0.01
+        name="q", metrics_provider=provider, clock=clock, unfinished_work_update_period=0.5
     )
     q.add("a")
     await asyncio.wait_for(q.get(), GUARD)
     clock.jump(7.0)
-    await asyncio.wait_for(refreshed.wait(), GUARD)
+    q.add("b")
     assert metric(provider, "unfinished_work_seconds") == 7.0
     assert metric(provider, "longest_running_processor_seconds") == 7.0
+    clock.jump(0.4)
+    q.add("c")  # within the period: not refreshed
+    assert metric(provider, "unfinished_work_seconds") == 7.0
+    clock.jump(0.1)
+    q.add("d")
+    assert metric(provider, "unfinished_work_seconds") == 7.5
     q.shutdown()
-    assert q._unfinished_timer is None
 
 
 async def test_retries_count_every_add_after_including_zero_delay() -> None:

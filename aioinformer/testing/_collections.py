@@ -1,0 +1,60 @@
+"""Operations on whole collections of objects: selecting, DELETECOLLECTION, and emptying a
+namespace that is deleted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..objects import KubeObject
+from ._failure import StatusFailure
+from .resources import ResourceInfo
+
+if TYPE_CHECKING:
+    from .storage import Storage
+
+__all__ = ["delete_collection", "delete_namespace_contents", "matching"]
+
+#: A predicate over a whole object (compiled selectors), None for "every object".
+Matcher = Callable[[Mapping[str, Any]], bool] | None
+
+
+def matching(
+    storage: Storage, info: ResourceInfo, *, namespace: str, matcher: Matcher
+) -> list[KubeObject]:
+    """The objects of a resource (in ``namespace``; ``""``: all) that ``matcher`` accepts, in
+    storage-key order (namespace, then name). The stored objects themselves: do not mutate."""
+    table = storage.objects(info)
+    prefix = f"{namespace}/" if namespace and info.namespaced else ""
+    return [
+        obj
+        for key, obj in sorted(table.items())
+        if key.startswith(prefix) and (matcher is None or matcher(obj))
+    ]
+
+
+def delete_collection(
+    storage: Storage, info: ResourceInfo, *, namespace: str = "", matcher: Matcher = None
+) -> list[KubeObject]:
+    """Delete every object of a resource (in ``namespace``) that ``matcher`` accepts, one by
+    one like the registry's ``DeleteCollection``; returns their final states. An object that
+    cannot be deleted (gone meanwhile) is skipped."""
+    out: list[KubeObject] = []
+    for obj in matching(storage, info, namespace=namespace, matcher=matcher):
+        meta = obj["metadata"]
+        try:
+            final, _ = storage.delete(
+                info, name=meta["name"], namespace=str(meta.get("namespace") or "")
+            )
+        except StatusFailure:
+            continue
+        out.append(final)
+    return out
+
+
+def delete_namespace_contents(storage: Storage, namespace: str) -> None:
+    """Delete every object in a namespace (finalizers are honoured: those are only marked)."""
+    for info in storage.registry:
+        if info.namespaced:
+            for obj in matching(storage, info, namespace=namespace, matcher=None):
+                storage.delete(info, name=obj["metadata"]["name"], namespace=namespace)

@@ -1,0 +1,208 @@
+"""The rules every write applies to an object's shape and metadata (the fake's ``rest``
+strategies): body checks, namespaces, names, server-owned fields, resource versions.
+
+Pure functions over one object; the storage (:mod:`.storage`) applies them in order. Each
+refusal carries the real server's Status (``handlers/rest.go``, ``apimachinery``
+``ValidateObjectMeta``, the registry's ``BeforeCreate``/``BeforeUpdate``).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from ..objects import KubeObject
+from . import status
+from .resources import ResourceInfo
+
+__all__ = [
+    "GENERATE_ALPHABET",
+    "SERVER_OWNED",
+    "check_body",
+    "check_name",
+    "check_preconditions",
+    "check_resource_version",
+    "name_for_create",
+    "namespace_for",
+    "now",
+    "object_key",
+    "set_managed_fields",
+    "shape",
+    "spec_part",
+    "updated_metadata",
+    "validate_name",
+]
+
+_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+#: The characters of a ``generateName`` suffix (``k8s.io/apimachinery`` ``util/rand``).
+GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+#: The metadata only the server sets: kept from the stored object on every update.
+SERVER_OWNED = (
+    "uid",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "generation",
+)
+
+
+def object_key(namespace: str, name: str) -> str:
+    """The storage key: ``namespace/name``, or ``name`` when cluster-scoped (etcd order)."""
+    return f"{namespace}/{name}" if namespace else name
+
+
+def now() -> str:
+    """A timestamp as the server writes one (RFC 3339, whole seconds)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def spec_part(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """Everything but metadata, status and type: a change here bumps ``generation``."""
+    return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
+
+
+def set_managed_fields(meta: dict[str, Any], managed: list[dict[str, Any]] | None) -> None:
+    """Store (or, for None, drop) ``managedFields``."""
+    if managed is None:
+        meta.pop("managedFields", None)
+    else:
+        meta["managedFields"] = managed
+
+
+def check_name(obj: Mapping[str, Any], name: str) -> None:
+    """A patch may not rename the object (``checkName`` in apiserver ``handlers/rest.go``)."""
+    meta = obj.get("metadata")
+    in_object = str((meta if isinstance(meta, dict) else {}).get("name") or "")
+    if in_object != name:
+        raise status.bad_request(
+            f"the name of the object ({in_object}) does not match the name on the URL ({name})"
+        )
+
+
+def check_body(info: ResourceInfo, obj: Any) -> dict[str, Any]:
+    """A written body must be an object of the resource's kind; returns a copy of its
+    metadata."""
+    if not isinstance(obj, dict):
+        raise status.bad_request(f"the body of a {info.kind} must be a JSON object")
+    kind = obj.get("kind")
+    api_version = obj.get("apiVersion")
+    if (kind and kind != info.kind) or (api_version and api_version != info.api_version):
+        raise status.bad_request(
+            f"the object provided is unrecognized (must be of type {info.kind}): "
+            f"{api_version}, Kind={kind}"
+        )
+    metadata = obj.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise status.bad_request("metadata must be a JSON object")
+    return dict(metadata or {})
+
+
+def namespace_for(info: ResourceInfo, meta: dict[str, Any], namespace: str) -> str:
+    """The namespace of a write (the URL's, else the body's, else ``default``), set in
+    ``meta``; ``""`` (and none in ``meta``) for a cluster-scoped resource."""
+    if not info.namespaced:
+        meta.pop("namespace", None)
+        return ""
+    in_body = str(meta.get("namespace") or "")
+    if namespace and in_body and in_body != namespace:
+        raise status.bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request"
+        )
+    resolved = namespace or in_body or "default"
+    meta["namespace"] = resolved
+    return resolved
+
+
+def validate_name(info: ResourceInfo, name: str, *, dns_label: bool) -> None:
+    """A name must be a DNS subdomain (a DNS label for namespaces: ``dns_label``)."""
+    pattern, limit = (_LABEL, 63) if dns_label else (_SUBDOMAIN, 253)
+    if len(name) > limit or not pattern.match(name):
+        raise status.invalid(
+            info,
+            name,
+            "metadata.name",
+            f'Invalid value: "{name}": a lowercase RFC 1123 name must consist of lower case '
+            "alphanumeric characters, '-' or '.', and must start and end with an "
+            "alphanumeric character",
+        )
+
+
+def shape(info: ResourceInfo, meta: dict[str, Any], body: Mapping[str, Any]) -> KubeObject:
+    """The stored object: ``kind``, ``apiVersion`` and ``metadata`` first, then the body."""
+    obj: KubeObject = {"kind": info.kind, "apiVersion": info.api_version, "metadata": meta}
+    for key, value in body.items():
+        if key not in obj:
+            obj[key] = value
+    return obj
+
+
+def check_resource_version(info: ResourceInfo, old: KubeObject, wanted: Any) -> None:
+    """A write that names a resource version must name the stored one (409 Conflict)."""
+    if wanted and str(wanted) != old["metadata"]["resourceVersion"]:
+        raise status.conflict(
+            info,
+            old["metadata"]["name"],
+            "the object has been modified; please apply your changes to the latest version "
+            "and try again",
+        )
+
+
+def name_for_create(
+    info: ResourceInfo, meta: Mapping[str, Any], taken: Callable[[str], bool]
+) -> str:
+    """The name of a created object: ``metadata.name``, else ``generateName`` and five
+    random characters (a free name when one of 8 tries is free, as the server retries).
+
+    :raises StatusFailure: 422 when the object has neither.
+    """
+    name = str(meta.get("name") or "")
+    if name:
+        return name
+    prefix = str(meta.get("generateName") or "")
+    if not prefix:
+        raise status.invalid(
+            info, "", "metadata.name", "Required value: name or generateName is required"
+        )
+    for _ in range(8):
+        name = prefix + "".join(secrets.choice(GENERATE_ALPHABET) for _ in range(5))
+        if not taken(name):
+            break
+    return name
+
+
+def updated_metadata(
+    old: Mapping[str, Any], given: Mapping[str, Any], namespace: str
+) -> dict[str, Any]:
+    """The metadata of an update: as given, but the server-owned fields, the name and the
+    namespace stay what they are."""
+    meta = dict(given)
+    for field in SERVER_OWNED:
+        if field in old:
+            meta[field] = old[field]
+        else:
+            meta.pop(field, None)
+    meta["name"] = old["name"]
+    if namespace:
+        meta["namespace"] = namespace
+    return meta
+
+
+def check_preconditions(
+    info: ResourceInfo, meta: Mapping[str, Any], preconditions: Mapping[str, Any]
+) -> None:
+    """A delete's ``uid``/``resourceVersion`` preconditions must hold (409 Conflict)."""
+    for field, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+        wanted = preconditions.get(field)
+        if wanted and str(wanted) != str(meta.get(field)):
+            raise status.conflict(
+                info,
+                str(meta.get("name")),
+                f"Precondition failed: {label} in precondition: {wanted}, "
+                f"{label} in object meta: {meta.get(field)}",
+            )
