@@ -1,9 +1,12 @@
 """The SharedIndexInformer: one LIST+WATCH shared by any number of consumers.
 
-Data path: the :class:`~aioinformer.Reflector` feeds a
-:class:`~aioinformer.delta_fifo.DeltaFIFO`; one processing task pops batches from it, applies
-each delta to the :class:`~aioinformer.store.Indexer` and distributes a notification to every
-listener by appending to its deque. Nothing downstream of the FIFO can block the watch stream.
+Data path: the :class:`~aioinformer.Reflector` hands each batch of watch events (one read of
+the connection, decoded once) to a :class:`~aioinformer.delta_fifo.DeltaFIFO` in one call; one
+processing task pops batches of keys from it, applies each delta to the cache (a
+:class:`~aioinformer._compact.CompactIndexer` by default, or the dict-backed
+:class:`~aioinformer.store.Indexer`: see ``cache``) and appends the batch's notifications to
+every listener's deque at once. Nothing downstream of the FIFO can block the watch stream, and
+a slow consumer only grows its own backlog.
 
 ``handle_deltas`` follows client-go: ``Sync``/``Replaced``/``Added``/``Updated`` update the
 object when its key is cached (an ``UPDATED`` notification) and add it otherwise (``ADDED``);
@@ -24,12 +27,13 @@ import anyio
 import anyio.lowlevel
 
 from ._clock import SYSTEM_CLOCK, Clock
+from ._compact import DEFAULT_CACHE_MODE, CacheIndexer, CacheMode, new_indexer
 from ._config import WatchConfig
-from ._delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
+from ._delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, TransformFunc
+from ._dispatch import apply_deltas, distribute
 from ._event_stream import (
     Event,
     EventStream,
-    EventType,
     Listener,
     ListenerStatistics,
     Registration,
@@ -39,9 +43,8 @@ from ._lifecycle import Service, State
 from ._listener import effective_resync
 from ._lister import Lister
 from ._listwatch import ListerWatcher, Resource
-from ._objects import try_resource_version
 from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
-from ._store import Indexer, Indexers
+from ._store import Indexers
 from .errors import FIFOClosedError, LifecycleError
 
 __all__ = ["MINIMUM_RESYNC_PERIOD", "InformerStatistics", "SharedIndexInformer"]
@@ -91,13 +94,22 @@ class SharedIndexInformer(Service):
     :param watch: how the reflector lists and watches (page size, watch timeouts, streaming
         lists, backoff). Default :class:`~aioinformer.WatchConfig` ``()``.
     :param batch_size: the most keys processed per FIFO pop. Default 1000.
+    :param cache: how the cache keeps objects. ``"compact"`` (the default): each object as its
+        JSON bytes beside its index values, which CPython's cyclic garbage collector never
+        scans, at about 1.1x the object's wire size; reads (``lister().get``, ``list``, index
+        lookups) decode and return fresh dicts, about 10 µs per 2.5 KB Pod, which callers may
+        mutate. ``"dict"``: the decoded dicts themselves, shared with every reader (never
+        mutate them): reads cost a dict lookup, but the cache is ~6x the wire size and every
+        full collection rescans it (ingest several times slower on a large cache). Choose
+        ``"dict"`` for read-heavy consumers that list thousands of objects often. Events carry
+        the same plain dicts in both modes.
     :param freeze_gc_after_sync: call :func:`gc.freeze` once the initial list is cached, so
         CPython's cyclic garbage collector stops rescanning it (and everything else alive at
-        that moment) on every full collection — the cache is millions of containers for a large
-        cluster. Process-wide and opt-in: objects frozen while alive that later become *cyclic*
-        garbage are never reclaimed (acyclic ones, like cached objects, are freed as usual).
-        A full collection runs first, once: a pause of about a second per 10,000 Pods
-        (``make bench`` measures the effect). Default False.
+        that moment) on every full collection. Only useful with ``cache="dict"`` (the compact
+        cache holds nothing the collector scans). Process-wide and opt-in: objects frozen while
+        alive that later become *cyclic* garbage are never reclaimed (acyclic ones, like cached
+        objects, are freed as usual). A full collection runs first, once: a pause of about a
+        second per 10,000 Pods. Default False.
     :param clock: time for resync scheduling, the reflector's waits and :meth:`aclose`'s
         bound. Default the system clock.
     """
@@ -111,6 +123,7 @@ class SharedIndexInformer(Service):
         name: str | None = None,
         watch: WatchConfig = WatchConfig(),
         batch_size: int = DEFAULT_BATCH_SIZE,
+        cache: CacheMode = DEFAULT_CACHE_MODE,
         freeze_gc_after_sync: bool = False,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
@@ -120,7 +133,8 @@ class SharedIndexInformer(Service):
         self._lw = lister_watcher
         self._default_resync = max(0.0, resync_period)
         self._check_period = self._default_resync
-        self._indexer = Indexer(indexers=indexers)
+        self._indexer: CacheIndexer = new_indexer(cache, indexers=indexers)
+        self._cache_mode: CacheMode = cache
         self._batch_size = batch_size
         self._clock = clock
         self._transform: TransformFunc | None = None
@@ -144,9 +158,15 @@ class SharedIndexInformer(Service):
     # -- configuration ---------------------------------------------------------------------
 
     @property
-    def indexer(self) -> Indexer:
-        """The cache. Read it freely; never write to it, and never mutate its objects."""
+    def indexer(self) -> CacheIndexer:
+        """The cache. Read it freely; never write to it. In the ``"dict"`` cache mode reads
+        return the cached objects themselves: never mutate them."""
         return self._indexer
+
+    @property
+    def cache_mode(self) -> CacheMode:
+        """How the cache keeps objects: ``"compact"`` or ``"dict"`` (see the class)."""
+        return self._cache_mode
 
     def lister(self) -> Lister:
         """A :class:`~aioinformer.lister.Lister` over the cache."""
@@ -387,49 +407,25 @@ class SharedIndexInformer(Service):
             await anyio.lowlevel.checkpoint()
 
     def _process_batch(self, batch: list[list[Delta]], is_in_initial_list: bool) -> None:
+        events: list[Event] = []
+        syncs = 0
         for deltas in batch:
-            self.handle_deltas(deltas, is_in_initial_list)
+            syncs += self._apply(deltas, is_in_initial_list, events)
+        self._distribute(events, syncs, is_in_initial_list)
 
     def handle_deltas(self, deltas: list[Delta], is_in_initial_list: bool = False) -> None:
         """Apply one key's deltas to the cache and notify listeners (oldest first)."""
-        indexer = self._indexer
-        for delta_type, obj in deltas:
-            try:
-                if delta_type is DeltaType.DELETED:
-                    old = indexer.delete(obj)
-                else:
-                    old = indexer.update(obj)
-            except Exception as exc:
-                self._store_errors += 1
-                logger.warning(
-                    "%s: cache refused a %s delta: %s: %s",
-                    self.name,
-                    delta_type.value,
-                    type(exc).__name__,
-                    exc,
-                )
-                continue
-            if delta_type is DeltaType.DELETED:
-                self._distribute(Event(EventType.DELETED, obj, old), False)
-            elif old is None:
-                self._distribute(
-                    Event(EventType.ADDED, obj, is_in_initial_list=is_in_initial_list), False
-                )
-            else:
-                is_sync = delta_type is DeltaType.SYNC or (
-                    delta_type is DeltaType.REPLACED
-                    and try_resource_version(old) == try_resource_version(obj)
-                )
-                self._distribute(Event(EventType.UPDATED, obj, old, is_sync=is_sync), is_sync)
+        events: list[Event] = []
+        syncs = self._apply(deltas, is_in_initial_list, events)
+        self._distribute(events, syncs, is_in_initial_list)
 
-    def _distribute(self, event: Event, is_sync: bool) -> None:
-        if is_sync:
-            for listener in self._listeners:
-                if listener.syncing:
-                    listener.add(event)
-        else:
-            for listener in self._listeners:
-                listener.add(event)
+    def _apply(self, deltas: list[Delta], is_in_initial_list: bool, events: list[Event]) -> int:
+        syncs, refused = apply_deltas(self._indexer, deltas, is_in_initial_list, events, self.name)
+        self._store_errors += refused
+        return syncs
+
+    def _distribute(self, events: list[Event], syncs: int, is_in_initial_list: bool) -> None:
+        distribute(self._listeners, events, syncs, is_in_initial_list)
 
     def _should_resync(self) -> bool:
         """Called by the reflector's resync ticker: mark the listeners due and say if any is."""

@@ -2,8 +2,8 @@
 :class:`~aioinformer.KubeClient`.
 
 Responses are read as raw bytes and decoded with orjson into plain dicts — no model objects.
-The watch stream is framed from the chunks as they arrive, so one event may be many megabytes
-long.
+The watch stream is framed from the chunks as they arrive (whole chunks at a time, see
+:mod:`aioinformer._framing`), so one event may be many megabytes long.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import aiohttp
-import orjson
 
+from ._framing import WatchDecoder
 from ._http import decode_body, map_errors, read
 from ._listwatch import (
     ListOptions,
@@ -42,9 +42,7 @@ logger = logging.getLogger(__name__)
 #: The largest watch event (one JSON line) accepted by default: 64 MiB.
 DEFAULT_MAX_EVENT_SIZE = 64 * 1024 * 1024
 
-_KNOWN_TYPES = frozenset(
-    (WatchEventType.ADDED, WatchEventType.MODIFIED, WatchEventType.DELETED, WatchEventType.BOOKMARK)
-)
+_ERROR = WatchEventType.ERROR
 
 #: Watches (streaming lists included) ask for an uncompressed stream. From Kubernetes 1.37 a
 #: gzip-encoded watch-list answer is a stream of many gzip members, and aiohttp before 3.14
@@ -54,11 +52,13 @@ _WATCH_HEADERS = {"Accept-Encoding": "identity"}
 
 
 class KubeWatchStream:
-    """An open watch over HTTP: frames JSON lines from chunks and decodes them with orjson.
+    """An open watch over HTTP: frames whole chunks into JSON lines and decodes each once.
 
     See :class:`~aioinformer.listwatch.WatchStream` for what iteration raises. A malformed line
     raises :class:`~aioinformer.errors.MalformedWatchEventError` and the next read continues
-    with the next line.
+    with the next line. :meth:`next_batch` hands out every event a read completed at once
+    (:class:`~aioinformer.listwatch.BatchWatchStream`); each event's ``raw`` is the object's
+    slice of its line (see :mod:`aioinformer._framing`).
     """
 
     def __init__(
@@ -69,13 +69,13 @@ class KubeWatchStream:
         idle_timeout: float | None = None,
     ) -> None:
         self._response = response
-        self._max_event_size = max_event_size
         self._idle_timeout = idle_timeout
-        # Complete lines not yet decoded, in order; None stands for a line over max_event_size.
-        self._pending: list[bytes | None] = []
-        self._pending_pos = 0
-        self._partial = bytearray()  # the start of a line whose end has not arrived
-        self._skipping = False  # inside a line over max_event_size, dropping until its end
+        self._decoder = WatchDecoder(max_event_size=max_event_size)
+        # Events read but not handed out yet (by __anext__), from position _ready_pos.
+        self._ready: list[WatchEvent | MalformedWatchEventError] = []
+        self._ready_pos = 0
+        # An ERROR event: raised once the events before it were handed out.
+        self._error: Exception | None = None
         self._eof = False
         self._closed = False
         #: Bytes received so far (for metrics).
@@ -85,22 +85,34 @@ class KubeWatchStream:
         return self
 
     async def __anext__(self) -> WatchEvent:
-        while True:
-            if self._pending_pos < len(self._pending):
-                line = self._pending[self._pending_pos]
-                self._pending_pos += 1
-                if line is None:
-                    raise MalformedWatchEventError(
-                        f"event larger than max_event_size ({self._max_event_size} bytes) skipped"
-                    )
-                if line.strip():
-                    return self._decode(line)
-                continue
-            self._pending.clear()
-            self._pending_pos = 0
-            if self._eof or self._closed:
+        while self._ready_pos >= len(self._ready):
+            self._ready = await self.next_batch()
+            self._ready_pos = 0
+            if not self._ready:
                 raise StopAsyncIteration
-            await self._fill()
+        item = self._ready[self._ready_pos]
+        self._ready_pos += 1
+        if isinstance(item, MalformedWatchEventError):
+            raise item
+        return item
+
+    async def next_batch(self) -> list[WatchEvent | MalformedWatchEventError]:
+        """The events the next read completed (see
+        :meth:`~aioinformer.listwatch.BatchWatchStream.next_batch`)."""
+        if self._ready_pos < len(self._ready):  # left over by __anext__
+            batch = self._ready[self._ready_pos :]
+            self._ready, self._ready_pos = [], 0
+            return batch
+        while True:
+            error = self._error
+            if error is not None:
+                self._error = None
+                raise error
+            if self._eof or self._closed:
+                return []
+            batch = await self._read()
+            if batch:
+                return batch
 
     async def aclose(self) -> None:
         """Close the connection (idempotent)."""
@@ -109,66 +121,29 @@ class KubeWatchStream:
         self._closed = True
         self._response.close()
 
-    async def _fill(self) -> None:
+    async def _read(self) -> list[WatchEvent | MalformedWatchEventError]:
         with map_errors("watch stream broke", on_timeout=self._idle):
             chunk = await self._response.content.readany()
-        if not chunk:
+        if chunk:
+            self.bytes_received += len(chunk)
+            decoded = self._decoder.feed(chunk)
+        else:
             self._eof = True
-            if self._partial and not self._skipping:
-                self._pending.append(bytes(self._partial))
-            self._partial.clear()
-            return
-        self.bytes_received += len(chunk)
-        self._split(chunk)
+            decoded = self._decoder.finish()
+        for position, item in enumerate(decoded):
+            if item.__class__ is not WatchEvent:
+                continue
+            assert isinstance(item, WatchEvent)
+            if item.type is _ERROR:
+                # The stream is over: the events before the error, then the error.
+                self._eof = True
+                self._error = api_error_from_status(item.object)
+                del decoded[position:]
+                break
+        return decoded
 
     def _idle(self) -> WatchIdleTimeoutError:
         return WatchIdleTimeoutError(f"no bytes received on the watch for {self._idle_timeout} s")
-
-    def _split(self, chunk: bytes) -> None:
-        start = 0
-        while True:
-            newline = chunk.find(b"\n", start)
-            if newline < 0:
-                if not self._skipping:
-                    self._partial += chunk[start:]
-                    if len(self._partial) > self._max_event_size:
-                        self._partial.clear()
-                        self._skipping = True
-                return
-            if self._skipping:
-                self._skipping = False
-                self._pending.append(None)
-            elif self._partial:
-                self._partial += chunk[start:newline]
-                if len(self._partial) > self._max_event_size:
-                    self._pending.append(None)
-                else:
-                    self._pending.append(bytes(self._partial))
-                self._partial.clear()
-            else:
-                if newline - start > self._max_event_size:
-                    self._pending.append(None)
-                else:
-                    self._pending.append(chunk[start:newline])
-            start = newline + 1
-
-    def _decode(self, line: bytes) -> WatchEvent:
-        try:
-            event = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise MalformedWatchEventError(f"not JSON ({exc})", line) from exc
-        if not isinstance(event, dict):
-            raise MalformedWatchEventError("not a JSON object", line)
-        event_type = event.get("type")
-        obj = event.get("object")
-        if not isinstance(event_type, str) or not isinstance(obj, dict):
-            raise MalformedWatchEventError("missing 'type' or 'object'", line)
-        if event_type == WatchEventType.ERROR:
-            self._eof = True
-            raise api_error_from_status(obj)
-        if event_type in _KNOWN_TYPES:
-            return WatchEvent(WatchEventType(event_type), obj)
-        return WatchEvent(event_type, obj)
 
 
 class KubeListerWatcher:

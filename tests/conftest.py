@@ -7,7 +7,10 @@ import gc
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 import pytest_asyncio
+
+from aioinformer._compact import CacheMode
 
 
 @pytest_asyncio.fixture(autouse=True)
@@ -26,3 +29,11 @@ async def no_asyncio_error_reports() -> AsyncIterator[None]:
         loop.set_exception_handler(previous)
     messages = [str(report.get("message")) for report in reports]
     assert not reports, f"the event loop reported errors: {messages}"
+
+
+@pytest.fixture(params=["compact", "dict"])
+def cache_mode(request: pytest.FixtureRequest) -> CacheMode:
+    """Each cache mode of the informer (issue 13): informer, lister and controller tests run
+    with both."""
+    mode: CacheMode = request.param
+    return mode

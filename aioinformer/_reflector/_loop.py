@@ -24,7 +24,8 @@ from anyio import CancelScope
 from .._backoff import Backoff
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
-from .._listwatch import ListerWatcher, ListOptions, WatchEventType, WatchStream
+from .._delta_fifo import WatchChange
+from .._listwatch import ListerWatcher, ListOptions, WatchStream
 from .._objects import KubeObject
 from ..errors import (
     ExpiredError,
@@ -33,6 +34,7 @@ from ..errors import (
     TransportError,
     WatchIdleTimeoutError,
 )
+from ._batches import CHANGES, batch_reader, batch_writer
 from ._machine import ListWatch
 from ._states import RestartCause
 from ._statistics import Counters, ReflectorStatistics
@@ -64,13 +66,15 @@ __all__ = ["Reflector", "ReflectorStore", "WatchErrorHandler"]
 
 logger = logging.getLogger(__name__)
 
-_ADDED = WatchEventType.ADDED
-_MODIFIED = WatchEventType.MODIFIED
-_DELETED = WatchEventType.DELETED
-
 
 class ReflectorStore(Protocol):
-    """What a reflector writes to; :class:`~aioinformer.delta_fifo.DeltaFIFO` implements it."""
+    """What a reflector writes to; :class:`~aioinformer.delta_fifo.DeltaFIFO` implements it.
+
+    A store may also have ``async def apply(changes)`` (as the DeltaFIFO has): the reflector
+    then hands it each batch of watch events in one call (see :meth:`DeltaFIFO.apply
+    <aioinformer.delta_fifo.DeltaFIFO.apply>`) instead of one ``add``/``update``/``delete``
+    per event.
+    """
 
     async def add(self, obj: KubeObject) -> None: ...
 
@@ -323,49 +327,50 @@ class Reflector:
         return action
 
     async def _consume(self, stream: WatchStream, started: float) -> Action:
-        """Apply a watch's events to the store until it ends (then closes it)."""
-        machine, store, counters = self._machine, self._store, self._counters
+        """Apply a watch's events to the store until it ends (then closes it): each batch the
+        stream delivers (a read of the connection) goes to the store in one hand-off."""
+        machine, counters, name = self._machine, self._counters, self.name
         events = counters.events
+        read, write = batch_reader(stream), batch_writer(self._store)
         ended: Exception | None = None
         try:
             while True:
                 try:
-                    event = await stream.__anext__()
-                except StopAsyncIteration:
-                    break
-                except MalformedWatchEventError as exc:
-                    machine.feed(Malformed(exc))
-                    counters.malformed_events += 1
-                    logger.warning("%s: skipping malformed watch event: %s", self.name, exc.reason)
-                    continue
+                    batch = await read()
                 except Exception as exc:
                     ended = exc
                     break
-                action = machine.event(event)
-                if action.__class__ is Apply:
-                    kind = action.type
-                    try:
-                        if kind is _ADDED:
-                            await store.add(event.object)
-                        elif kind is _MODIFIED:
-                            await store.update(event.object)
-                        elif kind is _DELETED:
-                            await store.delete(event.object)
-                    except Exception as exc:
+                if not batch:
+                    break
+                changes: list[WatchChange] = []
+                for event in batch:
+                    if isinstance(event, MalformedWatchEventError):
+                        machine.feed(Malformed(event))
+                        counters.malformed_events += 1
+                        logger.warning("%s: skipping malformed watch event: %s", name, event.reason)
+                        continue
+                    action = machine.event(event)
+                    if action.__class__ is Apply:
+                        kind = action.type
+                        change = CHANGES.get(kind)
+                        if change is not None:
+                            changes.append((change, event.object, event.raw))
+                        events[kind] = events.get(kind, 0) + 1
+                    else:
+                        counters.unknown_events += 1
+                        logger.warning(
+                            "%s: skipping watch event of unknown type %r", name, event.type
+                        )
+                if changes:
+                    for position, refused in await write(changes):
                         counters.store_errors += 1
                         logger.warning(
                             "%s: store refused a %s event: %s: %s",
-                            self.name,
-                            kind,
-                            type(exc).__name__,
-                            exc,
+                            name,
+                            changes[position][0].value,
+                            type(refused).__name__,
+                            refused,
                         )
-                    events[kind] = events.get(kind, 0) + 1
-                else:
-                    counters.unknown_events += 1
-                    logger.warning(
-                        "%s: skipping watch event of unknown type %r", self.name, event.type
-                    )
         finally:
             # Closed before any wait: a stalled or throttled stream is not kept open.
             await _close(stream)

@@ -48,7 +48,7 @@ class InitialEvents:
 
     def add(self, event: WatchEvent) -> bool:
         """Take one event; True once the initial-events-end bookmark arrived."""
-        event_type, obj = event
+        event_type, obj = event.type, event.object
         if event_type == WatchEventType.BOOKMARK:
             metadata = obj.get("metadata") or {}
             annotations = metadata.get("annotations") or {}
