@@ -471,3 +471,20 @@ async def test_freeze_gc_after_sync_freezes_once_the_cache_is_synced(
             # The freeze happens in the same step that marks the cache synced.
             assert calls == [1]
     assert calls == [1]
+
+
+def test_an_unknown_cache_mode_is_refused() -> None:
+    """``cache`` is "compact" or "dict"; anything else is a ValueError at construction."""
+    with pytest.raises(ValueError, match="unknown cache mode"):
+        SharedIndexInformer(UnusedListerWatcher(), cache="json")  # type: ignore[arg-type]
+
+
+async def test_the_old_object_is_decoded_once_and_shared(informer: SharedIndexInformer) -> None:
+    """An update's old object comes from the cache: equal to the replaced state, and the same
+    dict for every consumer (decoded at most once)."""
+    old, new = cm("a", 5, v="1"), cm("a", 6, v="2")
+    informer.handle_deltas([Delta(DeltaType.ADDED, old)])
+    informer.handle_deltas([Delta(DeltaType.UPDATED, new)])
+    first, second = [await drain(listener) for listener in informer._listeners]
+    assert first[-1].old_object == old and first[-1].old_object is second[-1].old_object
+    assert first[-1].object is new

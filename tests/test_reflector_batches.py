@@ -1,0 +1,134 @@
+"""The reflector's batch hand-off: a stream's batches reach the store in one ``apply`` each."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import anyio
+
+from aioinformer import Reflector
+from aioinformer._delta_fifo import DeltaType, WatchChange
+from aioinformer._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
+from aioinformer._objects import KubeObject
+from aioinformer.errors import MalformedWatchEventError
+
+
+def cm(name: str, rv: str) -> KubeObject:
+    return {"metadata": {"name": name, "namespace": "ns", "resourceVersion": rv}}
+
+
+BATCHES: list[list[WatchEvent | MalformedWatchEventError]] = [
+    [
+        WatchEvent(WatchEventType.ADDED, cm("a", "2"), b"{}"),
+        WatchEvent(WatchEventType.MODIFIED, cm("b", "3")),
+    ],
+    [
+        MalformedWatchEventError("not JSON"),
+        WatchEvent(WatchEventType.BOOKMARK, {"metadata": {"resourceVersion": "4"}}),
+        WatchEvent(WatchEventType.DELETED, cm("a", "5"), b"{}"),
+    ],
+]
+
+
+class BatchStream:
+    """Hands out BATCHES, then waits forever (until the test is done)."""
+
+    def __init__(self, done: anyio.Event) -> None:
+        self._batches = list(BATCHES)
+        self._done = done
+
+    def __aiter__(self) -> BatchStream:
+        return self
+
+    async def __anext__(self) -> WatchEvent:
+        raise AssertionError("the reflector reads batches")
+
+    async def next_batch(self) -> list[WatchEvent | MalformedWatchEventError]:
+        if self._batches:
+            return self._batches.pop(0)
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        pass
+
+
+class OneBatchListerWatcher:
+    def __init__(self, done: anyio.Event) -> None:
+        self._done = done
+
+    async def list(self, options: ListOptions) -> ListResult:
+        return ListResult([], "1")
+
+    async def watch(self, options: ListOptions, *, idle_timeout: float | None = None) -> Any:
+        return BatchStream(self._done)
+
+
+class Recorder:
+    """A store; with ``batches`` it offers ``apply``, else only the per-event calls."""
+
+    def __init__(self, done: anyio.Event, expected_calls: int) -> None:
+        self.calls: list[Any] = []
+        self._done = done
+        self._expected = expected_calls
+
+    def _record(self, call: Any) -> None:
+        self.calls.append(call)
+        if len(self.calls) == self._expected:
+            self._done.set()
+
+    async def add(self, obj: KubeObject) -> None:
+        self._record(("add", obj["metadata"]["name"]))
+
+    async def update(self, obj: KubeObject) -> None:
+        self._record(("update", obj["metadata"]["name"]))
+
+    async def delete(self, obj: Any) -> None:
+        self._record(("delete", obj["metadata"]["name"]))
+
+    async def replace(self, objs: Iterable[KubeObject], resource_version: str) -> None:
+        self.calls.append(("replace", resource_version))
+
+    async def resync(self) -> None:
+        pass
+
+
+class BatchRecorder(Recorder):
+    async def apply(self, changes: Iterable[WatchChange]) -> list[tuple[int, Exception]]:
+        self._record([(kind, obj["metadata"]["name"], raw) for kind, obj, raw in changes])
+        return [(0, ValueError("refused"))] if len(self.calls) == 3 else []
+
+
+async def run_until(store: Recorder, done: anyio.Event) -> Reflector:
+    reflector = Reflector(OneBatchListerWatcher(done), store)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(reflector.run)
+        with anyio.fail_after(10):
+            await done.wait()
+        tg.cancel_scope.cancel()
+    return reflector
+
+
+async def test_each_batch_is_one_apply_with_the_raw_json() -> None:
+    """A batch's changes go to the store in one apply, in order, with each event's raw JSON;
+    a bookmark moves the RV only, a malformed line is counted, a refused change counted."""
+    done = anyio.Event()
+    store = BatchRecorder(done, expected_calls=3)
+    reflector = await run_until(store, done)
+    assert store.calls == [
+        ("replace", "1"),
+        [(DeltaType.ADDED, "a", b"{}"), (DeltaType.UPDATED, "b", None)],
+        [(DeltaType.DELETED, "a", b"{}")],
+    ]
+    stats = reflector.statistics()
+    assert (stats.malformed_events, stats.store_errors) == (1, 1)
+    assert reflector.last_sync_resource_version == "5"
+
+
+async def test_a_store_without_apply_gets_one_call_per_event() -> None:
+    """A store with only add/update/delete still receives every change, in order."""
+    done = anyio.Event()
+    store = Recorder(done, expected_calls=4)
+    await run_until(store, done)
+    assert store.calls == [("replace", "1"), ("add", "a"), ("update", "b"), ("delete", "a")]
