@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 
-from ._framing import WatchDecoder
+from ._framing import LineFramer, decode_event
 from ._http import decode_body, map_errors, read
 from ._listwatch import (
     ListOptions,
@@ -41,6 +41,8 @@ logger = logging.getLogger(__name__)
 
 #: The largest watch event (one JSON line) accepted by default: 64 MiB.
 DEFAULT_MAX_EVENT_SIZE = 64 * 1024 * 1024
+#: :meth:`KubeWatchStream.next_batch` decodes about this many bytes of events per batch.
+BATCH_BYTES = 32 * 1024
 
 _ERROR = WatchEventType.ERROR
 
@@ -70,7 +72,11 @@ class KubeWatchStream:
     ) -> None:
         self._response = response
         self._idle_timeout = idle_timeout
-        self._decoder = WatchDecoder(max_event_size=max_event_size)
+        self._framer = LineFramer(max_line_size=max_event_size)
+        # Lines received but not decoded yet, from position _line_pos (bytes: nothing the
+        # garbage collector tracks while they wait).
+        self._lines: list[bytes | MalformedWatchEventError] = []
+        self._line_pos = 0
         # Events read but not handed out yet (by __anext__), from position _ready_pos.
         self._ready: list[WatchEvent | MalformedWatchEventError] = []
         self._ready_pos = 0
@@ -108,11 +114,14 @@ class KubeWatchStream:
             if error is not None:
                 self._error = None
                 raise error
+            if self._line_pos < len(self._lines):
+                batch = self._decode_some()
+                if batch:
+                    return batch
+                continue
             if self._eof or self._closed:
                 return []
-            batch = await self._read()
-            if batch:
-                return batch
+            await self._read()
 
     async def aclose(self) -> None:
         """Close the connection (idempotent)."""
@@ -121,26 +130,55 @@ class KubeWatchStream:
         self._closed = True
         self._response.close()
 
-    async def _read(self) -> list[WatchEvent | MalformedWatchEventError]:
+    async def _read(self) -> None:
         with map_errors("watch stream broke", on_timeout=self._idle):
             chunk = await self._response.content.readany()
         if chunk:
             self.bytes_received += len(chunk)
-            decoded = self._decoder.feed(chunk)
+            self._lines = self._framer.feed(chunk)
         else:
             self._eof = True
-            decoded = self._decoder.finish()
-        for position, item in enumerate(decoded):
-            if item.__class__ is not WatchEvent:
+            self._lines = self._framer.finish()
+        self._line_pos = 0
+
+    def _decode_some(self) -> list[WatchEvent | MalformedWatchEventError]:
+        """Decode the next received lines, about :data:`BATCH_BYTES` of them (at least one).
+
+        Decoding a whole chunk at once would keep hundreds of decoded objects alive until the
+        last consumer read them; any still alive at a collection of the middle generation are
+        promoted to the oldest, and enough of them trigger full collections of the whole
+        program. Small batches, each handed through to the consumers before the next is
+        decoded, keep that window under the youngest generation's threshold.
+        """
+        lines, position = self._lines, self._line_pos
+        end = len(lines)
+        batch: list[WatchEvent | MalformedWatchEventError] = []
+        size = 0
+        while position < end and size < BATCH_BYTES:
+            line = lines[position]
+            position += 1
+            if line.__class__ is not bytes:
+                assert isinstance(line, MalformedWatchEventError)
+                batch.append(line)
                 continue
-            assert isinstance(item, WatchEvent)
-            if item.type is _ERROR:
+            assert isinstance(line, bytes)
+            size += len(line)
+            try:
+                event = decode_event(line)
+            except MalformedWatchEventError as exc:
+                batch.append(exc)
+                continue
+            if event.type is _ERROR:
                 # The stream is over: the events before the error, then the error.
                 self._eof = True
-                self._error = api_error_from_status(item.object)
-                del decoded[position:]
+                self._error = api_error_from_status(event.object)
+                position = end
                 break
-        return decoded
+            batch.append(event)
+        if position >= end:
+            self._lines, position = [], 0
+        self._line_pos = position
+        return batch
 
     def _idle(self) -> WatchIdleTimeoutError:
         return WatchIdleTimeoutError(f"no bytes received on the watch for {self._idle_timeout} s")

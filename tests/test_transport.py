@@ -11,7 +11,7 @@ from kubernetes_asyncio.client import ApiClient
 
 from aioinformer import KubeClient
 from aioinformer._listwatch import ListOptions, Resource, WatchEvent, WatchEventType
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._transport import BATCH_BYTES, KubeListerWatcher
 from aioinformer.errors import (
     ConflictError,
     ConnectionRefused,
@@ -478,3 +478,28 @@ async def test_next_batch_and_anext_share_the_stream(
     finally:
         await stream.aclose()
     assert seen == names
+
+
+async def test_next_batch_decodes_a_bounded_slice_of_what_arrived(
+    server: FakeApiServer, client: KubeClient
+) -> None:
+    """However much one read brought, a batch holds about BATCH_BYTES of events (at least
+    one): the rest waits as undecoded lines until the next call."""
+    lw = KubeListerWatcher(client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
+    names = [f"cm-{i:03d}" for i in range(100)]
+    sizes: list[int] = []
+    seen: list[str] = []
+    try:
+        await server.requests.wait_for_watches(1)
+        for name in names:
+            server.objects.create("configmaps", configmap(name, payload="z" * 3000))
+        while len(seen) < len(names):
+            batch = await stream.next_batch()
+            events = [item for item in batch if isinstance(item, WatchEvent)]
+            seen += [event.object["metadata"]["name"] for event in events]
+            sizes.append(sum(len(event.raw or b"") for event in events))
+    finally:
+        await stream.aclose()
+    assert seen == names
+    assert max(sizes) < BATCH_BYTES + 4000

@@ -19,13 +19,14 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 import anyio
+import anyio.lowlevel
 from anyio import CancelScope
 
 from .._backoff import Backoff
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
 from .._delta_fifo import WatchChange
-from .._listwatch import ListerWatcher, ListOptions, WatchStream
+from .._listwatch import ListerWatcher, ListOptions, WatchEvent, WatchStream
 from .._objects import KubeObject
 from ..errors import (
     ExpiredError,
@@ -34,7 +35,7 @@ from ..errors import (
     TransportError,
     WatchIdleTimeoutError,
 )
-from ._batches import CHANGES, batch_reader, batch_writer
+from ._batches import CHANGES, BatchWriter, batch_reader, batch_writer
 from ._machine import ListWatch
 from ._states import RestartCause
 from ._statistics import Counters, ReflectorStatistics
@@ -328,9 +329,7 @@ class Reflector:
 
     async def _consume(self, stream: WatchStream, started: float) -> Action:
         """Apply a watch's events to the store until it ends (then closes it): each batch the
-        stream delivers (a read of the connection) goes to the store in one hand-off."""
-        machine, counters, name = self._machine, self._counters, self.name
-        events = counters.events
+        stream delivers goes to the store in one hand-off."""
         read, write = batch_reader(stream), batch_writer(self._store)
         ended: Exception | None = None
         try:
@@ -342,39 +341,49 @@ class Reflector:
                     break
                 if not batch:
                     break
-                changes: list[WatchChange] = []
-                for event in batch:
-                    if isinstance(event, MalformedWatchEventError):
-                        machine.feed(Malformed(event))
-                        counters.malformed_events += 1
-                        logger.warning("%s: skipping malformed watch event: %s", name, event.reason)
-                        continue
-                    action = machine.event(event)
-                    if action.__class__ is Apply:
-                        kind = action.type
-                        change = CHANGES.get(kind)
-                        if change is not None:
-                            changes.append((change, event.object, event.raw))
-                        events[kind] = events.get(kind, 0) + 1
-                    else:
-                        counters.unknown_events += 1
-                        logger.warning(
-                            "%s: skipping watch event of unknown type %r", name, event.type
-                        )
-                if changes:
-                    for position, refused in await write(changes):
-                        counters.store_errors += 1
-                        logger.warning(
-                            "%s: store refused a %s event: %s: %s",
-                            name,
-                            changes[position][0].value,
-                            type(refused).__name__,
-                            refused,
-                        )
+                await self._hand_off(batch, write)
+                del batch
+                # Let the informer and its consumers take this batch before the next is
+                # decoded: objects in flight are what the garbage collector ends up scanning.
+                await anyio.lowlevel.checkpoint()
         finally:
             # Closed before any wait: a stalled or throttled stream is not kept open.
             await _close(stream)
-        return machine.feed(WatchEnded(ended, self._clock.now() - started))
+        return self._machine.feed(WatchEnded(ended, self._clock.now() - started))
+
+    async def _hand_off(
+        self, batch: list[WatchEvent | MalformedWatchEventError], write: BatchWriter
+    ) -> None:
+        """Feed a batch to the machine and its changes to the store."""
+        machine, counters, name = self._machine, self._counters, self.name
+        events = counters.events
+        changes: list[WatchChange] = []
+        for event in batch:
+            if isinstance(event, MalformedWatchEventError):
+                machine.feed(Malformed(event))
+                counters.malformed_events += 1
+                logger.warning("%s: skipping malformed watch event: %s", name, event.reason)
+                continue
+            action = machine.event(event)
+            if action.__class__ is Apply:
+                kind = action.type
+                change = CHANGES.get(kind)
+                if change is not None:
+                    changes.append((change, event.object, event.raw))
+                events[kind] = events.get(kind, 0) + 1
+            else:
+                counters.unknown_events += 1
+                logger.warning("%s: skipping watch event of unknown type %r", name, event.type)
+        if changes:
+            for position, refused in await write(changes):
+                counters.store_errors += 1
+                logger.warning(
+                    "%s: store refused a %s event: %s: %s",
+                    name,
+                    changes[position][0].value,
+                    type(refused).__name__,
+                    refused,
+                )
 
     def _timed(self, options: ListOptions) -> ListOptions:
         """The options with a ``timeoutSeconds`` in ``[min, 2·min)`` of the configuration."""
