@@ -296,6 +296,16 @@ class Listener:
 
     # -- consumer side ---------------------------------------------------------------------
 
+    def next_nowait(self) -> Event | None:
+        """The next buffered notification if one can be read without yielding to the event
+        loop (one is buffered and the consumer's slice has time left), else None."""
+        if time.perf_counter() - self._slice_start >= SLICE_SECONDS:
+            return None
+        if self._replay:
+            return Event(EventType.ADDED, self._replay.popleft(), is_in_initial_list=True)
+        buffer = self._buffer
+        return buffer.popleft() if buffer else None
+
     async def next(self) -> Event | None:
         """The next notification, waiting for one; None once the listener is closed.
 
