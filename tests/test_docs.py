@@ -94,14 +94,18 @@ def imported(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> A
     return importlib.import_module("docs_app")
 
 
-async def probe(url: str, runtime: Callable[[], InformerRuntime]) -> None:
-    """``/healthz`` answers; once the app's informers synced, ``/readyz`` says so."""
+async def probe(url: str, runtime: Callable[[], InformerRuntime], block: Block) -> None:
+    """``/healthz`` answers; once the app's informers synced, ``/readyz`` says so, and a
+    ``/pods/{namespace}`` route answers the cached Pods' names."""
     async with aiohttp.ClientSession() as http:
         async with http.get(url + "/healthz") as response:  # answers once started up
             assert response.status == 200
         assert await runtime().wait_ready()
         async with http.get(url + "/readyz") as response:
             assert response.status == 200
+        if "/pods/{namespace}" in block.code:
+            async with http.get(url + "/pods/default") as response:
+                assert await response.json() == ["db-1", "web-1", "web-2", "web-3"]
 
 
 @pytest.mark.parametrize("block", of_kind("app"))
@@ -116,7 +120,7 @@ async def test_each_fastapi_app_serves(
     module = imported(block, tmp_path, monkeypatch)
     with anyio.fail_after(GUARD):
         async with serve_asgi("docs_app:app") as url:
-            await probe(url, lambda: module.app.state.informers)
+            await probe(url, lambda: module.app.state.informers, block)
 
 
 @pytest.mark.parametrize("block", of_kind("aiohttp app"))
@@ -134,7 +138,7 @@ async def test_each_aiohttp_app_serves(
         app = await app
     with anyio.fail_after(GUARD):
         async with serve_aiohttp(app) as url:
-            await probe(url, lambda: app[INFORMERS])
+            await probe(url, lambda: app[INFORMERS], block)
 
 
 @pytest.mark.parametrize("block", of_kind("test module"))
