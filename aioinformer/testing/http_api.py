@@ -28,6 +28,7 @@ from ._http_io import (
 from ._managed import manager_from_user_agent
 from ._openapi import v2_acceptable
 from ._rest import RestStorage
+from ._scale import get_scale
 from ._shard import ShardingGate
 from ._writes import accepted_patch_types
 from .faults import RequestFaults
@@ -179,6 +180,8 @@ class ApiHandler:
         if verb == "delete":
             return await self._delete(request, info, res)
         output = Output(request, res, query)
+        if verb == "get" and info.subresource == "scale":
+            return json_response(get_scale(self._rest, res, info.name, info.namespace))
         if verb == "get":
             return json_response(output.convert(self._storage.get(res, info.name, info.namespace)))
         if verb == "watch":
