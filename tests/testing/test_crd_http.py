@@ -304,3 +304,60 @@ async def test_a_manifest_with_a_crd_and_its_objects_loads(fake_apiserver: FakeA
     created = await create_manifest_objects(fake_apiserver, [crontab_crd(), crontab()])
     assert [o["kind"] for o in created] == ["CustomResourceDefinition", "CronTab"]
     assert fake_apiserver.objects.get(RESOURCE, "nightly")["spec"]["replicas"] == 1
+
+
+async def test_an_invalid_crd_is_422_with_the_causes(http: aiohttp.ClientSession) -> None:
+    """A CRD whose schema is not structural is refused: 422 ``CustomResourceDefinition.
+    apiextensions.k8s.io "…" is invalid`` with a cause per problem
+    (``pkg/apis/apiextensions/validation/validation.go``, ``pkg/apiserver/schema``:
+    ``ValidateStructural``); nothing is served."""
+    crd = crontab_crd()
+    del crd["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["spec"]["type"]
+    async with http.post(CRDS, json=crd) as resp:
+        assert resp.status == 422
+        failure = await _json(resp)
+    assert failure["details"]["kind"] == "CustomResourceDefinition"
+    fields = [c["field"] for c in failure["details"]["causes"]]
+    assert "spec.versions[1].schema.openAPIV3Schema.properties[spec].type" in fields
+    async with http.get("/apis/stable.example.com/v1") as resp:
+        assert resp.status == 404
+
+
+def test_names_another_crd_holds_are_not_accepted(fake_apiserver: FakeApiServer) -> None:
+    """A CRD whose kind (and so list kind) another CRD of the group has accepted gets
+    ``NamesAccepted`` ``False`` with the last conflict found (names are checked plural,
+    singular, short names, kind, list kind: ``ListKindConflict``) and is not
+    ``Established``, so nothing new is served (``controller/status/naming_controller.go``,
+    ``calculateNamesAndConditions``; ``controller/establish``)."""
+    fake_apiserver.objects.create("customresourcedefinitions", crontab_crd())
+    other = crontab_crd()
+    other["metadata"]["name"] = "othertabs.stable.example.com"
+    other["spec"]["names"] = {"plural": "othertabs", "kind": "CronTab"}
+    fake_apiserver.objects.create("customresourcedefinitions", other)
+    stored = fake_apiserver.objects.get("customresourcedefinitions", "othertabs.stable.example.com")
+    assert _conditions(stored) == {
+        "NamesAccepted": ("False", "ListKindConflict"),
+        "Established": ("False", "NotAccepted"),
+    }
+    with pytest.raises(NotFoundError):
+        fake_apiserver.resource("othertabs.stable.example.com")
+
+
+def test_a_new_storage_version_is_added_to_stored_versions(served: FakeApiServer) -> None:
+    """Changing the storage version appends it to ``status.storedVersions``
+    (``registry/customresourcedefinition/strategy.go``) and bumps ``generation``; objects
+    written later are kept in the new storage version, older ones stay as stored and are
+    read in every version."""
+    served.objects.create(RESOURCE, crontab("old"))
+    crd = served.objects.get("customresourcedefinitions", RESOURCE)
+    versions = crd["spec"]["versions"]
+    versions[0]["storage"], versions[1]["storage"] = True, False
+    updated = served.objects.update("customresourcedefinitions", crd)
+    assert updated["status"]["storedVersions"] == ["v1", "v1beta1"]
+    assert updated["metadata"]["generation"] == 2
+    served.objects.create(RESOURCE, crontab("new"))
+    table = served._storage.objects(served.resource(RESOURCE))
+    assert table["default/old"]["apiVersion"] == "stable.example.com/v1"
+    assert table["default/new"]["apiVersion"] == "stable.example.com/v1beta1"
+    read = [o["apiVersion"] for o in served.objects.list("stable.example.com/v1/crontabs")]
+    assert read == ["stable.example.com/v1", "stable.example.com/v1"]
