@@ -1,7 +1,8 @@
 """Discovery documents: ``/version``, ``/api``, ``/apis``, group and group-version lists.
 
-Only the legacy (unaggregated) discovery format is served; clients that ask for aggregated
-discovery (kubectl does) fall back to it because the answer is plain ``application/json``.
+These are the legacy (unaggregated) documents; a client that asks for aggregated discovery
+(kubectl does) gets ``/api`` and ``/apis`` as an ``APIGroupDiscoveryList`` instead
+(:mod:`._discovery_aggregated`).
 """
 
 from __future__ import annotations

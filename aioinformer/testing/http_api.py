@@ -12,10 +12,12 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import orjson
 from aiohttp import web
 
 from . import discovery, status
 from ._collections import delete_collection
+from ._discovery_aggregated import aggregated_media_type, api_discovery, apis_discovery
 from ._failure import StatusFailure
 from ._http_io import (
     Output,
@@ -244,6 +246,12 @@ class ApiHandler:
         path = request.path.rstrip("/")
         if path == "/version":
             return json_response(discovery.version_info())
+        if path in ("/api", "/apis"):
+            media = aggregated_media_type(request.headers.get("Accept"))
+            if media is not None:
+                build = api_discovery if path == "/api" else apis_discovery
+                body = orjson.dumps(build(self._registry, media))
+                return web.Response(body=body, headers={"Content-Type": media})
         if path == "/api":
             return json_response(discovery.api_versions(request.host))
         if path == "/apis":

@@ -361,3 +361,42 @@ def test_a_new_storage_version_is_added_to_stored_versions(served: FakeApiServer
     assert table["default/new"]["apiVersion"] == "stable.example.com/v1beta1"
     read = [o["apiVersion"] for o in served.objects.list("stable.example.com/v1/crontabs")]
     assert read == ["stable.example.com/v1", "stable.example.com/v1"]
+
+
+async def test_aggregated_discovery_lists_the_custom_resource(
+    served: FakeApiServer, http: aiohttp.ClientSession
+) -> None:
+    """A client asking for aggregated discovery (kubectl's ``Accept``) gets ``/apis`` as an
+    ``apidiscovery.k8s.io/v2`` ``APIGroupDiscoveryList`` with that ``Content-Type``
+    (``endpoints/discovery/aggregated/handler.go``); an established CRD's group is there with
+    its versions (preferred first), scope, short names, categories and subresources
+    (``customresource_discovery_controller.go``). A plain ``application/json`` client gets
+    the legacy ``APIGroupList``."""
+    accept = (
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+        "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+        "application/json"
+    )
+    async with http.get("/apis", headers={"Accept": accept}) as resp:
+        assert resp.headers["Content-Type"] == (
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+        )
+        document = await _json(resp)
+    assert document["kind"] == "APIGroupDiscoveryList"
+    group = next(g for g in document["items"] if g["metadata"]["name"] == "stable.example.com")
+    assert [v["version"] for v in group["versions"]] == ["v1", "v1beta1"]
+    crontabs = group["versions"][0]["resources"][0]
+    assert crontabs["responseKind"] == {
+        "group": "stable.example.com",
+        "version": "v1",
+        "kind": "CronTab",
+    }
+    assert (crontabs["scope"], crontabs["shortNames"], crontabs["categories"]) == (
+        "Namespaced",
+        ["ct"],
+        ["all"],
+    )
+    subresources = {s["subresource"]: s["responseKind"]["kind"] for s in crontabs["subresources"]}
+    assert subresources == {"status": "CronTab", "scale": "Scale"}
+    async with http.get("/apis", headers={"Accept": "application/json"}) as resp:
+        assert (await _json(resp))["kind"] == "APIGroupList"
