@@ -22,6 +22,20 @@ __all__ = ["aggregated_media_type", "api_discovery", "apis_discovery"]
 _GROUP = "apidiscovery.k8s.io"
 _VERSIONS = ("v2", "v2beta1")
 _SUB_VERBS = ["get", "patch", "update"]
+#: The built-in resources in the ``all`` category (``kubectl get all``), as their registries'
+#: ``Categories()`` declare.
+_ALL = {
+    ("", "pods"),
+    ("", "replicationcontrollers"),
+    ("", "services"),
+    ("apps", "daemonsets"),
+    ("apps", "deployments"),
+    ("apps", "replicasets"),
+    ("apps", "statefulsets"),
+    ("autoscaling", "horizontalpodautoscalers"),
+    ("batch", "cronjobs"),
+    ("batch", "jobs"),
+}
 
 
 def aggregated_media_type(accept: str | None) -> str | None:
@@ -54,6 +68,8 @@ def _resource(info: ResourceInfo) -> dict[str, Any]:
     if info.short_names:
         entry["shortNames"] = list(info.short_names)
     categories = getattr(info.custom, "categories", ())
+    if info.custom is None and (info.group, info.plural) in _ALL:
+        categories = ("all",)
     if categories:
         entry["categories"] = list(categories)
     subresources = []

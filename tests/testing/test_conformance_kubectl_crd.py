@@ -154,3 +154,17 @@ def test_the_standalone_server_loads_a_crd_and_its_objects_from_a_manifest(
         assert names == ["crontab.stable.example.com/nightly"]
     finally:
         assert server.stop() == 0
+
+
+def test_kubectl_get_all_lists_built_in_and_custom_kinds_of_the_category(kubectl: Kubectl) -> None:
+    """``kubectl get all`` expands the ``all`` category from aggregated discovery: the
+    built-in workloads (their registries' ``Categories()``: pods, services, deployments, ...)
+    and every CRD whose ``names.categories`` holds ``all``
+    (``customresource_discovery_controller.go``)."""
+    group = "all.example.com"
+    _install(kubectl, group)
+    kubectl("apply", "-f", "-", stdin=json.dumps(_crontab(group, "listed")))
+    kubectl("create", "deployment", "everything", "--image=nginx")
+    names = kubectl("get", "all", "-o", "name").split()
+    assert "deployment.apps/everything" in names
+    assert f"crontab.{group}/listed" in names
