@@ -9,7 +9,8 @@ for a ReplicationController, ``labels.SelectorFromSet``); an update (PUT, or a P
 old ``Scale``) is validated (``ValidateScale``: 422 ``Scale.autoscaling "web" is invalid``),
 its replicas written to the object's ``spec.replicas`` with the ``Scale``'s
 ``resourceVersion`` as the precondition (none: unconditional), and the object goes through its
-own update rules (``generation`` bumped); the answer is the new ``Scale``.
+own update rules (``generation`` bumped; ``managedFields`` name the subresource ``scale``); the
+answer is the new ``Scale``.
 
 Custom resources (apiextensions-apiserver ``registry/customresource/etcd.go``): the CRD's
 ``specReplicasPath``/``statusReplicasPath``/``labelSelectorPath`` (:mod:`._crd_kind`).
@@ -26,10 +27,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ._crd_kind import CustomKind, apply_scale, scale_of
-from ._crd_rules import view
+from ._crd_rules import decode_body, view
 from ._failure import StatusFailure
 from ._fielderrors import invalid, invalid_failure
-from ._object_rules import object_key
+from ._fieldvalidation import directive
+from ._object_rules import check_resource_version, object_key
 from ._rest_types import WriteOptions, Written
 from ._writes import patched_object
 from .resources import ResourceInfo
@@ -156,7 +158,13 @@ def _write(
         new.setdefault("spec", {})["replicas"] = replicas
         version_seen = (scale.get("metadata") or {}).get("resourceVersion")
         new["metadata"]["resourceVersion"] = version_seen or ""
-    written = rest.update(info, new, name=name, namespace=namespace, options=options)
+    options.check("UpdateOptions")
+    directive_ = directive(options.field_validation)
+    obj, warnings = decode_body(info, new, directive=directive_, operation="update")
+    ns, key, current = rest._locate(info, name, namespace)
+    check_resource_version(info, current, obj["metadata"].get("resourceVersion"))
+    # The main resource's update rules; managed fields are recorded for ``scale``.
+    written = rest._replace(info, key, ns, current, obj, "scale", options, warnings)
     return Written(_scale(info, written.obj), written.warnings)
 
 

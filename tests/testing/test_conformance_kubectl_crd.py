@@ -47,7 +47,8 @@ def test_the_standalone_server_serves_a_crd_applied_with_kubectl(kubectl: Kubect
     objects are validated against the version's schema (422 with the causes,
     ``registry/customresource/validator.go``), defaulted; ``/status`` and ``/scale`` are
     served because the CRD asks for them (``kubectl patch --subresource=status``,
-    ``kubectl scale``: ``registry/customresource/etcd.go``); ``kubectl get`` prints the
+    ``kubectl scale``: ``registry/customresource/etcd.go``), and ``/scale`` is not where the
+    version does not ask for it (v1beta1); ``kubectl get`` prints the
     version's ``additionalPrinterColumns`` (``tableconvertor``)."""
     group = "accept.example.com"
     _install(kubectl, group)
@@ -69,6 +70,8 @@ def test_the_standalone_server_serves_a_crd_applied_with_kubectl(kubectl: Kubect
     scale = kubectl.raw(f"{path}/scale")
     assert scale["spec"] == {"replicas": 4}
     assert scale["status"] == {"replicas": 1, "selector": "app=cron"}
+    v1beta1 = f"/apis/{group}/v1beta1/namespaces/default/crontabs/nightly"
+    assert "NotFound" in kubectl.fails("get", "--raw", f"{v1beta1}/scale")  # not asked for
     header = kubectl("get", f"crontabs.{group}").splitlines()[0].split()
     assert header == ["NAME", "SPEC", "REPLICAS", "AGE"]
 

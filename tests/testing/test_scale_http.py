@@ -48,8 +48,8 @@ async def test_get_put_and_patch_the_scale_of_an_apps_workload(
 ) -> None:
     """GET answers an ``autoscaling/v1`` ``Scale`` (``spec.replicas``, ``status.replicas``,
     ``status.selector``); a merge, strategic or JSON patch applies to that Scale and a PUT
-    replaces it; the workload's ``spec.replicas`` changes and its ``generation`` is bumped
-    by its own update rules."""
+    replaces it; the workload's ``spec.replicas`` changes, its ``generation`` is bumped by its
+    own update rules and ``managedFields`` record the writer with ``subresource: scale``."""
     fake_apiserver.objects.create(f"{plural}.apps", _workload(kind, "web"))
     base = f"{APPS}/{plural}/web/scale"
     async with http.get(base) as resp:
@@ -73,6 +73,8 @@ async def test_get_put_and_patch_the_scale_of_an_apps_workload(
         assert (await _json(resp))["spec"] == {}  # replicas 0 is omitted
     stored = fake_apiserver.objects.get(f"{plural}.apps", "web")
     assert (stored["spec"]["replicas"], stored["metadata"]["generation"]) == (0, 5)
+    scaled = [e for e in stored["metadata"]["managedFields"] if e.get("subresource") == "scale"]
+    assert scaled and scaled[0]["operation"] == "Update"
 
 
 async def test_negative_replicas_are_invalid(
