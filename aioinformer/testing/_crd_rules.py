@@ -27,6 +27,7 @@ from ._crd_objects import (
     to_storage,
 )
 from ._crd_writes import crd_before_create, crd_before_status_update, crd_before_update
+from ._failure import StatusFailure
 from ._rest_types import decoded, kind_of
 from ._strategy_service import ServiceAllocator
 from ._writerules import before_create, before_status_update, before_update, decode
@@ -99,6 +100,13 @@ def create_rules(
     """``rest.BeforeCreate`` with the resource's strategy, in place; the warnings."""
     custom = _custom(info)
     if custom is not None:
+        if "create" not in info.verbs:  # the CRD is terminating (``serveResource``)
+            raise StatusFailure(
+                405,
+                "MethodNotAllowed",
+                "create not allowed while custom resource definition is terminating",
+                details={"group": info.group, "kind": info.plural},
+            )
         return before_custom_create(custom, info.version, obj, uid=uid, now=now, name=name)
     if is_crd(info):
         return crd_before_create(obj, uid=uid, now=now, name=name)

@@ -167,7 +167,7 @@ class ApiHandler:
         verb = info.verb
         if verb == "":
             raise status.status_error(405, message=f"{request.method} is not supported here")
-        if verb not in res.verbs and not info.subresource:
+        if verb not in res.verbs and not info.subresource and res.custom is None:
             raise status.status_error(
                 405, message="the server does not allow this method on the requested resource"
             )

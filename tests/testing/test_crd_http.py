@@ -400,3 +400,32 @@ async def test_aggregated_discovery_lists_the_custom_resource(
     assert subresources == {"status": "CronTab", "scale": "Scale"}
     async with http.get("/apis", headers={"Accept": "application/json"}) as resp:
         assert (await _json(resp))["kind"] == "APIGroupList"
+
+
+async def test_objects_with_finalizers_keep_a_deleted_crd_terminating(
+    served: FakeApiServer, http: aiohttp.ClientSession
+) -> None:
+    """While an object's own finalizer holds it, the deleted CRD stays ``Terminating``
+    (``controller/finalizer``: it waits for every object to go): discovery lists only
+    delete, deletecollection, get, list and watch, a create is 405 ``create not allowed
+    while custom resource definition is terminating`` (``customresource_handler.go``,
+    ``serveResource``), updates still work; once the object goes, so does the CRD."""
+    held = crontab("held")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    served.objects.create(RESOURCE, held)
+    served.objects.delete("customresourcedefinitions", RESOURCE)
+    crd = served.objects.get("customresourcedefinitions", RESOURCE)
+    assert _conditions(crd)["Terminating"] == ("True", "InstanceDeletionPending")
+    async with http.get("/apis/stable.example.com/v1") as resp:
+        verbs = (await _json(resp))["resources"][0]["verbs"]
+    assert verbs == ["delete", "deletecollection", "get", "list", "watch"]
+    async with http.post(V1, json=crontab("late")) as resp:
+        assert resp.status == 405
+        assert (await _json(resp))["message"] == (
+            "create not allowed while custom resource definition is terminating"
+        )
+    release = {"metadata": {"finalizers": None}}
+    async with http.patch(f"{V1}/held", json=release, headers=MERGE) as resp:
+        assert resp.status == 200
+    with pytest.raises(NotFoundError):
+        served.objects.get("customresourcedefinitions", RESOURCE)
