@@ -1,6 +1,6 @@
 """The SharedIndexInformer: one LIST+WATCH shared by any number of consumers.
 
-Data path: the :class:`~aioinformer.Reflector` feeds a
+Data path: the :class:`~aioinformer.lowlevel.Reflector` feeds a
 :class:`~aioinformer.delta_fifo.DeltaFIFO`; one processing task pops batches from it, applies
 each delta to the :class:`~aioinformer.store.Indexer` and distributes a notification to every
 listener by appending to its deque. Nothing downstream of the FIFO can block the watch stream.

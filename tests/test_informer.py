@@ -10,13 +10,14 @@ from typing import Any
 import anyio
 import pytest
 
-from aioinformer import Reflector, State
+from aioinformer import State
 from aioinformer._delta_fifo import Delta, DeltaType
 from aioinformer._event_stream import Event, EventType, Listener, ResourceEventHandlerFuncs
 from aioinformer._informer import SharedIndexInformer
 from aioinformer._listwatch import ListOptions, ListResult
 from aioinformer._objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.errors import ApiError, LifecycleError
+from aioinformer.lowlevel import Reflector
 from aioinformer.testing import FakeApiServer, FakeClock
 from tests.support import Recorder, configmap, new_informer
 

@@ -26,7 +26,7 @@ import aiohttp
 import anyio
 import pytest
 
-from aioinformer.metrics import NEED_PROMETHEUS, NO_OPS_WITHOUT_PROMETHEUS
+from aioinformer._prometheus import NEED_PROMETHEUS, NO_OPS_WITHOUT_PROMETHEUS
 from aioinformer.testing import FakeApiServer
 
 from ._kubeconfig import kubeconfig_for
