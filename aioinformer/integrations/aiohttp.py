@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import anyio
 from aiohttp import web
 
-from ..metrics import render_metrics
+from .._prometheus import render_metrics
 from ._runtime import FactorySource, InformerRuntime, run_factory
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from ..metrics import render_metrics
+from .._prometheus import render_metrics
 from ._runtime import FactorySource, InformerRuntime, run_factory
 
 if TYPE_CHECKING:
