@@ -12,6 +12,7 @@ frameworks) and :mod:`aioinformer.testing` (the fake API server). Every other mo
 
 from . import lowlevel as lowlevel
 from . import workqueue as workqueue
+from ._cache_view import Cache as Cache
 from ._client import KubeClient as KubeClient
 from ._clock import Clock as Clock
 from ._config import BackoffPolicy as BackoffPolicy
@@ -67,6 +68,7 @@ __all__ = (
     "ResourceEventHandler",
     "ResourceEventHandlerFuncs",
     # the cache
+    "Cache",
     "Lister",
     "NAMESPACE_INDEX",
     "KubeObject",

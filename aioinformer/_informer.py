@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import anyio
 import anyio.lowlevel
 
+from ._cache_view import Cache
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import WatchConfig
 from ._delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
@@ -144,12 +145,14 @@ class SharedIndexInformer(Service):
     # -- configuration ---------------------------------------------------------------------
 
     @property
-    def indexer(self) -> Indexer:
-        """The cache. Read it freely; never write to it, and never mutate its objects."""
-        return self._indexer
+    def cache(self) -> Cache:
+        """The cache, read-only (a :class:`~aioinformer.Cache`); never mutate its objects."""
+        return Cache(self._indexer)
+
+    indexer = cache  # the former name, kept as an alias of the same read-only view
 
     def lister(self) -> Lister:
-        """A :class:`~aioinformer.lister.Lister` over the cache."""
+        """A :class:`~aioinformer.Lister` over the cache."""
         resource = getattr(self._lw, "resource", None)
         return Lister(self._indexer, resource=resource if isinstance(resource, Resource) else None)
 
@@ -225,7 +228,7 @@ class SharedIndexInformer(Service):
     # -- consumers -------------------------------------------------------------------------
 
     def events(self, *, resync_period: float | None = None) -> EventStream:
-        """Subscribe: an async iterator of :class:`~aioinformer.listener.Event`.
+        """Subscribe: an async iterator of :class:`~aioinformer.Event`.
 
         A subscriber that joins after the cache holds objects first receives them as synthetic
         ``ADDED`` events (``is_in_initial_list=True``), atomically with respect to other

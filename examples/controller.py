@@ -131,7 +131,7 @@ class PodNodesReconciler:
 
     async def reconcile(self, namespace: str) -> None:
         """Create, update or delete ``namespace``'s ConfigMap; raising means retry later."""
-        desired = desired_data(self._pods.indexer.by_index(NAMESPACE_INDEX, namespace))
+        desired = desired_data(self._pods.cache.by_index(NAMESPACE_INDEX, namespace))
         current = self._configmaps.lister().get(CONFIGMAP, namespace=namespace)
         if desired is None:
             if current is not None:
@@ -309,7 +309,7 @@ async def demo(*, within: float = 20.0) -> list[str]:
             lines.extend(describe(await actual_configmaps(server)))
 
             per_node = {
-                node: len(running.pods.indexer.by_index(BY_NODE, node))
+                node: len(running.pods.cache.by_index(BY_NODE, node))
                 for node in ("node-1", "node-2", "node-3")
             }
             lines.append("pods per node: " + ", ".join(f"{n}={c}" for n, c in per_node.items()))

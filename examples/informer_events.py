@@ -71,7 +71,7 @@ async def main() -> None:
                     seen += 1
                     if seen == 2 + 4:  # two initial objects, four changes
                         break
-            print(f"cache at exit: {sorted(informer.indexer.list_keys())}")
+            print(f"cache at exit: {sorted(informer.cache.list_keys())}")
             await informer.aclose()  # the task group then ends with the informer
 
 

@@ -39,7 +39,7 @@ NAMESPACES = (
 #: building a pipeline of one's own), ``testing`` (the fake API server) and ``errors`` (the
 #: exception hierarchy) are counted apart.
 EVERYDAY = {
-    "aioinformer": 36,
+    "aioinformer": 37,
     "aioinformer.workqueue": 11,
     "aioinformer.metrics": 5,
     "aioinformer.integrations": 2,
@@ -123,7 +123,7 @@ def test_the_public_names_are_counted() -> None:
     """About 60 everyday names; the specialist namespaces apart. A change here is deliberate."""
     counts = {namespace: len(exports(namespace)) for namespace in {**EVERYDAY, **APART}}
     assert counts == {**EVERYDAY, **APART}
-    assert sum(EVERYDAY.values()) == 62
+    assert sum(EVERYDAY.values()) == 63
 
 
 def test_package_is_typed() -> None:

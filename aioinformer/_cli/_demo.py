@@ -210,9 +210,9 @@ class NodeSummaries:
             if self._failure_rate and self._rng.random() < self._failure_rate:
                 self.injected_failures += 1
                 raise InjectedFailure("injected failure (the key is retried)")
-            desired = summary_of(self._pods.indexer.by_index(BY_NODE, node))
+            desired = summary_of(self._pods.cache.by_index(BY_NODE, node))
             name = SUMMARY_PREFIX + node
-            current = self._configmaps.indexer.get_by_key(f"{DEMO_NAMESPACE}/{name}")
+            current = self._configmaps.cache.get_by_key(f"{DEMO_NAMESPACE}/{name}")
             if current is not None and current.get("data") == desired:
                 return
             if current is None:
@@ -245,13 +245,13 @@ def _versions(objects: Iterable[KubeObject]) -> dict[str, str]:
 async def _cache_matches(
     server: FakeApiServer, informer: SharedIndexInformer, resource: str
 ) -> bool:
-    return _versions(informer.indexer.list()) == _versions(server.objects.list(resource))
+    return _versions(informer.cache.list()) == _versions(server.objects.list(resource))
 
 
 async def _compare_cache(server: FakeApiServer, informer: SharedIndexInformer) -> tuple[bool, str]:
     """Whether the pods cache equals the server's pods (keys and resource versions)."""
     on_server = _versions(server.objects.list("pods"))
-    cached = _versions(informer.indexer.list())
+    cached = _versions(informer.cache.list())
     if cached == on_server:
         return True, f"{len(on_server)} objects, same resource versions"
     missing = len(on_server.keys() - cached.keys())
@@ -569,7 +569,7 @@ class _Demo:
             events=events,
             events_rate=self._events_meter.rate(now, events),
             bookmarks=bookmarks,
-            cache_size=len(pods.indexer) if pods is not None else 0,
+            cache_size=len(pods.cache) if pods is not None else 0,
             server_size=self._server_size(),
             lists=stats.lists if stats else 0,
             relists=stats.relists if stats else 0,
