@@ -23,7 +23,7 @@ import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from . import status
 from ._crd_kind import CustomKind
 from ._crd_lifecycle import (
