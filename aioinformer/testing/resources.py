@@ -67,8 +67,9 @@ class ResourceInfo:
 
     @property
     def list_kind(self) -> str:
-        """The kind of a list of these objects, e.g. ``"PodList"``."""
-        return f"{self.kind}List"
+        """The kind of a list of these objects, e.g. ``"PodList"`` (a CRD's ``listKind``)."""
+        custom_list = getattr(self.custom, "list_kind", "")
+        return str(custom_list) if custom_list else f"{self.kind}List"
 
     @property
     def group_resource(self) -> str:

@@ -215,6 +215,19 @@ async def test_printer_columns_in_server_side_tables(
     assert names == ["Name", "Age"]
 
 
+async def test_lists_carry_the_crds_list_kind(
+    fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
+) -> None:
+    """A list of custom resources is of the CRD's ``names.listKind``
+    (``customresource_handler.go``: the ``ListKind`` of the accepted names)."""
+    crd = crontab_crd()
+    crd["spec"]["names"]["listKind"] = "CronTabCollection"
+    fake_apiserver.objects.create("customresourcedefinitions", crd)
+    async with http.get(V1) as resp:
+        listed = await _json(resp)
+    assert (listed["kind"], listed["apiVersion"]) == ("CronTabCollection", "stable.example.com/v1")
+
+
 async def test_versions_share_one_storage_version(
     served: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
