@@ -28,7 +28,8 @@ from ._crd_objects import (
 )
 from ._crd_writes import crd_before_create, crd_before_status_update, crd_before_update
 from ._failure import StatusFailure
-from ._rest_types import decoded, kind_of
+from ._fieldvalidation import directive as field_directive
+from ._rest_types import WriteOptions, decoded, kind_of
 from ._strategy_service import ServiceAllocator
 from ._writerules import before_create, before_status_update, before_update, decode
 from .resources import ResourceInfo
@@ -62,13 +63,15 @@ def _custom(info: ResourceInfo) -> CustomKind | None:
 def decode_body(
     info: ResourceInfo,
     body: Any,
+    options: WriteOptions,
     *,
-    directive: str,
     operation: str,
     raw: bytes | None = None,
     patch: Any = None,
 ) -> tuple[dict[str, Any], list[str]]:
-    """The body (or patched object) decoded and defaulted; the object is the caller's."""
+    """The body (or patched object) decoded and defaulted by the request's
+    ``fieldValidation``; the object is the caller's to change."""
+    directive = field_directive(options.field_validation)
     custom = _custom(info)
     if custom is not None:
         return decode_custom(

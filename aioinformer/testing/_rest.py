@@ -39,7 +39,6 @@ from ._crd_rules import (
     view,
 )
 from ._failure import StatusFailure
-from ._fieldvalidation import directive
 from ._object_rules import (
     check_body,
     check_name,
@@ -65,26 +64,6 @@ __all__ = ["RestStorage"]
 #: Sentinel: compute the managed fields of a write (rather than take them as given).
 _TRACK: Any = object()
 _DEFAULT = WriteOptions()
-
-
-def _decode(
-    info: ResourceInfo,
-    body: Any,
-    options: WriteOptions,
-    operation: str,
-    raw: bytes | None = None,
-    patch: Any = None,
-) -> tuple[dict[str, Any], list[str]]:
-    """The body decoded by the resource's rules and the request's ``fieldValidation``; the
-    object is the caller's to change."""
-    return decode_body(
-        info,
-        body,
-        raw=raw,
-        directive=directive(options.field_validation),
-        operation=operation,
-        patch=patch,
-    )
 
 
 class RestStorage:
@@ -131,7 +110,9 @@ class RestStorage:
         meta = check_body(info, body)
         meta.pop("resourceVersion", None)
         ns = namespace_for(info, meta, namespace)
-        obj, warnings = _decode(info, {**body, "metadata": meta}, options, operation, options.raw)
+        obj, warnings = decode_body(
+            info, {**body, "metadata": meta}, options, operation=operation, raw=options.raw
+        )
         table = self.storage.objects(info)
         dry = options.dry
 
@@ -234,7 +215,9 @@ class RestStorage:
         options.check("UpdateOptions")
         meta = check_body(info, body)
         ns = namespace_for(info, meta, namespace)
-        obj, warnings = _decode(info, {**body, "metadata": meta}, options, "update", options.raw)
+        obj, warnings = decode_body(
+            info, {**body, "metadata": meta}, options, operation="update", raw=options.raw
+        )
         in_body = str(obj["metadata"].get("name") or "")
         if name and in_body != name:
             raise status.bad_request(
@@ -271,7 +254,7 @@ class RestStorage:
         patched = patched_object(info, old, patch, patch_type)
         if not isinstance(patched, dict) or not isinstance(patched.get("metadata"), dict):
             raise status.status_error(422, "Invalid", "the patched object is not a valid object")
-        obj, warnings = _decode(info, patched, options, patch_type, patch=patch)
+        obj, warnings = decode_body(info, patched, options, operation=patch_type, patch=patch)
         check_name(obj, name)
         check_resource_version(info, old, obj["metadata"].get("resourceVersion"))
         return self._replace(info, key, ns, old, obj, subresource, options, warnings)
@@ -306,7 +289,9 @@ class RestStorage:
             meta.pop("managedFields", None)
             created = self._create(info, {**base, "metadata": meta}, ns, options, managed, "apply")
             return replace(created, created=True)
-        obj, warnings = _decode(info, dict(old) if new is None else new, options, "apply")
+        obj, warnings = decode_body(
+            info, dict(old) if new is None else new, options, operation="apply"
+        )
         check_resource_version(info, old, obj["metadata"].get("resourceVersion"))
         return self._replace(info, key, ns, old, obj, subresource, options, warnings, managed)
 

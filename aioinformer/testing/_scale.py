@@ -30,7 +30,6 @@ from ._crd_kind import CustomKind, apply_scale, scale_of
 from ._crd_rules import decode_body, view
 from ._failure import StatusFailure
 from ._fielderrors import invalid, invalid_failure
-from ._fieldvalidation import directive
 from ._object_rules import check_resource_version, object_key
 from ._rest_types import WriteOptions, Written
 from ._writes import patched_object
@@ -159,8 +158,7 @@ def _write(
         version_seen = (scale.get("metadata") or {}).get("resourceVersion")
         new["metadata"]["resourceVersion"] = version_seen or ""
     options.check("UpdateOptions")
-    directive_ = directive(options.field_validation)
-    obj, warnings = decode_body(info, new, directive=directive_, operation="update")
+    obj, warnings = decode_body(info, new, options, operation="update")
     ns, key, current = rest._locate(info, name, namespace)
     check_resource_version(info, current, obj["metadata"].get("resourceVersion"))
     # The main resource's update rules; managed fields are recorded for ``scale``.
