@@ -27,6 +27,9 @@ from .history import ADDED, DELETED, ERROR, StoredEvent, encode_event
 from .resources import ResourceInfo
 from .storage import Storage, storage_key
 
+#: CustomResourceDefinitions: deleting one ends the watches of its resource.
+_CRDS = ("apiextensions.k8s.io", "customresourcedefinitions")
+
 __all__ = ["Watcher", "WatchHub", "parse_resource_version"]
 
 OPEN = "open"
@@ -219,6 +222,17 @@ class WatchHub:
         if watchers:
             for watcher in watchers:
                 watcher.deliver(event)
+        if event.type == DELETED and (info.group, info.plural) == _CRDS:
+            self._end_custom(event.obj)
+
+    def _end_custom(self, crd: Mapping[str, Any]) -> None:
+        """A CRD is gone: the watches of its resource end cleanly, as its storage is
+        destroyed (apiextensions-apiserver ``crdHandler.removeStorage``)."""
+        group = str((crd.get("spec") or {}).get("group") or "")
+        plural = str(((crd.get("status") or {}).get("acceptedNames") or {}).get("plural") or "")
+        for watcher in list(self._watchers.get((group, "", plural), ())):
+            watcher.end()
+            self.close(watcher)
 
     def open(
         self,

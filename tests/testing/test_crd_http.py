@@ -270,13 +270,14 @@ async def test_deleting_a_crd_deletes_its_objects_and_stops_serving(
     """A CRD DELETE answers the CRD marked (``deletionTimestamp``, the
     ``customresourcecleanup.apiextensions.k8s.io`` finalizer, ``Terminating``); the
     finalizer controller deletes every object (watchers see ``DELETED``), removes the
-    finalizer and the CRD is gone; the resource is no longer served
-    (``registry/customresourcedefinition/etcd.go``, ``controller/finalizer``)."""
+    finalizer and the CRD is gone; the resource is no longer served and its watches end, as
+    its storage is destroyed (``registry/customresourcedefinition/etcd.go``,
+    ``controller/finalizer``, ``customresource_handler.go``: ``removeStorage``)."""
     served.objects.create(RESOURCE, crontab())
     async with http.get(f"{V1}?watch=1&resourceVersion=0") as watch:
         async with http.delete(f"{CRDS}/{RESOURCE}") as resp:
             marked = await _json(resp)
-        events = decode(await raw_lines(watch, 2))
+        events = decode(await raw_lines(watch))  # every line until the watch ends
     assert marked["metadata"]["finalizers"] == ["customresourcecleanup.apiextensions.k8s.io"]
     assert marked["metadata"]["deletionTimestamp"]
     assert [e["type"] for e in events] == ["ADDED", "DELETED"]
