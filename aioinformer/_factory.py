@@ -226,7 +226,7 @@ class SharedInformerFactory(Service):
             missing = {
                 name: f
                 for name, f in (indexers or {}).items()
-                if name not in informer.indexer.get_indexers()
+                if name not in informer.cache.index_names()
             }
             if missing:
                 informer.add_indexers(missing)

@@ -1,8 +1,8 @@
 """The SharedIndexInformer: one LIST+WATCH shared by any number of consumers.
 
-Data path: the :class:`~aioinformer.Reflector` hands each batch of watch events (one read of
-the connection, decoded once) to a :class:`~aioinformer.delta_fifo.DeltaFIFO` in one call; one
-processing task pops batches of keys from it, applies each delta to the cache (a
+Data path: the :class:`~aioinformer.lowlevel.Reflector` hands each batch of watch events
+(decoded once) to a :class:`~aioinformer.delta_fifo.DeltaFIFO` in one call; one processing task
+pops batches of keys from it, applies each delta to the cache (a
 :class:`~aioinformer._compact.CompactIndexer` by default, or the dict-backed
 :class:`~aioinformer.store.Indexer`: see ``cache``) and appends the batch's notifications to
 every listener's deque at once. Nothing downstream of the FIFO can block the watch stream, and
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import anyio
 import anyio.lowlevel
 
+from ._cache_view import Cache
 from ._clock import SYSTEM_CLOCK, Clock
 from ._compact import DEFAULT_CACHE_MODE, CacheIndexer, CacheMode, new_indexer
 from ._config import WatchConfig
@@ -158,10 +159,13 @@ class SharedIndexInformer(Service):
     # -- configuration ---------------------------------------------------------------------
 
     @property
-    def indexer(self) -> CacheIndexer:
-        """The cache. Read it freely; never write to it. In the ``"dict"`` cache mode reads
-        return the cached objects themselves: never mutate them."""
-        return self._indexer
+    def cache(self) -> Cache:
+        """The cache, read-only (a :class:`~aioinformer.Cache`). With ``cache="compact"``
+        (the default) every read returns fresh dicts; with ``"dict"`` the cached objects
+        themselves: never mutate those."""
+        return Cache(self._indexer)
+
+    indexer = cache  # the former name, kept as an alias of the same read-only view
 
     @property
     def cache_mode(self) -> CacheMode:
@@ -169,7 +173,7 @@ class SharedIndexInformer(Service):
         return self._cache_mode
 
     def lister(self) -> Lister:
-        """A :class:`~aioinformer.lister.Lister` over the cache."""
+        """A :class:`~aioinformer.Lister` over the cache."""
         resource = getattr(self._lw, "resource", None)
         return Lister(self._indexer, resource=resource if isinstance(resource, Resource) else None)
 
@@ -245,7 +249,7 @@ class SharedIndexInformer(Service):
     # -- consumers -------------------------------------------------------------------------
 
     def events(self, *, resync_period: float | None = None) -> EventStream:
-        """Subscribe: an async iterator of :class:`~aioinformer.listener.Event`.
+        """Subscribe: an async iterator of :class:`~aioinformer.Event`.
 
         A subscriber that joins after the cache holds objects first receives them as synthetic
         ``ADDED`` events (``is_in_initial_list=True``), atomically with respect to other

@@ -11,11 +11,16 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import aioinformer
-from aioinformer import KubeClient, WatchConfig
-from aioinformer._controller import Controller
-from aioinformer._factory import SharedInformerFactory
-from aioinformer._informer import SharedIndexInformer
-from aioinformer._objects import KubeObject, meta_namespace_key, split_meta_namespace_key
+from aioinformer import (
+    Controller,
+    KubeClient,
+    KubeObject,
+    SharedIndexInformer,
+    SharedInformerFactory,
+    WatchConfig,
+    meta_namespace_key,
+    split_meta_namespace_key,
+)
 from aioinformer.errors import SelectorSyntaxError
 from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import MetricsProvider

@@ -41,11 +41,16 @@ from typing import Any
 import anyio
 
 import aioinformer
-from aioinformer import KubeClient, PatchType, Resource, split_meta_namespace_key
-from aioinformer._controller import Controller
-from aioinformer._factory import SharedInformerFactory
-from aioinformer._informer import SharedIndexInformer
-from aioinformer._objects import KubeObject
+from aioinformer import (
+    Controller,
+    KubeClient,
+    KubeObject,
+    PatchType,
+    Resource,
+    SharedIndexInformer,
+    SharedInformerFactory,
+    split_meta_namespace_key,
+)
 from aioinformer.errors import AlreadyExistsError, NotFoundError
 from aioinformer.testing import FakeApiServer
 

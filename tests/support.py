@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 
-from aioinformer import BackoffPolicy, Clock, KubeClient, Reflector, WatchConfig, WatchErrorHandler
+from aioinformer import BackoffPolicy, Clock, KubeClient, WatchConfig
 from aioinformer._clock import SYSTEM_CLOCK
 from aioinformer._delta_fifo import Delta, DeltaFIFO, DeltaType
 from aioinformer._event_stream import Event, EventType
@@ -22,9 +22,11 @@ from aioinformer._objects import (
     deletion_handling_meta_namespace_key,
     meta_namespace_key,
 )
+from aioinformer._reflector import WatchErrorHandler
 from aioinformer._store import Indexer
 from aioinformer._transport import KubeListerWatcher
 from aioinformer.errors import FIFOClosedError
+from aioinformer.lowlevel import Reflector
 from aioinformer.testing import FakeApiServer
 
 CONFIGMAPS = Resource.parse("v1/configmaps")

@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from aioinformer import Reflector, State
+from aioinformer import State
 from aioinformer._compact import CacheMode
 from aioinformer._delta_fifo import Delta, DeltaType
 from aioinformer._event_stream import Event, EventType, Listener, ResourceEventHandlerFuncs
@@ -18,6 +18,7 @@ from aioinformer._informer import SharedIndexInformer
 from aioinformer._listwatch import ListOptions, ListResult
 from aioinformer._objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.errors import ApiError, LifecycleError
+from aioinformer.lowlevel import Reflector
 from aioinformer.testing import FakeApiServer, FakeClock
 from tests.support import Recorder, configmap, new_informer
 
@@ -473,7 +474,7 @@ async def test_freeze_gc_after_sync_freezes_once_the_cache_is_synced(
     assert calls == [1]
 
 
-def test_an_unknown_cache_mode_is_refused() -> None:
+def test_an_unknown_cache_mode_is_refused(cache_mode: CacheMode) -> None:
     """``cache`` is "compact" or "dict"; anything else is a ValueError at construction."""
     with pytest.raises(ValueError, match="unknown cache mode"):
         SharedIndexInformer(UnusedListerWatcher(), cache="json")  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
-from aioinformer import Reflector, WatchConfig
+from aioinformer import WatchConfig
 from aioinformer._delta_fifo import DeltaFIFO, DeltaType
 from aioinformer._listwatch import ListerWatcher, ListOptions, ListResult, WatchEvent, WatchStream
 from aioinformer._transport import KubeListerWatcher
@@ -25,6 +25,7 @@ from aioinformer.errors import (
     LifecycleError,
     NotFoundError,
 )
+from aioinformer.lowlevel import Reflector
 from aioinformer.testing import FakeApiServer, FakeClock
 
 from .support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, running_pipeline, wait_until

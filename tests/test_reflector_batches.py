@@ -7,11 +7,11 @@ from typing import Any
 
 import anyio
 
-from aioinformer import Reflector
 from aioinformer._delta_fifo import DeltaType, WatchChange
 from aioinformer._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from aioinformer._objects import KubeObject
 from aioinformer.errors import MalformedWatchEventError
+from aioinformer.lowlevel import Reflector
 
 
 def cm(name: str, rv: str) -> KubeObject:

@@ -105,7 +105,7 @@ class InformerRuntime:
                     "ready": self._informer_ready(informer),
                     "synced": informer.has_synced(),
                     "running": informer.state not in (State.NEW, State.STOPPED),
-                    "objects": len(informer.indexer),
+                    "objects": len(informer.cache),
                 }
                 for name, informer in self._informers().items()
             },
