@@ -6,10 +6,14 @@ from collections.abc import Iterable
 from typing import Any
 
 import anyio
+from hypothesis import given
+from hypothesis import strategies as st
 
 from aioinformer._delta_fifo import DeltaType, WatchChange
 from aioinformer._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from aioinformer._objects import KubeObject
+from aioinformer._reflector._machine import ListWatch
+from aioinformer._reflector._states import Cursor, Watching
 from aioinformer.errors import MalformedWatchEventError
 from aioinformer.lowlevel import Reflector
 
@@ -132,3 +136,36 @@ async def test_a_store_without_apply_gets_one_call_per_event() -> None:
     store = Recorder(done, expected_calls=4)
     await run_until(store, done)
     assert store.calls == [("replace", "1"), ("add", "a"), ("update", "b"), ("delete", "a")]
+
+
+_TYPES = [*WatchEventType, "SURPRISE"]
+
+
+@st.composite
+def watch_runs(draw: st.DrawFn) -> tuple[Watching, list[WatchEvent]]:
+    """A Watching state and a run of events of any type, with or without a usable RV."""
+    start = Watching(
+        Cursor(draw(st.sampled_from(["", "0", "4"])), skipped=draw(st.integers(0, 2))),
+        replaying=draw(st.booleans()),
+        delivered=draw(st.booleans()),
+    )
+    events = []
+    for _ in range(draw(st.integers(0, 8))):
+        rv = draw(st.sampled_from([None, "", "5", "6", 7]))
+        metadata: dict[str, Any] = {} if rv is None else {"resourceVersion": rv}
+        obj: dict[str, Any] = {"metadata": metadata} if draw(st.booleans()) else {}
+        events.append(WatchEvent(draw(st.sampled_from(_TYPES)), obj))
+    return start, events
+
+
+@given(watch_runs())
+def test_a_run_of_events_is_the_same_as_one_event_at_a_time(
+    run: tuple[Watching, list[WatchEvent]],
+) -> None:
+    """ListWatch.events(run) gives the actions and the final state that event() per event
+    gives (the reflector's batch step is only a faster way to take the same steps)."""
+    start, events = run
+    batched, stepped = (ListWatch(page_size=500, streaming_list=False) for _ in range(2))
+    batched.state = stepped.state = start
+    assert batched.events(events) == [stepped.event(event) for event in events]
+    assert batched.state == stepped.state

@@ -358,13 +358,17 @@ class Reflector:
         machine, counters, name = self._machine, self._counters, self.name
         events = counters.events
         changes: list[WatchChange] = []
-        for event in batch:
-            if isinstance(event, MalformedWatchEventError):
-                machine.feed(Malformed(event))
+        received: list[WatchEvent] = []
+        for item in batch:
+            if isinstance(item, MalformedWatchEventError):
+                # Counted in the cursor (a relist follows the watch); independent of the
+                # events' resource versions, so it may come before the events around it.
+                machine.feed(Malformed(item))
                 counters.malformed_events += 1
-                logger.warning("%s: skipping malformed watch event: %s", name, event.reason)
-                continue
-            action = machine.event(event)
+                logger.warning("%s: skipping malformed watch event: %s", name, item.reason)
+            else:
+                received.append(item)
+        for event, action in zip(received, machine.events(received), strict=True):
             if action.__class__ is Apply:
                 kind = action.type
                 change = CHANGES.get(kind)

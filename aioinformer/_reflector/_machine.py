@@ -26,6 +26,7 @@ the machine only says which kind of wait comes next.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from .._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
@@ -370,6 +371,39 @@ class ListWatch:
             return self.feed(event)
         action, self.state = _on_event(state, event)
         return action
+
+    def events(self, events: Sequence[WatchEvent]) -> list[Action]:
+        """Apply watch events in order, as many :meth:`event` calls would (the same actions
+        and the same final state), with one new state for the whole run instead of one per
+        event."""
+        state = self.state
+        if state.__class__ is not Watching:
+            return [self.event(event) for event in events]
+        assert isinstance(state, Watching)
+        cursor, replaying, delivered = state.cursor, state.replaying, state.delivered
+        rv = cursor.resource_version
+        actions: list[Action] = []
+        append = actions.append
+        for event in events:
+            apply = _APPLY.get(event.type)
+            if apply is None:
+                append(Skip(event.type))
+                continue
+            if replaying and apply.type is not _ADDED:
+                replaying = False
+            if not replaying:
+                metadata = event.object.get("metadata")
+                if metadata.__class__ is dict:
+                    new = metadata.get("resourceVersion")
+                    if new and new.__class__ is str:
+                        rv = new
+            delivered = True
+            append(apply)
+        if rv != cursor.resource_version:
+            cursor = Cursor(rv, cursor.unavailable, cursor.paginated, cursor.skipped)
+        if (cursor, replaying, delivered) != (state.cursor, state.replaying, state.delivered):
+            self.state = Watching(cursor, replaying, delivered)
+        return actions
 
     def feed(self, received: Input) -> Action:
         """Apply one input; returns the next action."""
