@@ -157,19 +157,38 @@ def _retry_watch(error: Exception) -> Pause | None:
 
 
 def _on_event(state: Watching, event: WatchEvent) -> tuple[Action, State]:
-    apply = _APPLY.get(event.type)
-    if apply is None:
-        return Skip(event.type), state
-    cursor, replaying = state.cursor, state.replaying
-    if replaying and apply.type is not _ADDED:
-        replaying = False
-    if not replaying:
-        metadata = event.object.get("metadata")
-        if metadata.__class__ is dict:
-            rv = metadata.get("resourceVersion")
-            if rv and rv.__class__ is str and rv != cursor.resource_version:
-                cursor = Cursor(rv, cursor.unavailable, cursor.paginated, cursor.skipped)
-    return apply, Watching(cursor, replaying, True)
+    actions, after = _on_events(state, (event,))
+    return actions[0], after
+
+
+def _on_events(state: Watching, events: Sequence[WatchEvent]) -> tuple[list[Action], Watching]:
+    """Events in order: an :class:`Apply` for the known types (the RV follows each event's,
+    except during a replay of synthetic ADDED events), a :class:`Skip` for the others; one
+    new state at the end (the same state when nothing changed)."""
+    cursor, replaying, delivered = state.cursor, state.replaying, state.delivered
+    rv = cursor.resource_version
+    actions: list[Action] = []
+    append = actions.append
+    for event in events:
+        apply = _APPLY.get(event.type)
+        if apply is None:
+            append(Skip(event.type))
+            continue
+        if replaying and apply.type is not _ADDED:
+            replaying = False
+        if not replaying:
+            metadata = event.object.get("metadata")
+            if metadata.__class__ is dict:
+                new = metadata.get("resourceVersion")
+                if new and new.__class__ is str:
+                    rv = new
+        delivered = True
+        append(apply)
+    if rv != cursor.resource_version:
+        cursor = Cursor(rv, cursor.unavailable, cursor.paginated, cursor.skipped)
+    if (cursor, replaying, delivered) == (state.cursor, state.replaying, state.delivered):
+        return actions, state
+    return actions, Watching(cursor, replaying, delivered)
 
 
 def _watch_ended(state: Watching, ended: WatchEnded) -> tuple[Action, State]:
@@ -380,29 +399,7 @@ class ListWatch:
         if state.__class__ is not Watching:
             return [self.event(event) for event in events]
         assert isinstance(state, Watching)
-        cursor, replaying, delivered = state.cursor, state.replaying, state.delivered
-        rv = cursor.resource_version
-        actions: list[Action] = []
-        append = actions.append
-        for event in events:
-            apply = _APPLY.get(event.type)
-            if apply is None:
-                append(Skip(event.type))
-                continue
-            if replaying and apply.type is not _ADDED:
-                replaying = False
-            if not replaying:
-                metadata = event.object.get("metadata")
-                if metadata.__class__ is dict:
-                    new = metadata.get("resourceVersion")
-                    if new and new.__class__ is str:
-                        rv = new
-            delivered = True
-            append(apply)
-        if rv != cursor.resource_version:
-            cursor = Cursor(rv, cursor.unavailable, cursor.paginated, cursor.skipped)
-        if (cursor, replaying, delivered) != (state.cursor, state.replaying, state.delivered):
-            self.state = Watching(cursor, replaying, delivered)
+        actions, self.state = _on_events(state, events)
         return actions
 
     def feed(self, received: Input) -> Action:
