@@ -11,10 +11,10 @@ import orjson
 from .._objects import KubeObject
 from ._boundary import client_errors
 from ._collections import delete_collection, matching
+from ._resources import ResourceInfo, ResourceRegistry
 from ._rest import RestStorage
 from ._rest_types import WriteOptions, Written
 from ._selectors import compile_selectors
-from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["ServerObjects"]
 

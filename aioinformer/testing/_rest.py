@@ -27,9 +27,10 @@ from dataclasses import replace
 from typing import Any
 
 from .._objects import KubeObject
-from . import status
+from . import _status as status
 from ._failure import StatusFailure
 from ._fieldvalidation import directive
+from ._history import ADDED, DELETED, MODIFIED, with_resource_version
 from ._object_rules import (
     check_body,
     check_name,
@@ -41,7 +42,9 @@ from ._object_rules import (
     set_managed_fields,
     shape,
 )
+from ._resources import ResourceInfo
 from ._rest_types import WriteOptions, Written, decoded, kind_of
+from ._storage import Storage
 from ._strategy import generate_name
 from ._strategy_service import ServiceAllocator
 from ._writerules import (
@@ -52,9 +55,6 @@ from ._writerules import (
     decode,
 )
 from ._writes import applied_object, managed_fields_after_update, patched_object
-from .history import ADDED, DELETED, MODIFIED, with_resource_version
-from .resources import ResourceInfo
-from .storage import Storage
 
 __all__ = ["RestStorage"]
 

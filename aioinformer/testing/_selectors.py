@@ -15,7 +15,7 @@ from typing import Any
 from ._failure import StatusFailure
 from ._fields import field_value, parse_field_selector
 from ._labels import SelectorRefused, parse_label_selector
-from .resources import ResourceInfo
+from ._resources import ResourceInfo
 
 __all__ = ["Matcher", "compile_selectors", "field_value"]
 
