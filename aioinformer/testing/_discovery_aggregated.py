@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .resources import ResourceInfo, ResourceRegistry
+from ._resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["aggregated_media_type", "api_discovery", "apis_discovery"]
 

@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from .._objects import KubeObject
-from . import status
+from . import _status as status
 from ._crd_controller import CrdController
 from ._crd_rules import (
     create_rules,
@@ -39,6 +39,7 @@ from ._crd_rules import (
     view,
 )
 from ._failure import StatusFailure
+from ._history import ADDED, DELETED, MODIFIED, with_resource_version
 from ._object_rules import (
     check_body,
     check_name,
@@ -50,14 +51,13 @@ from ._object_rules import (
     set_managed_fields,
     shape,
 )
+from ._resources import ResourceInfo
 from ._rest_types import WriteOptions, Written
 from ._scale import patch_scale, update_scale
+from ._storage import Storage
 from ._strategy import generate_name
 from ._strategy_service import ServiceAllocator
 from ._writes import applied_object, managed_fields_after_update, patched_object
-from .history import ADDED, DELETED, MODIFIED, with_resource_version
-from .resources import ResourceInfo
-from .storage import Storage
 
 __all__ = ["RestStorage"]
 
