@@ -46,6 +46,12 @@ from ._reflector import ReflectorStore as ReflectorStore
 from ._reflector import WatchErrorHandler as WatchErrorHandler
 from ._selectors import LabelSelector as LabelSelector
 from ._selectors import parse_label_selector as parse_label_selector
+from ._sharded_controller import ShardedController as ShardedController
+from ._sharding import ShardSelector as ShardSelector
+from ._sharding import equal_shards as equal_shards
+from ._sharding import shard_range as shard_range
+from ._sharding._handover import RangeExit as RangeExit
+from ._sharding._handover import Timing as ShardTiming
 from ._store import NAMESPACE_INDEX as NAMESPACE_INDEX
 from ._store import Indexer as Indexer
 from ._store import Store as Store
@@ -79,6 +85,7 @@ __all__ = [
     "ListerWatcher",
     "Lister",
     "PatchType",
+    "RangeExit",
     "Reflector",
     "ReflectorStatistics",
     "ReflectorStore",
@@ -86,6 +93,9 @@ __all__ = [
     "Resource",
     "ResourceEventHandlerFuncs",
     "Result",
+    "ShardSelector",
+    "ShardTiming",
+    "ShardedController",
     "SharedIndexInformer",
     "SharedInformerFactory",
     "State",
@@ -97,7 +107,9 @@ __all__ = [
     "__version__",
     "connect",
     "deletion_handling_meta_namespace_key",
+    "equal_shards",
     "meta_namespace_key",
     "parse_label_selector",
+    "shard_range",
     "split_meta_namespace_key",
 ]

@@ -239,7 +239,12 @@ async def test_three_replicas_kill_stop_and_join(
         leaving = rng.choice(sorted(g.replicas))
         await g.stop(leaving)
         await g.wait_settled()
-        assert fake_apiserver.objects.list("leases", namespace="default")  # the victim's
+        leases = {
+            lease["metadata"]["name"]: lease["spec"].get("holderIdentity")
+            for lease in fake_apiserver.objects.list("leases", namespace="default")
+        }
+        # The victim's lease was fenced (not released by it); the leaver deleted its own.
+        assert leases[victim] == "" and leaving not in leases
 
         g.start("d")
         await g.wait_settled()
