@@ -64,6 +64,9 @@ logger = logging.getLogger(__name__)
 class ShardedControllerStatistics:
     """A snapshot of a sharded controller, read with :meth:`ShardedController.statistics`.
 
+    Also exposed as Prometheus metrics by
+    :class:`~aioinformer.metrics.ShardedControllerCollector`.
+
     :ivar state: where the controller is in its life.
     :ivar identity: this replica's name in the group.
     :ivar phase: ``joining``, ``member``, ``leaving``, ``released`` or ``left``.
@@ -78,7 +81,7 @@ class ShardedControllerStatistics:
     :ivar objects: objects in its cache now.
     :ivar filtering: who applies its shard selector (``server-side``, ``client-side``), None
         while it serves nothing.
-    :ivar reconciles: reconcile calls that returned or raised.
+    :ivar reconciles: reconcile calls that returned or raised (skipped keys included).
     :ivar errors: reconcile calls that raised.
     :ivar skipped: keys handed out for a range it does not take: dropped unreconciled.
     :ivar in_flight: reconciles running now.

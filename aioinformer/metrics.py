@@ -38,6 +38,7 @@ from ._informer import SharedIndexInformer
 from ._lifecycle import State
 from ._listwatch import WatchEventType
 from ._reflector import RestartCause
+from ._sharding._metrics import ShardedControllerCollector as ShardedControllerCollector
 from .workqueue._metrics import (
     HISTOGRAM_BUCKETS,
     METRIC_HELP,
@@ -59,6 +60,7 @@ __all__ = [
     "InformerCollector",
     "InformerSource",
     "PrometheusWorkqueueMetricsProvider",
+    "ShardedControllerCollector",
     "prometheus_available",
     "register_informer_metrics",
     "render_metrics",

@@ -33,6 +33,7 @@ from aioinformer._sharding._handover import RangeExit, Timing
 from aioinformer._sharding._ranges import FULL, HashRanges
 from aioinformer._sharding._selector import FIELD_UID
 from aioinformer._workers import Result
+from aioinformer.metrics import ShardedControllerCollector
 from aioinformer.testing import FakeApiServer
 from tests.support import CONFIGMAPS, FAST_WATCH, kube_client
 
@@ -251,5 +252,13 @@ async def test_three_replicas_kill_stop_and_join(
         assert len(g.replicas) == 2
         stats = [c.statistics() for c in g.replicas.values()]
         assert sum(s.hand_overs_in for s in stats) >= 2
+        samples = {
+            (sample.name, sample.labels.get("identity"), sample.labels.get("phase")): sample.value
+            for family in ShardedControllerCollector(*g.replicas.values()).collect()
+            for sample in family.samples
+        }
+        shares = [v for (name, _, _), v in samples.items() if name == "aioinformer_shard_share"]
+        assert sum(shares) == pytest.approx(1.0)
+        assert samples[("aioinformer_shard_phase", "d", "member")] == 1.0
         g.check_intervals()
     g.check_intervals()
