@@ -25,15 +25,15 @@ from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
 from ..backoff import Backoff
 from ..errors import (
-    ExpiredError,
     LifecycleError,
     MalformedWatchEventError,
+    ResourceVersionError,
     TransportError,
-    WatchIdleTimeoutError,
 )
 from ..listwatch import ListerWatcher, ListOptions, WatchEventType, WatchStream
 from ..objects import KubeObject
 from ._machine import ListWatch
+from ._reports import Reporter
 from ._states import RestartCause
 from ._statistics import Counters, ReflectorStatistics
 from ._steps import (
@@ -48,6 +48,7 @@ from ._steps import (
     OpenWatch,
     Pause,
     Proceed,
+    Reject,
     ReplaceStore,
     RequestList,
     StoreFailed,
@@ -67,6 +68,7 @@ logger = logging.getLogger(__name__)
 _ADDED = WatchEventType.ADDED
 _MODIFIED = WatchEventType.MODIFIED
 _DELETED = WatchEventType.DELETED
+_BOOKMARK = WatchEventType.BOOKMARK
 
 
 class ReflectorStore(Protocol):
@@ -135,6 +137,7 @@ class Reflector:
         self._backoff = Backoff(config.backoff, clock=clock, rand=rand)
         self._machine = ListWatch(page_size=config.page_size, streaming_list=config.streaming_list)
         self._counters = Counters()
+        self._reporter = Reporter(name, self._counters, self._call_handler)
         self._running = False
 
     def __repr__(self) -> str:
@@ -207,6 +210,8 @@ class Reflector:
             except Exception as exc:
                 return machine.feed(StoreFailed(exc)), None
             self._counters.listed(len(action.items))
+            if action.problems or self._counters.stale:
+                self._reporter.listed(action.problems, action.items)
             logger.debug(
                 "%s: listed %d objects at RV %s",
                 self.name,
@@ -229,7 +234,10 @@ class Reflector:
         elif action.reason is ListReason.STREAMING_FALLBACK:
             assert after is not None
             self._counters.streaming_list_fallbacks += 1
-            self._report(after)
+            if isinstance(after, ResourceVersionError):
+                self._reporter.version(after)
+            else:
+                self._report(after)
             logger.info("%s: streaming list failed; falling back to a LIST", self.name)
 
     async def _stream_list(self, options: ListOptions) -> tuple[Action, WatchStream | None]:
@@ -244,7 +252,6 @@ class Reflector:
                     initial,
                     clock=self._clock,
                     deadline=config.streaming_list_deadline,
-                    name=self.name,
                 )
                 objects = initial.objects
                 await self._store.replace(objects, rv)
@@ -252,16 +259,16 @@ class Reflector:
                 await _close(stream)
                 raise
         except Exception as exc:
+            if isinstance(exc, MalformedWatchEventError):
+                self._counters.malformed_events += 1
             return machine.feed(StreamingListFailed(exc)), None
         finally:
-            counters = self._counters
-            counters.malformed_events += initial.malformed
-            counters.unknown_events += initial.unknown
-            counters.store_errors += initial.key_errors
+            self._counters.unknown_events += initial.unknown
         self._counters.listed(len(objects))
         self._counters.watches += 1
+        self._reporter.listed(tuple(initial.invalid), objects)
         logger.debug("%s: streamed %d objects at RV %s", self.name, len(objects), rv)
-        return machine.feed(StreamingListSynced(rv, initial.malformed)), stream
+        return machine.feed(StreamingListSynced(rv)), stream
 
     # -- watching --------------------------------------------------------------------------
 
@@ -323,8 +330,14 @@ class Reflector:
         return action
 
     async def _consume(self, stream: WatchStream, started: float) -> Action:
-        """Apply a watch's events to the store until it ends (then closes it)."""
-        machine, store, counters = self._machine, self._store, self._counters
+        """Apply a watch's events to the store until it ends, or until the machine ends it
+        (a malformed line, a resource version going back); then close it."""
+        machine, store, counters, reporter = (
+            self._machine,
+            self._store,
+            self._counters,
+            self._reporter,
+        )
         events = counters.events
         ended: Exception | None = None
         try:
@@ -334,10 +347,8 @@ class Reflector:
                 except StopAsyncIteration:
                     break
                 except MalformedWatchEventError as exc:
-                    machine.feed(Malformed(exc))
                     counters.malformed_events += 1
-                    logger.warning("%s: skipping malformed watch event: %s", self.name, exc.reason)
-                    continue
+                    return machine.feed(Malformed(exc))  # a relist from the last good RV
                 except Exception as exc:
                     ended = exc
                     break
@@ -352,15 +363,15 @@ class Reflector:
                         elif kind is _DELETED:
                             await store.delete(event.object)
                     except Exception as exc:
-                        counters.store_errors += 1
-                        logger.warning(
-                            "%s: store refused a %s event: %s: %s",
-                            self.name,
-                            kind,
-                            type(exc).__name__,
-                            exc,
-                        )
+                        reporter.refused(event.object, exc, has_transform=self._has_transform)
+                    else:
+                        if counters.stale and kind is not _BOOKMARK:
+                            reporter.accepted(event.object)
                     events[kind] = events.get(kind, 0) + 1
+                elif isinstance(action, Reject):
+                    reporter.invalid(action.error)
+                elif isinstance(action, Pause):
+                    return action  # the event was not applied; a relist follows
                 else:
                     counters.unknown_events += 1
                     logger.warning(
@@ -370,6 +381,10 @@ class Reflector:
             # Closed before any wait: a stalled or throttled stream is not kept open.
             await _close(stream)
         return machine.feed(WatchEnded(ended, self._clock.now() - started))
+
+    @property
+    def _has_transform(self) -> bool:
+        return getattr(self._store, "transformer", None) is not None
 
     def _timed(self, options: ListOptions) -> ListOptions:
         """The options with a ``timeoutSeconds`` in ``[min, 2·min)`` of the configuration."""
@@ -382,6 +397,9 @@ class Reflector:
         if pause.cause is not None:
             self._counters.restarted(pause.cause)
         for error in pause.errors:
+            if isinstance(error, ResourceVersionError):
+                self._reporter.version(error)
+                continue
             disconnected = pause.cause is RestartCause.DISCONNECT
             quiet = disconnected and isinstance(error, TransportError)
             self._report(error, level=logging.DEBUG if quiet else None)
@@ -402,19 +420,12 @@ class Reflector:
             logger.warning("%s: reloading credentials failed: %s", self.name, type(exc).__name__)
 
     def _report(self, exc: BaseException, *, level: int | None = None) -> None:
-        counters = self._counters
-        counters.errors += 1
-        counters.last_error = f"{type(exc).__name__}: {exc}"
-        if level is None:
-            quiet = isinstance(exc, ExpiredError | WatchIdleTimeoutError)
-            level = logging.INFO if quiet else logging.WARNING
-        logger.log(level, "%s: list/watch error: %s: %s", self.name, type(exc).__name__, exc)
+        self._reporter.report(exc, level=level)
+
+    def _call_handler(self, exc: BaseException) -> None:
         handler = self._watch_error_handler
         if handler is not None:
-            try:
-                handler(self, exc)
-            except Exception:
-                logger.exception("%s: watch error handler failed", self.name)
+            handler(self, exc)
 
 
 class _ResyncFailed(Exception):
