@@ -20,12 +20,21 @@ from aioinformer.objects import KubeObject, meta_namespace_key, split_meta_names
 from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import MetricsProvider
 
-__all__ = ["DEMO_PODS", "PODS", "demo_client", "get_pod", "list_pods", "pod_informers"]
+__all__ = [
+    "DEMO_PODS",
+    "PODS",
+    "demo_client",
+    "get_pod",
+    "list_pods",
+    "pod_informers",
+    "seed_demo_pods",
+]
 
 #: The resource served.
 PODS = "v1/pods"
 
-#: What ``python examples/<app>.py`` puts in its fake API server.
+#: What ``python examples/<app>.py`` puts in its fake API server (the status is written
+#: after the create, through ``pods/status``, as a kubelet would: see :func:`seed_demo_pods`).
 DEMO_PODS: tuple[KubeObject, ...] = tuple(
     {
         "metadata": {"name": name, "namespace": "default", "labels": {"app": app}},
@@ -129,11 +138,25 @@ def get_pod(informer: SharedIndexInformer | None, namespace: str, name: str) -> 
     return 200, pod
 
 
+def seed_demo_pods(server: FakeApiServer) -> None:
+    """Create :data:`DEMO_PODS`, then give each its phase: like a real API server, the fake
+    resets a created pod's status to ``Pending``; the status is the kubelet's to write."""
+    for pod in DEMO_PODS:
+        meta = pod["metadata"]
+        server.objects.create("pods", pod)
+        server.objects.patch(
+            "pods",
+            meta["name"],
+            {"status": pod["status"]},
+            namespace=meta["namespace"],
+            subresource="status",
+        )
+
+
 @asynccontextmanager
 async def demo_client() -> AsyncIterator[KubeClient]:
     """A fake API server holding :data:`DEMO_PODS`, and a client talking to it."""
     async with FakeApiServer(bookmark_interval=10.0) as server:
-        for pod in DEMO_PODS:
-            server.objects.create("pods", pod)
+        seed_demo_pods(server)
         async with aioinformer.connect(server=server.url) as client:
             yield client

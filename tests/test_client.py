@@ -33,6 +33,7 @@ from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer, RequestRecord
 
 from .support import configmap, kube_client
+from .testing.valid import deployment
 
 WIDGETS = Resource("example.com", "v1", "widgets", kind="Widget")
 
@@ -193,13 +194,17 @@ async def test_replace_is_optimistic(server: FakeApiServer, client: KubeClient) 
 
 async def test_each_patch_type_merges_its_way(server: FakeApiServer, client: KubeClient) -> None:
     """A merge patch replaces lists, a strategic merge patch merges containers by name, a
-    JSON patch applies its operations (the content type says which)."""
-    await client.create("pods", pod("p", "app"))
+    JSON patch applies its operations (the content type says which). (A Deployment: a Pod's
+    containers cannot be added to after creation, ``ValidatePodUpdate``.)"""
+    await client.create("deployments", deployment("web"))
     strategic = await client.patch(
-        "pods", "p", {"spec": {"containers": [{"name": "sidecar", "image": "s:1"}]}},
+        "deployments", "web",
+        {"spec": {"template": {"spec": {"containers": [{"name": "sidecar", "image": "s:1"}]}}}},
         patch_type=PatchType.STRATEGIC,
     )  # fmt: skip
-    assert [c["name"] for c in strategic["spec"]["containers"]] == ["sidecar", "app"]
+    names = [c["name"] for c in strategic["spec"]["template"]["spec"]["containers"]]
+    assert names == ["sidecar", "app"]
+    await client.create("pods", pod("p", "app"))
     merged = await client.patch("pods", "p", {"metadata": {"labels": {"tier": "web"}}})
     assert merged["metadata"]["labels"] == {"tier": "web"}
     ops = [{"op": "replace", "path": "/metadata/labels/tier", "value": "db"}]

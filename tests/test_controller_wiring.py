@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 
@@ -16,6 +15,7 @@ from aioinformer.objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import WorkQueue
 from tests.support import FAST_WATCH, configmap, wait_until
+from tests.testing.valid import pod
 
 from .support import kube_client
 
@@ -218,8 +218,7 @@ async def test_map_func_maps_pods_to_their_namespace(fake_apiserver: FakeApiServ
     """Owner-style mapping: pod events enqueue their namespace; deleting the last pod of a
     namespace still enqueues it."""
     fake_apiserver.objects.create("namespaces", {"metadata": {"name": "team"}})
-    pod: dict[str, Any] = {"metadata": {"name": "p", "namespace": "team"}, "spec": {}}
-    fake_apiserver.objects.create("pods", pod)
+    fake_apiserver.objects.create("pods", pod("p", "team"))  # with a container: ValidatePodSpec
     async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
         record = Recorder()
         controller: Controller[str] = Controller(name="map", reconcile=record)

@@ -26,6 +26,7 @@ from aioinformer.workqueue import METRIC_NAMES
 
 from ._web import serve_aiohttp, serve_asgi
 from .support import FAST_WATCH, kube_client
+from .testing.valid import pod
 
 GUARD = 10.0
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -44,6 +45,7 @@ def load_example(name: str) -> ModuleType:
 
 fastapi_app = load_example("fastapi_app")
 aiohttp_app = load_example("aiohttp_app")
+pod_service = load_example("pod_service")
 
 
 @dataclass
@@ -119,13 +121,10 @@ def kind(request: pytest.FixtureRequest) -> str:
 
 
 async def seed(server: FakeApiServer) -> None:
-    """The example's demo pods, plus one in another namespace."""
-    for pod in fastapi_app.DEMO_PODS:
-        server.objects.create("pods", pod)
-    server.objects.create(
-        "pods",
-        {"metadata": {"name": "web-9", "namespace": "other", "labels": {"app": "web"}}},
-    )
+    """The example's demo pods, plus one in another namespace (with the container a real
+    server requires; its phase stays ``Pending``, as a real create sets it)."""
+    pod_service.seed_demo_pods(server)
+    server.objects.create("pods", pod("web-9", "other", labels={"app": "web"}))
 
 
 @pytest.fixture
@@ -197,7 +196,7 @@ async def test_pods_are_served_from_the_cache(kind: str, apiserver: FakeApiServe
                 "default/db-1": "Pending",
                 "default/web-1": "Running",
                 "default/web-2": "Running",
-                "other/web-9": "Unknown",
+                "other/web-9": "Pending",
             }
 
 
@@ -210,9 +209,7 @@ async def test_new_pods_show_up(kind: str, apiserver: FakeApiServer) -> None:
             assert await asyncio.wait_for(runtime.wait_ready(), GUARD)
             informer = runtime.factory.for_resource("v1/pods")
             async with informer.events() as events:
-                apiserver.objects.create(
-                    "pods", {"metadata": {"name": "web-3", "labels": {"app": "web"}}}
-                )
+                apiserver.objects.create("pods", pod("web-3", labels={"app": "web"}))
                 async for event in events:
                     if event.object["metadata"]["name"] == "web-3":
                         break

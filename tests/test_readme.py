@@ -31,6 +31,7 @@ from aioinformer.testing import FakeApiServer
 
 from ._kubeconfig import kubeconfig_for
 from ._web import serve_asgi
+from .testing.valid import create_with_status, pod
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -124,15 +125,11 @@ PODS = [
 @pytest.fixture
 async def cluster(fake_apiserver: FakeApiServer, tmp_path: Path) -> AsyncIterator[dict[str, str]]:
     """A fake API server holding :data:`PODS`; yields the environment of a program that finds
-    it through ``$KUBECONFIG``."""
+    it through ``$KUBECONFIG``. Each pod's phase is written through ``pods/status`` after the
+    create, as a kubelet writes it (a real create resets the status to ``Pending``)."""
     for name, labels, node, phase in PODS:
-        fake_apiserver.objects.create(
-            "pods",
-            {
-                "metadata": {"name": name, "namespace": "default", "labels": labels},
-                "spec": {"nodeName": node, "containers": [{"name": "c", "image": "nginx"}]},
-                "status": {"phase": phase},
-            },
+        create_with_status(
+            fake_apiserver, "pods", pod(name, labels=labels, node=node), {"phase": phase}
         )
     config = kubeconfig_for(fake_apiserver, tmp_path / "kubeconfig", namespace="default")
     yield {**os.environ, "KUBECONFIG": str(config), "PYTHONUNBUFFERED": "1"}

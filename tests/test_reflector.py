@@ -508,7 +508,8 @@ async def test_paginated_list_expired_mid_way_falls_back_to_a_full_list(
 async def test_large_objects_and_ten_thousand_item_pages_pass_through(
     server: FakeApiServer,
 ) -> None:
-    """A 5 MB object and a 10,000-object list page reach the store."""
+    """A 1 MiB object (the largest ConfigMap a real server stores: ``ValidateConfigMap``
+    refuses more; this test once used 5 MB) and a 10,000-object list page reach the store."""
     for i in range(10_000):
         server.objects.create("configmaps", configmap(f"cm-{i:05d}"))
     server.faults.fail_next(1, 410, verb="list")  # force the paginated RV "" list
@@ -516,10 +517,10 @@ async def test_large_objects_and_ten_thousand_item_pages_pass_through(
     async with running_pipeline(server, config=config) as pipeline:
         await next_watch(server, 0)
         await pipeline.converged(within=60)
-        server.objects.create("configmaps", configmap("huge", blob="h" * (5 * 1024 * 1024)))
+        server.objects.create("configmaps", configmap("huge", blob="h" * (1024 * 1024)))
         await pipeline.converged(within=30)
         huge = pipeline.indexer.get_by_key("default/huge")
-        assert huge is not None and len(huge["data"]["blob"]) == 5 * 1024 * 1024
+        assert huge is not None and len(huge["data"]["blob"]) == 1024 * 1024
     listed = [r.query for r in server.requests.records if r.verb == "list" and r.status == 200]
     assert listed == [{"limit": "10000"}]
     assert len(pipeline.cache()) == 10_001

@@ -7,6 +7,13 @@ over real HTTP. Its entry points are ``server.objects`` (:class:`ServerObjects`)
 ``server.faults`` (:class:`ServerFaults`) and ``server.requests`` (:class:`ServerRequests`).
 The pytest fixture ``fake_apiserver`` is registered automatically (see
 :mod:`aioinformer.testing.pytest_plugin`); ``aioinformer fake-apiserver`` runs it standalone.
+
+Its write side follows a real kube-apiserver of the release whose published schemas it serves
+(``/version``): bodies are decoded as the Go types decode them (unknown fields pruned and
+reported by ``fieldValidation``), defaulted, validated (422 ``Invalid``), and stored with the
+kinds' status and generation rules; ``dryRun=All`` stores nothing; strategic merge patch and
+server-side apply follow the schemas; protobuf request bodies, server-side Tables and the
+OpenAPI documents serve kubectl. See :mod:`._rest` for the steps of one write.
 """
 
 from ._clock import FakeClock as FakeClock

@@ -3,7 +3,7 @@ namespace that is deleted."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..objects import KubeObject
@@ -11,6 +11,7 @@ from ._failure import StatusFailure
 from .resources import ResourceInfo
 
 if TYPE_CHECKING:
+    from ._rest import RestStorage
     from .storage import Storage
 
 __all__ = ["delete_collection", "delete_namespace_contents", "matching"]
@@ -34,27 +35,35 @@ def matching(
 
 
 def delete_collection(
-    storage: Storage, info: ResourceInfo, *, namespace: str = "", matcher: Matcher = None
+    rest: RestStorage,
+    info: ResourceInfo,
+    *,
+    namespace: str = "",
+    matcher: Matcher = None,
+    dry_run: Sequence[str] = (),
 ) -> list[KubeObject]:
     """Delete every object of a resource (in ``namespace``) that ``matcher`` accepts, one by
     one like the registry's ``DeleteCollection``; returns their final states. An object that
-    cannot be deleted (gone meanwhile) is skipped."""
+    cannot be deleted (gone meanwhile) is skipped. ``dry_run=("All",)`` deletes nothing."""
     out: list[KubeObject] = []
-    for obj in matching(storage, info, namespace=namespace, matcher=matcher):
+    for obj in matching(rest.storage, info, namespace=namespace, matcher=matcher):
         meta = obj["metadata"]
         try:
-            final, _ = storage.delete(
-                info, name=meta["name"], namespace=str(meta.get("namespace") or "")
+            written = rest.delete(
+                info,
+                name=meta["name"],
+                namespace=str(meta.get("namespace") or ""),
+                dry_run=dry_run,
             )
         except StatusFailure:
             continue
-        out.append(final)
+        out.append(written.obj)
     return out
 
 
-def delete_namespace_contents(storage: Storage, namespace: str) -> None:
+def delete_namespace_contents(rest: RestStorage, namespace: str) -> None:
     """Delete every object in a namespace (finalizers are honoured: those are only marked)."""
-    for info in storage.registry:
+    for info in rest.registry:
         if info.namespaced:
-            for obj in matching(storage, info, namespace=namespace, matcher=None):
-                storage.delete(info, name=obj["metadata"]["name"], namespace=namespace)
+            for obj in matching(rest.storage, info, namespace=namespace, matcher=None):
+                rest.delete(info, name=obj["metadata"]["name"], namespace=namespace)

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from ._decode_scalars import ScalarError, check_base64, format_time, parse_time
+from ._decode_scalars import ScalarError, canonical_time, check_base64
 from ._quantity import QuantityError, canonical_text
 from ._schema import schemas
 
@@ -281,10 +281,9 @@ class _Walk:
             if not isinstance(value, str):
                 self.fail(value, "string", struct, path)
             try:
-                moment = parse_time(value, micro=kind == MICROTIME)
+                return canonical_time(value, micro=kind == MICROTIME)
             except ScalarError as error:
                 raise DecodeError(str(error)) from None
-            return format_time(moment, micro=kind == MICROTIME)
         return value
 
     def struct(self, node: Node, value: dict[str, Any], path: Link, at: Link) -> Any:

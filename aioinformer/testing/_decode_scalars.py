@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from datetime import UTC, datetime, timedelta, timezone
 
-__all__ = ["ScalarError", "check_base64", "format_time", "parse_time"]
+__all__ = ["ScalarError", "canonical_time", "check_base64", "format_time", "parse_time"]
 
 _RFC3339 = "2006-01-02T15:04:05Z07:00"
 _RFC3339_MICRO = "2006-01-02T15:04:05.000000Z07:00"
@@ -105,6 +106,16 @@ def format_time(moment: datetime, *, micro: bool = False) -> str:
     if micro:
         return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@functools.lru_cache(maxsize=4096)
+def canonical_time(value: str, *, micro: bool = False) -> str:
+    """A time as the server stores it: :func:`parse_time` then :func:`format_time` (cached:
+    the times of one test run repeat, every write decodes every time in the object).
+
+    :raises ScalarError: as :func:`parse_time`.
+    """
+    return format_time(parse_time(value, micro=micro), micro=micro)
 
 
 def check_base64(value: str) -> None:

@@ -1,16 +1,15 @@
-"""The rules every write applies to an object's shape and metadata (the fake's ``rest``
-strategies): body checks, namespaces, names, server-owned fields, resource versions.
+"""The checks every write makes on a body's shape and identity: kind, namespace, name,
+resource version and preconditions, and the stored object's layout.
 
-Pure functions over one object; the storage (:mod:`.storage`) applies them in order. Each
-refusal carries the real server's Status (``handlers/rest.go``, ``apimachinery``
-``ValidateObjectMeta``, the registry's ``BeforeCreate``/``BeforeUpdate``).
+Pure functions over one object; the registry (:mod:`._rest`) applies them in order. Each
+refusal carries the real server's Status (``handlers/rest.go``, the registry's
+``BeforeCreate``/``BeforeUpdate`` and ``Store.Update``). What a write does to the object
+itself (decoding, defaults, validation, status, generation) is :mod:`._writerules`'.
 """
 
 from __future__ import annotations
 
-import re
-import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,37 +18,16 @@ from . import status
 from .resources import ResourceInfo
 
 __all__ = [
-    "GENERATE_ALPHABET",
-    "SERVER_OWNED",
     "check_body",
     "check_name",
     "check_preconditions",
     "check_resource_version",
-    "name_for_create",
     "namespace_for",
     "now",
     "object_key",
     "set_managed_fields",
     "shape",
-    "spec_part",
-    "updated_metadata",
-    "validate_name",
 ]
-
-_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-
-#: The characters of a ``generateName`` suffix (``k8s.io/apimachinery`` ``util/rand``).
-GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-
-#: The metadata only the server sets: kept from the stored object on every update.
-SERVER_OWNED = (
-    "uid",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "generation",
-)
 
 
 def object_key(namespace: str, name: str) -> str:
@@ -60,11 +38,6 @@ def object_key(namespace: str, name: str) -> str:
 def now() -> str:
     """A timestamp as the server writes one (RFC 3339, whole seconds)."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def spec_part(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """Everything but metadata, status and type: a change here bumps ``generation``."""
-    return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
 
 
 def set_managed_fields(meta: dict[str, Any], managed: list[dict[str, Any]] | None) -> None:
@@ -119,20 +92,6 @@ def namespace_for(info: ResourceInfo, meta: dict[str, Any], namespace: str) -> s
     return resolved
 
 
-def validate_name(info: ResourceInfo, name: str, *, dns_label: bool) -> None:
-    """A name must be a DNS subdomain (a DNS label for namespaces: ``dns_label``)."""
-    pattern, limit = (_LABEL, 63) if dns_label else (_SUBDOMAIN, 253)
-    if len(name) > limit or not pattern.match(name):
-        raise status.invalid(
-            info,
-            name,
-            "metadata.name",
-            f'Invalid value: "{name}": a lowercase RFC 1123 name must consist of lower case '
-            "alphanumeric characters, '-' or '.', and must start and end with an "
-            "alphanumeric character",
-        )
-
-
 def shape(info: ResourceInfo, meta: dict[str, Any], body: Mapping[str, Any]) -> KubeObject:
     """The stored object: ``kind``, ``apiVersion`` and ``metadata`` first, then the body."""
     obj: KubeObject = {"kind": info.kind, "apiVersion": info.api_version, "metadata": meta}
@@ -151,46 +110,6 @@ def check_resource_version(info: ResourceInfo, old: KubeObject, wanted: Any) -> 
             "the object has been modified; please apply your changes to the latest version "
             "and try again",
         )
-
-
-def name_for_create(
-    info: ResourceInfo, meta: Mapping[str, Any], taken: Callable[[str], bool]
-) -> str:
-    """The name of a created object: ``metadata.name``, else ``generateName`` and five
-    random characters (a free name when one of 8 tries is free, as the server retries).
-
-    :raises StatusFailure: 422 when the object has neither.
-    """
-    name = str(meta.get("name") or "")
-    if name:
-        return name
-    prefix = str(meta.get("generateName") or "")
-    if not prefix:
-        raise status.invalid(
-            info, "", "metadata.name", "Required value: name or generateName is required"
-        )
-    for _ in range(8):
-        name = prefix + "".join(secrets.choice(GENERATE_ALPHABET) for _ in range(5))
-        if not taken(name):
-            break
-    return name
-
-
-def updated_metadata(
-    old: Mapping[str, Any], given: Mapping[str, Any], namespace: str
-) -> dict[str, Any]:
-    """The metadata of an update: as given, but the server-owned fields, the name and the
-    namespace stay what they are."""
-    meta = dict(given)
-    for field in SERVER_OWNED:
-        if field in old:
-            meta[field] = old[field]
-        else:
-            meta.pop(field, None)
-    meta["name"] = old["name"]
-    if namespace:
-        meta["namespace"] = namespace
-    return meta
 
 
 def check_preconditions(

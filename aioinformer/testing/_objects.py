@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any, TypeVar, cast
 
@@ -10,11 +11,14 @@ import orjson
 from ..objects import KubeObject
 from ._boundary import client_errors
 from ._collections import delete_collection, matching
+from ._rest import RestStorage
+from ._rest_types import WriteOptions, Written
 from ._selectors import compile_selectors
 from .resources import ResourceInfo, ResourceRegistry
-from .storage import Storage
 
 __all__ = ["ServerObjects"]
+
+logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
@@ -27,6 +31,24 @@ ObjectList = list[KubeObject]
 def _copy(obj: _T) -> _T:
     """A deep copy (JSON round trip: objects are JSON anyway, and it is fast)."""
     return cast(_T, orjson.loads(orjson.dumps(obj)))
+
+
+def _options(
+    field_manager: str, field_validation: str, dry_run: bool, force: bool | None = None
+) -> WriteOptions:
+    return WriteOptions(
+        field_manager=field_manager,
+        field_validation=field_validation,
+        dry_run=("All",) if dry_run else (),
+        force=force,
+    )
+
+
+def _answer(written: Written, what: str) -> KubeObject:
+    """The object of a write, copied; its warnings go to the log (as a client prints them)."""
+    for warning in written.warnings:
+        logger.warning("%s: warning from the fake API server: %s", what, warning)
+    return _copy(written.obj)
 
 
 class ServerObjects:
@@ -47,11 +69,22 @@ class ServerObjects:
     (:class:`~aioinformer.errors.NotFoundError`, :class:`~aioinformer.errors.ConflictError`,
     :class:`~aioinformer.errors.UnprocessableEntityError`, ...), whose ``status`` is that
     ``Status``. So a test handles a refusal the same way in process and over the wire.
+
+    Writes run the real server's rules (see :mod:`aioinformer.testing`): objects come back
+    decoded and **defaulted** as a real server stores them (a Pod gets ``restartPolicy``,
+    ``status.phase: Pending``...), invalid ones are refused (422), ``status`` is reset on
+    create and kept on main-resource writes of kinds with a status subresource (write it
+    with ``subresource="status"``). Unlike an HTTP request, which defaults to ``Warn``,
+    ``field_validation`` defaults to ``"Strict"`` (what kubectl sends): an unknown or
+    duplicated field is a 400 rather than silently dropped, so a typo in seeded test data
+    shows at once. With ``"Warn"`` the warnings are logged. ``dry_run=True`` runs every rule
+    and returns the would-be object, storing nothing.
     """
 
-    def __init__(self, registry: ResourceRegistry, storage: Storage) -> None:
+    def __init__(self, registry: ResourceRegistry, rest: RestStorage) -> None:
         self._registry = registry
-        self._storage = storage
+        self._rest = rest
+        self._storage = rest.storage
 
     @property
     def resource_version(self) -> str:
@@ -66,6 +99,8 @@ class ServerObjects:
         *,
         namespace: str = "",
         field_manager: str = "",
+        field_validation: str = "Strict",
+        dry_run: bool = False,
     ) -> KubeObject:
         """Create an object as ``POST`` would; returns the stored object.
 
@@ -73,12 +108,17 @@ class ServerObjects:
             ``default``).
         :param field_manager: the manager ``managedFields`` name (default ``""``: ``unknown``,
             as for a request with neither ``fieldManager`` nor User-Agent).
+        :param field_validation: ``"Strict"`` (default), ``"Warn"`` or ``"Ignore"``.
+        :param dry_run: validate and default, store nothing (``dryRun=All``).
         """
         info = self._registry.resolve(resource)
-        created = self._storage.create(
-            info, _copy(obj), namespace=namespace, field_manager=field_manager
+        written = self._rest.create(
+            info,
+            _copy(obj),
+            namespace=namespace,
+            options=_options(field_manager, field_validation, dry_run),
         )
-        return _copy(created)
+        return _answer(written, f"create {info}")
 
     @client_errors
     def get(self, resource: str | ResourceInfo, name: str, *, namespace: str = "") -> KubeObject:
@@ -98,20 +138,26 @@ class ServerObjects:
         namespace: str = "",
         subresource: str = "",
         field_manager: str = "",
+        field_validation: str = "Strict",
+        dry_run: bool = False,
     ) -> KubeObject:
-        """Replace an object as ``PUT`` would (409 on a stale ``metadata.resourceVersion``).
+        """Replace an object as ``PUT`` would (409 on a stale ``metadata.resourceVersion``;
+        without one the update is unconditional).
 
-        :param subresource: ``"status"`` to change only ``status``.
+        :param subresource: ``"status"`` to change only ``status`` (kinds that have one).
         :param field_manager: the manager ``managedFields`` name (default: ``unknown``).
+        :param field_validation: ``"Strict"`` (default), ``"Warn"`` or ``"Ignore"``.
+        :param dry_run: validate and default, store nothing (``dryRun=All``).
         """
-        updated = self._storage.update(
-            self._registry.resolve(resource),
+        info = self._registry.resolve(resource)
+        written = self._rest.update(
+            info,
             _copy(obj),
             namespace=namespace,
             subresource=subresource,
-            field_manager=field_manager,
+            options=_options(field_manager, field_validation, dry_run),
         )
-        return _copy(updated)
+        return _answer(written, f"update {info}")
 
     @client_errors
     def patch(
@@ -125,6 +171,8 @@ class ServerObjects:
         subresource: str = "",
         field_manager: str = "",
         force: bool | None = None,
+        field_validation: str = "Strict",
+        dry_run: bool = False,
     ) -> KubeObject:
         """Patch an object as ``PATCH`` would.
 
@@ -134,21 +182,23 @@ class ServerObjects:
         :param field_manager: the manager ``managedFields`` name; required for ``"apply"``
             (else 422, as real), default ``unknown`` for the others.
         :param force: for ``"apply"``: take fields other managers own instead of a 409.
+        :param field_validation: ``"Strict"`` (default), ``"Warn"`` or ``"Ignore"``.
+        :param dry_run: validate and default, store nothing (``dryRun=All``).
         :raises ValueError: for another ``patch_type``.
         """
         if patch_type not in PATCH_TYPES:
             raise ValueError(f"unknown patch type {patch_type!r}")
-        patched = self._storage.patch(
-            self._registry.resolve(resource),
+        info = self._registry.resolve(resource)
+        written = self._rest.patch(
+            info,
             _copy(patch),
             name=name,
             namespace=namespace,
             patch_type=patch_type,
             subresource=subresource,
-            field_manager=field_manager,
-            force=force,
+            options=_options(field_manager, field_validation, dry_run, force),
         )
-        return _copy(patched)
+        return _answer(written, f"patch {info}")
 
     @client_errors
     def delete(
@@ -158,18 +208,21 @@ class ServerObjects:
         *,
         namespace: str = "",
         preconditions: Mapping[str, Any] | None = None,
+        dry_run: bool = False,
     ) -> KubeObject:
         """Delete an object (or mark it, when it has finalizers); returns its final state.
 
         :param preconditions: ``{"uid": ..., "resourceVersion": ...}`` that must match (409).
+        :param dry_run: answer what would happen, delete nothing (``dryRun=All``).
         """
-        obj, _ = self._storage.delete(
+        written = self._rest.delete(
             self._registry.resolve(resource),
             name=name,
             namespace=namespace,
             preconditions=preconditions,
+            dry_run=("All",) if dry_run else (),
         )
-        return _copy(obj)
+        return _copy(written.obj)
 
     @client_errors
     def delete_collection(
@@ -186,7 +239,7 @@ class ServerObjects:
         """
         info = self._registry.resolve(resource)
         matcher = compile_selectors(label_selector, field_selector, info)
-        return _copy(delete_collection(self._storage, info, namespace=namespace, matcher=matcher))
+        return _copy(delete_collection(self._rest, info, namespace=namespace, matcher=matcher))
 
     @client_errors
     def list(

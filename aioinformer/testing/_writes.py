@@ -29,7 +29,6 @@ __all__ = [
     "managed_fields_after_update",
     "patched_object",
     "root_type",
-    "validate_patch_options",
 ]
 
 #: The PATCH content types of built-in resources, by patch type, in the order the real
@@ -82,44 +81,6 @@ def _go_kind(value: Any) -> str:
     if isinstance(value, int | float):
         return "number"
     return "string"
-
-
-def validate_patch_options(patch_type: str, field_manager: str, force: bool | None) -> None:
-    """``ValidatePatchOptions``: apply needs a field manager, only apply takes ``force``.
-
-    :raises StatusFailure: 422 ``PatchOptions.meta.k8s.io "" is invalid``.
-    """
-    causes = []
-    if patch_type == "apply" and not field_manager:
-        causes.append(
-            ("FieldValueRequired", "fieldManager", "Required value: is required for apply patch")
-        )
-    if patch_type != "apply" and force is not None:
-        causes.append(
-            ("FieldValueForbidden", "force", "Forbidden: may not be specified for non-apply patch")
-        )
-    if len(field_manager) > 128:
-        causes.append(
-            ("FieldValueTooLong", "fieldManager", "Too long: may not be more than 128 bytes")
-        )
-    if not causes:
-        return
-    text = ", ".join(f"{field}: {message}" for _, field, message in causes)
-    if len(causes) > 1:
-        text = f"[{text}]"
-    raise StatusFailure(
-        422,
-        "Invalid",
-        f'PatchOptions.meta.k8s.io "" is invalid: {text}',
-        details={
-            "group": "meta.k8s.io",
-            "kind": "PatchOptions",
-            "causes": [
-                {"reason": reason, "message": message, "field": field}
-                for reason, field, message in causes
-            ],
-        },
-    )
 
 
 def patched_object(info: ResourceInfo, old: Mapping[str, Any], patch: Any, patch_type: str) -> Any:

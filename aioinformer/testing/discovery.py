@@ -8,23 +8,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._schema import schemas
 from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["api_group", "api_group_list", "api_resource_list", "api_versions", "version_info"]
-
-#: The Kubernetes version the fake claims to be.
-KUBERNETES_MINOR = "32"
 
 #: The verbs of a ``status`` subresource.
 _STATUS_VERBS = ["get", "patch", "update"]
 
 
 def version_info() -> dict[str, Any]:
-    """``/version``."""
+    """``/version``: the Kubernetes release whose schemas the fake serves (the newest the
+    ``kubernetes-validate`` package has), the one the OpenAPI documents name too."""
+    served = schemas()
+    major, minor, _ = served.version
     return {
-        "major": "1",
-        "minor": KUBERNETES_MINOR,
-        "gitVersion": f"v1.{KUBERNETES_MINOR}.0-aioinformer-fake",
+        "major": str(major),
+        "minor": str(minor),
+        "gitVersion": f"{served.git_version}-aioinformer-fake",
         "gitCommit": "0000000000000000000000000000000000000000",
         "gitTreeState": "clean",
         "buildDate": "2025-01-01T00:00:00Z",

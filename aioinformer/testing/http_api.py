@@ -12,23 +12,31 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-import orjson
 from aiohttp import web
 
-from . import discovery, openapi, status
+from . import discovery, status
 from ._collections import delete_collection
 from ._failure import StatusFailure
+from ._http_io import (
+    Output,
+    delete_options,
+    json_response,
+    object_body,
+    patch_body,
+    write_options,
+)
 from ._managed import manager_from_user_agent
-from ._schema import schemas
+from ._openapi import v2_acceptable
+from ._rest import RestStorage
 from ._shard import ShardingGate
 from ._writes import accepted_patch_types
 from .faults import RequestFaults
 from .listing import ListRequest, compile_matcher, list_document, shard_filter, with_shard
+from .openapi import ServedDocuments
 from .patch import patch_type_of
 from .request_log import RequestLog, RequestRecord
 from .resources import ResourceInfo, ResourceRegistry
 from .routing import RequestInfo, parse_request, truthy
-from .storage import Storage
 from .watch import WatchHub
 
 __all__ = ["ApiHandler", "json_response"]
@@ -39,15 +47,6 @@ logger = logging.getLogger(__name__)
 AdminHandler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 _JSON = "application/json"
-
-
-def json_response(
-    body: Any, status_code: int = 200, headers: Mapping[str, str] | None = None
-) -> web.Response:
-    """An ``application/json`` answer encoded with orjson."""
-    return web.Response(
-        body=orjson.dumps(body), status=status_code, content_type=_JSON, headers=headers
-    )
 
 
 def error_response(failure: StatusFailure) -> web.Response:
@@ -65,48 +64,12 @@ def _field_manager(request: web.Request, query: Mapping[str, str]) -> str:
     )
 
 
-def _force(query: Mapping[str, str]) -> bool | None:
-    raw = query.get("force")
-    if raw is None:
-        return None
-    if raw.lower() in ("true", "1"):
-        return True
-    if raw.lower() in ("false", "0"):
-        return False
-    raise status.bad_request(f'strconv.ParseBool: parsing "{raw}": invalid syntax')
-
-
-def _version_info() -> dict[str, Any]:
-    """``/version``: the Kubernetes release whose schemas the fake serves."""
-    served = schemas()
-    major, minor, _ = served.version
-    return {
-        **discovery.version_info(),
-        "major": str(major),
-        "minor": str(minor),
-        "gitVersion": f"{served.git_version}-aioinformer-fake",
-    }
-
-
 def _not_found_path() -> StatusFailure:
     return status.status_error(404, "NotFound", "the server could not find the requested resource")
 
 
-async def _json_body(request: web.Request) -> Any:
-    raw = await request.read()
-    if not raw:
-        return None
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        if patch_type_of(request.content_type) == "apply":
-            import yaml
-
-            try:
-                return yaml.safe_load(raw)
-            except yaml.YAMLError as exc:
-                raise status.bad_request(f"error decoding YAML: {exc}") from None
-        raise status.bad_request("the request body is not valid JSON") from None
+def _json_bytes(body: bytes) -> web.Response:
+    return web.Response(body=body, content_type=_JSON)
 
 
 class ApiHandler:
@@ -116,7 +79,7 @@ class ApiHandler:
         self,
         *,
         registry: ResourceRegistry,
-        storage: Storage,
+        rest: RestStorage,
         hub: WatchHub,
         faults: RequestFaults,
         log: RequestLog,
@@ -125,7 +88,9 @@ class ApiHandler:
     ) -> None:
         self._sharding = sharding
         self._registry = registry
-        self._storage = storage
+        self._rest = rest
+        self._storage = rest.storage
+        self._openapi = ServedDocuments(registry)
         self._hub = hub
         self._faults = faults
         self._log = log
@@ -207,10 +172,19 @@ class ApiHandler:
             raise _not_found_path()
         if verb == "create" and res.namespaced and not info.namespace:
             raise status.status_error(405, message="create needs a namespace in the path")
+        if verb in ("create", "update"):
+            return await self._write(request, info, res, query)
+        if verb == "patch":
+            return await self._patch(request, info, res, query)
+        if verb == "delete":
+            return await self._delete(request, info, res)
+        output = Output(request, res, query)
         if verb == "get":
-            return json_response(self._storage.get(res, info.name, info.namespace))
+            return json_response(output.convert(self._storage.get(res, info.name, info.namespace)))
+        if verb == "watch":
+            return await self._watch(request, info, res, query, record, output)
+        matcher = compile_matcher(res, query)
         if verb == "list":
-            matcher = compile_matcher(res, query)
             list_request = ListRequest.from_query(query)
             shard = shard_filter(query, self._sharding)  # in the registry: after 400s and 422s
             doc = list_document(
@@ -221,34 +195,15 @@ class ApiHandler:
                 request=list_request,
                 shard=shard,
             )
-            return json_response(doc)
-        if verb == "watch":
-            return await self._watch(request, info, res, query, record)
-        if verb == "create":
-            body = await _json_body(request)
-            created = self._storage.create(
-                res, body, namespace=info.namespace, field_manager=_field_manager(request, query)
-            )
-            return json_response(created, 201)
-        if verb == "update":
-            body = await _json_body(request)
-            updated = self._storage.update(
-                res,
-                body,
-                name=info.name,
-                namespace=info.namespace,
-                subresource=info.subresource,
-                field_manager=_field_manager(request, query),
-            )
-            return json_response(updated)
-        if verb == "patch":
-            return await self._patch(request, info, res, query)
-        if verb == "delete":
-            return await self._delete(request, info, res)
-        matcher = compile_matcher(res, query)
+            return json_response(output.convert(doc))
         shard = shard_filter(query, self._sharding)
+        _, dry_run = await delete_options(request, res, request.query)
         deleted = delete_collection(
-            self._storage, res, namespace=info.namespace, matcher=with_shard(matcher, shard)
+            self._rest,
+            res,
+            namespace=info.namespace,
+            matcher=with_shard(matcher, shard),
+            dry_run=dry_run,
         )
         doc = {
             "kind": res.list_kind,
@@ -256,26 +211,55 @@ class ApiHandler:
             "metadata": {"resourceVersion": str(self._storage.resource_version)},
             "items": deleted,
         }
-        return json_response(doc)
+        return json_response(output.convert(doc))
+
+    async def _write(
+        self, request: web.Request, info: RequestInfo, res: ResourceInfo, query: dict[str, str]
+    ) -> web.StreamResponse:
+        """POST and PUT."""
+        output = Output(request, res, query)
+        body, raw = await object_body(request, res)
+        options = write_options(
+            request.query, field_manager=_field_manager(request, query), raw=raw
+        )
+        if info.verb == "create":
+            written = self._rest.create(res, body, namespace=info.namespace, options=options)
+            code = 201
+        else:
+            written = self._rest.update(
+                res,
+                body,
+                name=info.name,
+                namespace=info.namespace,
+                subresource=info.subresource,
+                options=options,
+            )
+            code = 200
+        return json_response(output.convert(written.obj), code, warnings=written.warnings)
 
     def _discovery(self, request: web.Request, info: RequestInfo) -> web.StreamResponse:
         path = request.path.rstrip("/")
         if path == "/version":
-            return json_response(_version_info())
+            return json_response(discovery.version_info())
         if path == "/api":
             return json_response(discovery.api_versions(request.host))
         if path == "/apis":
             return json_response(discovery.api_group_list(self._registry))
         if path in ("/healthz", "/livez", "/readyz"):
             return web.Response(text="ok")
+        documents = self._openapi.documents
         if path == "/openapi/v3":
-            return json_response(openapi.openapi_v3_root(self._registry))
+            return _json_bytes(documents.v3_root())
         if path.startswith("/openapi/v3/"):
-            document = openapi.openapi_v3_document(
-                self._registry, path.removeprefix("/openapi/v3/")
-            )
+            document = documents.v3(path.removeprefix("/openapi/v3/"))
             if document is not None:
-                return json_response(document)
+                return _json_bytes(document)
+        if path == "/openapi/v2":
+            if not v2_acceptable(request.headers.get("Accept")):
+                raise status.status_error(
+                    406, "NotAcceptable", "only application/json is served for /openapi/v2"
+                )
+            return _json_bytes(documents.v2())
         if info.group and not info.version:
             versions = self._registry.groups().get(info.group)
             if versions:
@@ -298,43 +282,39 @@ class ApiHandler:
                 "the body of the request was in an unknown format - accepted media types "
                 f"include: {', '.join(accepted)}",
             )
-        body = await _json_body(request)
-        existed = info.name and self._exists(res, info)
+        output = Output(request, res, query)
+        body = await patch_body(request)
         if patch_type == "apply":
             manager = query.get("fieldManager", "")
         else:
             manager = _field_manager(request, query)
-        patched = self._storage.patch(
+        written = self._rest.patch(
             res,
             body,
             name=info.name,
             namespace=info.namespace,
             patch_type=patch_type,
             subresource=info.subresource,
-            field_manager=manager,
-            force=_force(query),
+            options=write_options(request.query, field_manager=manager),
         )
-        return json_response(patched, 200 if existed or patch_type != "apply" else 201)
-
-    def _exists(self, res: ResourceInfo, info: RequestInfo) -> bool:
-        try:
-            self._storage.get(res, info.name, info.namespace)
-        except StatusFailure:
-            return False
-        return True
+        code = 201 if written.created else 200
+        return json_response(output.convert(written.obj), code, warnings=written.warnings)
 
     async def _delete(
         self, request: web.Request, info: RequestInfo, res: ResourceInfo
     ) -> web.StreamResponse:
-        options = await _json_body(request) if request.can_read_body else None
-        preconditions = None
-        if isinstance(options, dict) and isinstance(options.get("preconditions"), dict):
-            preconditions = options["preconditions"]
-        obj, gone = self._storage.delete(
-            res, name=info.name, namespace=info.namespace, preconditions=preconditions
+        output = Output(request, res, dict(request.query))
+        preconditions, dry_run = await delete_options(request, res, request.query)
+        written = self._rest.delete(
+            res,
+            name=info.name,
+            namespace=info.namespace,
+            preconditions=preconditions,
+            dry_run=dry_run,
         )
-        if not gone or res.delete_returns_object:
-            return json_response(obj)
+        obj = written.obj
+        if not written.gone or res.delete_returns_object:
+            return json_response(output.convert(obj))
         details: dict[str, Any] = {"name": info.name}
         if res.group:
             details["group"] = res.group
@@ -348,6 +328,7 @@ class ApiHandler:
         res: ResourceInfo,
         query: dict[str, str],
         record: Callable[[int], None],
+        output: Output,
     ) -> web.StreamResponse:
         selector_query = dict(query)
         if info.name:
@@ -391,6 +372,7 @@ class ApiHandler:
             allow_bookmarks=allow_bookmarks,
             timeout_seconds=timeout if timeout and timeout > 0 else None,
             transport=request.transport,
+            convert=output.watch_converter(),
         )
         try:
             response = web.StreamResponse(status=200, headers={"Content-Type": _JSON})

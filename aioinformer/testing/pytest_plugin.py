@@ -6,7 +6,7 @@ Registered through the ``pytest11`` entry point, so installing aioinformer is en
 
     @pytest.mark.asyncio            # not needed with asyncio_mode = "auto"
     async def test_lists_pods(fake_apiserver):
-        fake_apiserver.objects.create("pods", {"metadata": {"name": "p"}})
+        fake_apiserver.objects.create("configmaps", {"metadata": {"name": "c"}})
         ...
 
 The fixture is function-scoped and async: it needs pytest-asyncio, in either mode ("strict",

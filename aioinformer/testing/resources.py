@@ -118,12 +118,15 @@ class ResourceRegistry:
     def __init__(self, resources: Iterable[ResourceInfo] = BUILTIN_RESOURCES) -> None:
         self._resources: list[ResourceInfo] = []
         self._resolved: dict[str, ResourceInfo] = {}
+        #: Counts registrations (documents built from the served set compare it).
+        self.generation = 0
         for info in resources:
             self.register(info)
 
     def register(self, info: ResourceInfo) -> ResourceInfo:
         """Add a resource; re-registering the same group/version/plural replaces it."""
         self._resolved.clear()
+        self.generation += 1
         self._resources = [
             r
             for r in self._resources

@@ -4,7 +4,8 @@ It speaks the real REST protocol over real HTTP, so kubernetes_asyncio, aioinfor
 kubectl talk to it unchanged::
 
     async with FakeApiServer() as server:
-        server.objects.create("pods", {"metadata": {"name": "p", "namespace": "default"}})
+        pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a", "image": "nginx"}]}}
+        server.objects.create("pods", pod)
         async with server.api_client() as api:
             pods = await CoreV1Api(api).list_namespaced_pod("default")
 
@@ -34,6 +35,7 @@ from ..errors import LifecycleError
 from ._boundary import client_error, client_errors
 from ._network import Listener
 from ._objects import ServerObjects
+from ._rest import RestStorage
 from ._shard import ShardingGate
 from .admin import AdminApi
 from .faults import RequestFaults, ServerFaults
@@ -95,13 +97,14 @@ class FakeApiServer:
             history_limit=history_limit,
             auto_create_namespaces=auto_create_namespaces,
         )
+        self._rest = RestStorage(self._storage)
         self._bookmark_interval = bookmark_interval
         self._admin_enabled = admin_api
         self._request_faults = RequestFaults()
         self._log = RequestLog()
         self._hub: WatchHub | None = None
         self._state = _READY
-        self._objects = ServerObjects(self._registry, self._storage)
+        self._objects = ServerObjects(self._registry, self._rest)
         self._faults = ServerFaults(
             registry=self._registry,
             storage=self._storage,
@@ -145,7 +148,7 @@ class FakeApiServer:
         self._hub = WatchHub(self._storage, bookmark_interval=self._bookmark_interval)
         handler = ApiHandler(
             registry=self._registry,
-            storage=self._storage,
+            rest=self._rest,
             hub=self._hub,
             faults=self._request_faults,
             log=self._log,
@@ -228,10 +231,17 @@ class FakeApiServer:
         singular: str = "",
         short_names: Iterable[str] = (),
         selectable_fields: Iterable[str] = (),
+        status_subresource: bool = True,
     ) -> ResourceInfo:
         """Serve a custom resource (like installing a CRD); works before or after start.
 
+        Its objects are not validated (there is no schema); ``metadata`` follows the rules of
+        every kind, and ``generation`` counts changes of anything but metadata and status.
+
         :param selectable_fields: extra field-selector labels (CRD ``selectableFields``).
+        :param status_subresource: the CRD enables ``/status`` (default True): a create then
+            drops ``status`` and main-resource writes keep the stored one, as for a real CRD
+            with ``subresources.status``; without it ``status`` is an ordinary field.
         """
         info = ResourceInfo(
             group,
@@ -243,6 +253,7 @@ class FakeApiServer:
             short_names=tuple(short_names),
             selectable_fields=tuple(selectable_fields),
             delete_returns_object=True,
+            subresources=("status",) if status_subresource else (),
         )
         return self._registry.register(info)
 

@@ -20,7 +20,6 @@ __all__ = [
     "bad_request",
     "conflict",
     "expired",
-    "invalid",
     "not_found",
     "reason_for_code",
     "status_error",
@@ -136,16 +135,6 @@ def conflict(info: ResourceInfo, name: str, why: str) -> StatusFailure:
         "Conflict",
         f'Operation cannot be fulfilled on {info.group_resource} "{name}": {why}',
         details=_details(info, name),
-    )
-
-
-def invalid(info: ResourceInfo, name: str, field: str, why: str) -> StatusFailure:
-    """422 Invalid for an object that fails validation."""
-    return status_error(
-        422,
-        "Invalid",
-        f'{info.kind} "{name}" is invalid: {field}: {why}',
-        details={**_details(info, name), "causes": [{"field": field, "message": why}]},
     )
 
 

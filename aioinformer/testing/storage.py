@@ -1,59 +1,27 @@
-"""Objects, the global resource version, and write semantics (the fake's etcd + registry).
+"""Objects, the global resource version and the write log (the fake's etcd).
 
-One global integer counts writes, like an etcd revision; every successful write takes the
-next value and produces one :class:`~.history.StoredEvent`, handed synchronously to every
+One global integer counts writes, like an etcd revision; every stored write takes the next
+value and produces one :class:`~.history.StoredEvent`, handed synchronously to every
 subscriber (the watch hub). All methods are synchronous and never await, so a reader that
 snapshots state and subscribes in one step cannot miss or duplicate an event.
 
 Stored objects are never mutated in place: a write builds a new dict. Callers must not
 mutate what they get back either (the in-process API of the server copies for its callers).
 
-Deliberate simplifications, compared with the real API server:
-
-* ``status`` is an ordinary part of the object for main-resource writes (create, update and
-  patch keep what they are given); writes to the ``status`` subresource change only ``status``.
-* ``generation`` starts at 1 and grows when anything outside ``metadata`` and ``status``
-  changes; deletes are immediate (no grace periods).
-
-* Deleting a namespace deletes its contents at once (finalizers on them are honoured).
-
-Every create and update keeps ``metadata.managedFields`` as the real field manager does,
-patches follow the schema of the kind (:mod:`._writes`); the rules on an object's shape and
-metadata are :mod:`._object_rules`', the operations on whole collections :mod:`._collections`'.
+This layer knows keys and versions only; what a write does to an object (decoding,
+defaults, validation, status and generation rules, dry runs, managed fields) is the
+registry's (:mod:`._rest`).
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from ..objects import KubeObject
 from . import status
-from ._collections import delete_namespace_contents
-from ._object_rules import (
-    check_body,
-    check_name,
-    check_preconditions,
-    check_resource_version,
-    name_for_create,
-    namespace_for,
-    now,
-    object_key,
-    set_managed_fields,
-    shape,
-    spec_part,
-    updated_metadata,
-    validate_name,
-)
+from ._object_rules import object_key
 from ._schema import require_schemas
-from ._writes import (
-    applied_object,
-    managed_fields_after_update,
-    patched_object,
-    validate_patch_options,
-)
-from .history import ADDED, DELETED, MODIFIED, ResourceHistory, StoredEvent, with_resource_version
+from .history import DELETED, ResourceHistory, StoredEvent
 from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["Storage"]
@@ -66,17 +34,13 @@ def _gvr(info: ResourceInfo) -> tuple[str, str, str]:
     return (info.group, info.version, info.plural)
 
 
-#: Sentinel: compute the managed fields of a write (rather than take them as given).
-_TRACK: Any = object()
-
-
 class Storage:
     """All objects of all resources, their histories and the global resource version.
 
     :param registry: the resources served.
     :param history_limit: events kept per resource for resuming watches (at least this many).
     :param auto_create_namespaces: create a missing namespace on a namespaced create instead
-        of answering 404.
+        of answering 404 (the registry, :mod:`._rest`, reads it).
     :raises ImportError: when the Kubernetes schemas (the ``testing`` extra) are missing.
     """
 
@@ -95,7 +59,6 @@ class Storage:
         self._tables: dict[tuple[str, str, str], dict[str, KubeObject]] = {}
         self._histories: dict[tuple[str, str, str], ResourceHistory] = {}
         self._subscribers: list[Subscriber] = []
-        self._namespaces = registry.resolve("v1/namespaces")
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -151,7 +114,12 @@ class Storage:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def _commit(
+    def next_resource_version(self) -> int:
+        """Take the RV of a write about to be committed (:meth:`commit` it next)."""
+        self._rv += 1
+        return self._rv
+
+    def commit(
         self,
         info: ResourceInfo,
         event_type: str,
@@ -160,6 +128,8 @@ class Storage:
         obj: KubeObject,
         old: KubeObject | None,
     ) -> StoredEvent:
+        """Store (or, for ``DELETED``, remove) an object at the current RV, record the event
+        and hand it to every subscriber."""
         table = self.objects(info)
         if event_type == DELETED:
             del table[key]
@@ -170,258 +140,6 @@ class Storage:
         for subscriber in self._subscribers:
             subscriber(info, event)
         return event
-
-    def _require_namespace(self, namespace: str) -> None:
-        existing = self.objects(self._namespaces).get(namespace)
-        if existing is None:
-            if not self.auto_create_namespaces:
-                raise status.not_found(self._namespaces, namespace)
-            self.create(self._namespaces, {"metadata": {"name": namespace}})
-        elif existing["metadata"].get("deletionTimestamp"):
-            raise status.status_error(
-                403,
-                "Forbidden",
-                f"unable to create new content in namespace {namespace} because it is being "
-                "terminated",
-            )
-
-    def create(
-        self,
-        info: ResourceInfo,
-        obj: Any,
-        *,
-        namespace: str = "",
-        field_manager: str = "",
-        managed_fields: Any = _TRACK,
-    ) -> KubeObject:
-        """Create an object; the server sets uid, creationTimestamp, resourceVersion, generation.
-
-        :param namespace: the namespace from the URL (``""``: from the object, else default).
-        :param field_manager: who writes (``""``: ``unknown``), for ``managedFields``.
-        :param managed_fields: the ``managedFields`` to store instead of tracking this write.
-        :raises StatusFailure: 409 AlreadyExists.
-        :raises StatusFailure: 404, the namespace does not exist (and is not auto-created).
-        :raises StatusFailure: 422, no name and no generateName, or an invalid name.
-        :raises StatusFailure: 400, a body of the wrong kind or namespace.
-        """
-        meta = check_body(info, obj)
-        ns = namespace_for(info, meta, namespace)
-        if info.namespaced:
-            self._require_namespace(ns)
-        table = self.objects(info)
-        name = name_for_create(info, meta, taken=lambda n: object_key(ns, n) in table)
-        validate_name(info, name, dns_label=info == self._namespaces)
-        key = object_key(ns, name)
-        if key in table:
-            raise status.already_exists(info, name)
-        self._rv += 1
-        for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
-            meta.pop(field, None)
-        meta.update(
-            name=name,
-            uid=str(uuid.uuid4()),
-            creationTimestamp=now(),
-            resourceVersion=str(self._rv),
-            generation=1,
-        )
-        new = shape(info, meta, obj)
-        if info == self._namespaces and not isinstance(new.get("status"), dict):
-            new["status"] = {"phase": "Active"}
-        if managed_fields is _TRACK:
-            managed_fields = managed_fields_after_update(info, None, new, manager=field_manager)
-        set_managed_fields(meta, managed_fields)
-        self._commit(info, ADDED, key, ns, new, None)
-        return new
-
-    def _locate(self, info: ResourceInfo, name: str, namespace: str) -> tuple[str, str, KubeObject]:
-        ns = (namespace or "default") if info.namespaced else ""
-        key = object_key(ns, name)
-        old = self.objects(info).get(key)
-        if old is None:
-            raise status.not_found(info, name)
-        return ns, key, old
-
-    def _write(
-        self,
-        info: ResourceInfo,
-        key: str,
-        namespace: str,
-        old: KubeObject,
-        body: Mapping[str, Any],
-        *,
-        subresource: str,
-        field_manager: str = "",
-        managed_fields: Any = _TRACK,
-    ) -> KubeObject:
-        """Replace ``old`` by ``body``, keeping the server-owned metadata; no-ops are skipped.
-
-        ``managedFields`` follow the write (``field_manager``), unless ``managed_fields`` are
-        given (an apply computed them).
-        """
-        old_meta = old["metadata"]
-        if subresource == "status":
-            new = {k: v for k, v in old.items() if k != "status"}
-            if "status" in body:
-                new["status"] = body["status"]
-            meta = dict(old_meta)
-        else:
-            meta = updated_metadata(old_meta, body.get("metadata") or {}, namespace)
-            new = dict(body)
-        meta["resourceVersion"] = old_meta["resourceVersion"]
-        new = shape(info, meta, new)
-        if managed_fields is _TRACK:
-            managed_fields = managed_fields_after_update(
-                info, old, new, manager=field_manager, subresource=subresource
-            )
-        set_managed_fields(meta, managed_fields)
-        if new == old:
-            return old
-        if spec_part(new) != spec_part(old):
-            meta["generation"] = int(old_meta.get("generation") or 0) + 1
-        self._rv += 1
-        meta["resourceVersion"] = str(self._rv)
-        if meta.get("deletionTimestamp") and not meta.get("finalizers"):
-            self._commit(info, DELETED, key, namespace, new, old)
-        else:
-            self._commit(info, MODIFIED, key, namespace, new, old)
-        return new
-
-    def update(
-        self,
-        info: ResourceInfo,
-        obj: Any,
-        *,
-        name: str = "",
-        namespace: str = "",
-        subresource: str = "",
-        field_manager: str = "",
-    ) -> KubeObject:
-        """Replace an object (PUT); a set ``metadata.resourceVersion`` must be the current one.
-
-        :param name: the name from the URL (``""``: from the object).
-        :param subresource: ``"status"`` to change only ``status``.
-        :param field_manager: who writes (``""``: ``unknown``), for ``managedFields``.
-        :raises StatusFailure: 404, it does not exist.
-        :raises StatusFailure: 409, stale ``metadata.resourceVersion``.
-        """
-        meta = check_body(info, obj)
-        ns = namespace_for(info, meta, namespace)
-        in_body = str(meta.get("name") or "")
-        if name and in_body and in_body != name:
-            raise status.bad_request(
-                f"the name of the object ({in_body}) does not match the name on the URL ({name})"
-            )
-        ns, key, old = self._locate(info, name or in_body, ns)
-        check_resource_version(info, old, meta.get("resourceVersion"))
-        body = {**obj, "metadata": meta}
-        return self._write(
-            info, key, ns, old, body, subresource=subresource, field_manager=field_manager
-        )
-
-    def patch(
-        self,
-        info: ResourceInfo,
-        patch: Any,
-        *,
-        name: str,
-        namespace: str = "",
-        patch_type: str = "merge",
-        subresource: str = "",
-        field_manager: str = "",
-        force: bool | None = None,
-    ) -> KubeObject:
-        """Patch an object: ``merge``, ``strategic``, ``json`` or ``apply`` (server-side apply).
-
-        A ``metadata.resourceVersion`` in the patched result that differs from the stored one
-        is a precondition failure (409), as on the real server. ``apply`` creates the object
-        when it does not exist, needs a ``field_manager`` and may ``force`` conflicts.
-
-        :raises StatusFailure: 422, invalid options (``fieldManager`` missing for apply,
-            ``force`` for another patch type).
-        :raises StatusFailure: 409, apply conflicts with another manager's fields.
-        """
-        validate_patch_options(patch_type, field_manager, force)
-        if patch_type == "apply":
-            return self._apply(info, patch, name, namespace, subresource, field_manager, force)
-        ns, key, old = self._locate(info, name, namespace)
-        patched = patched_object(info, old, patch, patch_type)
-        if not isinstance(patched, dict) or not isinstance(patched.get("metadata"), dict):
-            raise status.status_error(422, "Invalid", "the patched object is not a valid object")
-        check_name(patched, name)
-        check_resource_version(info, old, patched["metadata"].get("resourceVersion"))
-        return self._write(
-            info, key, ns, old, patched, subresource=subresource, field_manager=field_manager
-        )
-
-    def _apply(
-        self,
-        info: ResourceInfo,
-        config: Any,
-        name: str,
-        namespace: str,
-        subresource: str,
-        field_manager: str,
-        force: bool | None,
-    ) -> KubeObject:
-        ns = (namespace or "default") if info.namespaced else ""
-        old = self.objects(info).get(object_key(ns, name))
-        new, managed = applied_object(
-            info, old, config, manager=field_manager, force=bool(force), subresource=subresource
-        )
-        check_name(new or old or {}, name)
-        if old is None:
-            if subresource:
-                raise status.not_found(info, name)
-            base: dict[str, Any] = new or {"apiVersion": info.api_version, "kind": info.kind}
-            meta = dict(base.get("metadata") or {}, name=name)
-            meta.pop("managedFields", None)
-            return self.create(
-                info, {**base, "metadata": meta}, namespace=ns, managed_fields=managed
-            )
-        if new is None:
-            new = old
-        check_resource_version(info, old, new.get("metadata", {}).get("resourceVersion"))
-        key = object_key(ns, name)
-        return self._write(info, key, ns, old, new, subresource=subresource, managed_fields=managed)
-
-    def delete(
-        self,
-        info: ResourceInfo,
-        *,
-        name: str,
-        namespace: str = "",
-        preconditions: Mapping[str, Any] | None = None,
-    ) -> tuple[KubeObject, bool]:
-        """Delete an object, or mark it (``deletionTimestamp``) when it has finalizers.
-
-        :param preconditions: ``{"uid": ..., "resourceVersion": ...}`` that must match.
-        :returns: the final (or marked) object, and whether it is gone.
-        :raises StatusFailure: 404, it does not exist.
-        :raises StatusFailure: 409, a precondition failed.
-        """
-        ns, key, old = self._locate(info, name, namespace)
-        meta = old["metadata"]
-        check_preconditions(info, meta, preconditions or {})
-        if info == self._namespaces:
-            delete_namespace_contents(self, name)
-        if meta.get("finalizers"):
-            if meta.get("deletionTimestamp"):
-                return old, False
-            self._rv += 1
-            new_meta = {
-                **meta,
-                "deletionTimestamp": now(),
-                "deletionGracePeriodSeconds": 0,
-                "generation": int(meta.get("generation") or 0) + 1,
-                "resourceVersion": str(self._rv),
-            }
-            marked = {**old, "metadata": new_meta}
-            self._commit(info, MODIFIED, key, ns, marked, old)
-            return marked, False
-        self._rv += 1
-        final = with_resource_version(old, self._rv)
-        self._commit(info, DELETED, key, ns, final, old)
-        return final, True
 
     def compact(self, rv: int | None = None) -> None:
         """Make every RV below ``rv`` (default: the current RV) unavailable to every resource."""

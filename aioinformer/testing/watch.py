@@ -85,8 +85,10 @@ class Watcher:
         timeout_seconds: float | None,
         current_rv: Callable[[], int],
         transport: _Transport | None,
+        convert: Callable[[bytes], bytes] | None = None,
     ) -> None:
         self.info = info
+        self._convert = convert
         self.namespace = namespace
         self.matcher = matcher
         self.state = OPEN
@@ -177,6 +179,8 @@ class Watcher:
         buffer = self._buffer
         while True:
             if buffer and self.state in (OPEN, ENDING):
+                if self._convert is not None:
+                    buffer[:] = [self._convert(line) for line in buffer]
                 chunk = b"".join(buffer) if len(buffer) > 1 else buffer[0]
                 buffer.clear()
                 await response.write(chunk)
@@ -227,8 +231,11 @@ class WatchHub:
         allow_bookmarks: bool,
         timeout_seconds: float | None,
         transport: _Transport | None,
+        convert: Callable[[bytes], bytes] | None = None,
     ) -> Watcher:
         """Open a watch: queue its initial lines and register it, atomically.
+
+        :param convert: rewrites each line as it is sent (``as=Table`` watches).
 
         A watch from an RV older than the history window is returned already ending with one
         ``ERROR`` line (410 Expired), as the real server does.
@@ -246,6 +253,7 @@ class WatchHub:
             timeout_seconds=timeout_seconds,
             current_rv=lambda: storage.resource_version,
             transport=transport,
+            convert=convert,
         )
         current = storage.resource_version
         from_state = resource_version in ("", "0")

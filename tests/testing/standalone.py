@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import os
 import queue
 import re
 import subprocess
 import sys
 import threading
 from collections.abc import Sequence
-from typing import IO
+from pathlib import Path
+from typing import IO, Any
 
 
 class LineReader:
@@ -79,3 +82,59 @@ def run(command: Sequence[str], *, env: dict[str, str], stdin: str | None = None
     done = subprocess.run(command, input=stdin, capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, f"{command} failed: {done.stderr}"
     return done.stdout
+
+
+class Kubectl:
+    """kubectl pointed at the fake, with its own kubeconfig and cache."""
+
+    def __init__(self, server: Standalone, home: Path) -> None:
+        kubeconfig = home / "kubeconfig"
+        kubeconfig.write_text("")
+        self.env = {**os.environ, "KUBECONFIG": str(kubeconfig)}
+        self.base = ["kubectl", "--server", server.url, "--cache-dir", str(home / "cache")]
+
+    def __call__(
+        self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+    ) -> str:
+        return run([*self.base, *args], env={**self.env, **(env or {})}, stdin=stdin)
+
+    def result(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        """Run a command whatever its exit status."""
+        return subprocess.run(
+            [*self.base, *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=60,
+        )
+
+    def fails(self, *args: str, stdin: str | None = None) -> str:
+        """Run a command that must fail; its stderr."""
+        done = self.result(*args, stdin=stdin)
+        assert done.returncode != 0, done.stdout
+        return done.stderr
+
+    def raw(self, path: str) -> dict[str, Any]:
+        """``kubectl get --raw PATH``: the server's answer, as it sends it."""
+        obj: dict[str, Any] = json.loads(self("get", "--raw", path))
+        return obj
+
+    def deployment(self, name: str) -> dict[str, Any]:
+        """The stored Deployment, as the server sends it."""
+        obj = self.raw(f"/apis/apps/v1/namespaces/default/deployments/{name}")
+        assert "$" not in json.dumps(obj), obj
+        return obj
+
+    def watch(self, *args: str) -> tuple[subprocess.Popen[str], LineReader]:
+        """Start a long-running kubectl (``get -w``); its process and its output lines.
+        The caller terminates it."""
+        process = subprocess.Popen(
+            [*self.base, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=self.env,
+        )
+        assert process.stdout is not None
+        return process, LineReader(process.stdout)

@@ -20,11 +20,19 @@ MANIFESTS = """\
 apiVersion: v1
 kind: Pod
 metadata: {name: web, namespace: team}
+spec:
+  containers: [{name: app, image: nginx}]
 ---
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: api}
-spec: {replicas: 2}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: app, image: nginx}]
 ---
 apiVersion: v1
 kind: List
@@ -126,14 +134,17 @@ async def test_admin_rejects_bad_arguments(
 async def test_manifests_load_with_namespaces_and_lists(
     fake_apiserver: FakeApiServer, tmp_path: Path
 ) -> None:
-    """Multi-document YAML loads every object, creating namespaces, flattening lists."""
+    """Multi-document YAML loads every object, creating namespaces, flattening lists; the
+    objects are stored as a real server stores them (a Namespace gets its ``kubernetes``
+    finalizer and ``Active`` phase, a Deployment its defaults)."""
     path = tmp_path / "objects.yaml"
     path.write_text(MANIFESTS)
     created = await load_manifests(fake_apiserver, path)
     assert [o["kind"] for o in created] == ["Pod", "Deployment", "ConfigMap", "Node"]
     assert (fake_apiserver.objects.get("pods", "web", namespace="team"))["metadata"]["uid"]
     assert (fake_apiserver.objects.get("namespaces", "other"))["status"] == {"phase": "Active"}
-    assert (fake_apiserver.objects.get("deployments.apps", "api"))["spec"] == {"replicas": 2}
+    spec = fake_apiserver.objects.get("deployments.apps", "api")["spec"]
+    assert spec["replicas"] == 2 and spec["strategy"]["type"] == "RollingUpdate"
 
 
 async def test_manifests_with_unknown_kinds_are_refused(

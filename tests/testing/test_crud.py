@@ -133,14 +133,15 @@ def _camel(obj: dict[str, Any]) -> dict[str, Any]:
 async def test_update_keeps_server_fields_and_bumps_generation_on_spec_changes(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
-    """An update keeps uid/creationTimestamp; generation grows with spec, not with metadata."""
+    """An update keeps uid/creationTimestamp; generation grows with spec, not with labels
+    (``deploymentStrategy.PrepareForUpdate``: spec or annotations)."""
     apps = AppsV1Api(api)
     body = {
         "metadata": {"name": "d"},
         "spec": {
             "replicas": 1,
             "selector": {"matchLabels": {"a": "b"}},
-            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": []}},
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": _pod("x")["spec"]},
         },
     }
     created = await apps.create_namespaced_deployment("default", body)
@@ -213,15 +214,18 @@ async def test_patch_with_a_stale_resource_version_is_a_conflict(api: ApiClient)
 async def test_status_subresource_changes_only_status(
     api: ApiClient, fake_apiserver: FakeApiServer
 ) -> None:
-    """Writes to ``/status`` change ``status`` and nothing else."""
+    """Writes to ``/status`` change ``status``, never the spec (``podStatusStrategy.
+    PrepareForUpdate`` keeps the stored spec and owner references; labels are not kept, so
+    the test no longer sends them). The patch merges into the status the create set
+    (``Pending`` and the QoS class, ``podStrategy.PrepareForCreate``)."""
     core = CoreV1Api(api)
     await core.create_namespaced_pod("default", _pod("p", app="x"))
     await core.patch_namespaced_pod_status(
-        "p", "default", {"metadata": {"labels": {"app": "ignored"}}, "status": {"phase": "Running"}}
+        "p", "default", {"spec": {"nodeName": "ignored"}, "status": {"phase": "Running"}}
     )
     stored = fake_apiserver.objects.get("pods", "p")
-    assert stored["status"] == {"phase": "Running"}
-    assert stored["metadata"]["labels"] == {"app": "x"}
+    assert stored["status"] == {"phase": "Running", "qosClass": "BestEffort"}
+    assert "nodeName" not in stored["spec"]
 
 
 async def test_delete_missing_is_404_and_delete_returns_object_or_status(api: ApiClient) -> None:
@@ -289,15 +293,16 @@ async def test_deleting_a_namespace_deletes_its_contents(
 
 
 async def test_every_builtin_resource_round_trips(api: ApiClient) -> None:
-    """Each built-in resource is served: core, apps and coordination.k8s.io."""
+    """Each built-in resource is served: core, apps and coordination.k8s.io (with the fields
+    their validation requires: a Service's ports, a pod template's containers)."""
     core, apps, coordination = CoreV1Api(api), AppsV1Api(api), CoordinationV1Api(api)
     meta = {"metadata": {"name": "x"}}
-    await core.create_namespaced_service("default", meta)
+    await core.create_namespaced_service("default", {**meta, "spec": {"ports": [{"port": 80}]}})
     await core.create_namespaced_endpoints("default", meta)
     await core.create_namespaced_secret("default", {**meta, "type": "Opaque"})
     await core.create_node(meta)
     await core.create_namespaced_event("default", {**meta, "involvedObject": {"kind": "Pod"}})
-    template = {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": []}}
+    template = {"metadata": {"labels": {"a": "b"}}, "spec": _pod("x")["spec"]}
     spec = {"selector": {"matchLabels": {"a": "b"}}, "template": template}
     await apps.create_namespaced_replica_set("default", {**meta, "spec": spec})
     await apps.create_namespaced_stateful_set(

@@ -45,11 +45,11 @@ def test_the_object_api_is_synchronous_and_works_before_start() -> None:
 def test_objects_handed_out_are_copies() -> None:
     """Mutating what the object API returns (or was given) does not touch the stored state."""
     server = FakeApiServer()
-    body = _configmap("a")
+    body = _configmap("a", app="web")  # an empty label map is not stored (omitempty)
     created = server.objects.create("configmaps", body)
     created["metadata"]["labels"] = {"changed": "yes"}
     body["metadata"]["name"] = "renamed"
-    assert server.objects.get("configmaps", "a")["metadata"]["labels"] == {}
+    assert server.objects.get("configmaps", "a")["metadata"]["labels"] == {"app": "web"}
 
 
 def test_refusals_are_the_clients_exceptions_carrying_the_servers_status() -> None:

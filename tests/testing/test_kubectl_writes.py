@@ -9,16 +9,13 @@ does. Each test states the behaviour it checks and where it is specified.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .standalone import Standalone, run
+from .standalone import Kubectl
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 
@@ -48,54 +45,6 @@ def _container(name: str, image: str, *env: str) -> str:
 def _manifest(name: str, *containers: str, replicas: int | None = None) -> str:
     wanted = f"replicas: {replicas}" if replicas is not None else ""
     return MANIFEST.format(name=name, replicas=wanted, containers="".join(containers))
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[Standalone]:
-    """One standalone fake for the module."""
-    standalone = Standalone()
-    yield standalone
-    assert standalone.stop() == 0
-
-
-class Kubectl:
-    """kubectl pointed at the fake, with its own kubeconfig and cache."""
-
-    def __init__(self, server: Standalone, home: Path) -> None:
-        kubeconfig = home / "kubeconfig"
-        kubeconfig.write_text("")
-        self.env = {**os.environ, "KUBECONFIG": str(kubeconfig)}
-        self.base = ["kubectl", "--server", server.url, "--cache-dir", str(home / "cache")]
-
-    def __call__(
-        self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
-    ) -> str:
-        return run([*self.base, *args], env={**self.env, **(env or {})}, stdin=stdin)
-
-    def fails(self, *args: str, stdin: str | None = None) -> str:
-        """Run a command that must fail; its stderr."""
-        done = subprocess.run(
-            [*self.base, *args],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            env=self.env,
-            timeout=60,
-        )
-        assert done.returncode != 0, done.stdout
-        return done.stderr
-
-    def deployment(self, name: str) -> dict[str, Any]:
-        """The stored Deployment, as the server sends it."""
-        raw = self("get", "--raw", f"/apis/apps/v1/namespaces/default/deployments/{name}")
-        assert "$" not in raw, raw
-        obj: dict[str, Any] = json.loads(raw)
-        return obj
-
-
-@pytest.fixture
-def kubectl(server: Standalone, tmp_path: Path) -> Kubectl:
-    return Kubectl(server, tmp_path)
 
 
 def _summary(deployment: dict[str, Any]) -> list[tuple[str, str, list[str]]]:

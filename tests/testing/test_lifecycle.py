@@ -12,6 +12,7 @@ from kubernetes_asyncio.client import CoreV1Api
 from aioinformer.errors import LifecycleError
 from aioinformer.testing import FakeApiServer
 
+from .valid import pod
 from .watching import raw_lines
 
 
@@ -60,7 +61,7 @@ async def test_a_server_runs_once_and_close_is_idempotent() -> None:
 async def test_in_process_api_works_before_start() -> None:
     """Objects can be seeded before the server starts; they are served once it does."""
     server = FakeApiServer(namespaces=("default", "kube-system"))
-    server.objects.create("pods", {"metadata": {"name": "early", "namespace": "kube-system"}})
+    server.objects.create("pods", pod("early", "kube-system"))  # ValidatePodSpec: a container
     async with server, server.api_client() as api:
         pods = await CoreV1Api(api).list_namespaced_pod("kube-system")
     assert [p.metadata.name for p in pods.items] == ["early"]

@@ -12,19 +12,22 @@ from kubernetes_asyncio.client import ApiClient, ApiException, CoreV1Api
 from aioinformer.errors import ExpiredError, TooLargeResourceVersionError, api_error_from_status
 from aioinformer.testing import FakeApiServer
 
+from .valid import create_with_status, pod
+
 
 def _pod(
-    name: str, namespace: str = "default", *, node: str = "", phase: str = "", **labels: str
-) -> dict[str, Any]:
-    obj: dict[str, Any] = {
-        "metadata": {"name": name, "namespace": namespace, "labels": labels},
-        "spec": {"containers": []},
-    }
-    if node:
-        obj["spec"]["nodeName"] = node
-    if phase:
-        obj["status"] = {"phase": phase}
-    return obj
+    server: FakeApiServer,
+    name: str,
+    namespace: str = "default",
+    *,
+    node: str,
+    phase: str,
+    **labels: str,
+) -> None:
+    """A Pod with a container (real validation requires one), whose phase its kubelet
+    writes through ``pods/status`` (a real create resets ``status`` to ``Pending``)."""
+    created = pod(name, namespace, node=node, labels=labels)
+    create_with_status(server, "pods", created, {"phase": phase})
 
 
 def _names(pod_list: Any) -> list[str]:
@@ -33,12 +36,10 @@ def _names(pod_list: Any) -> list[str]:
 
 async def _seed(server: FakeApiServer) -> None:
     server.objects.create("namespaces", {"metadata": {"name": "other"}})
-    server.objects.create("pods", _pod("a", node="n1", phase="Running", app="web", tier="fe"))
-    server.objects.create("pods", _pod("b", node="n2", phase="Pending", app="web", tier="be"))
-    server.objects.create("pods", _pod("c", node="n1", phase="Running", app="db"))
-    server.objects.create(
-        "pods", _pod("d", "other", node="n2", phase="Running", app="web", env="prod")
-    )
+    _pod(server, "a", node="n1", phase="Running", app="web", tier="fe")
+    _pod(server, "b", node="n2", phase="Pending", app="web", tier="be")
+    _pod(server, "c", node="n1", phase="Running", app="db")
+    _pod(server, "d", "other", node="n2", phase="Running", app="web", env="prod")
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,8 @@ from kubernetes_asyncio.client import ApiClient, ApiException, AppsV1Api, CoreV1
 
 from aioinformer.testing import FakeApiServer, RequestRecord
 
+from .valid import deployment
+
 
 async def test_each_request_is_recorded_with_its_verb_and_resource(
     fake_apiserver: FakeApiServer, api: ApiClient
@@ -16,9 +18,8 @@ async def test_each_request_is_recorded_with_its_verb_and_resource(
     """Records name method, path, query, verb, group/version/resource, namespace, name, status."""
     apps = AppsV1Api(api)
     await apps.list_namespaced_deployment("default", label_selector="a=b")
-    await apps.create_namespaced_deployment(
-        "default", {"metadata": {"name": "d"}, "spec": {"selector": {}, "template": {}}}
-    )
+    # Valid (ValidateDeploymentSpec: a selector matching the template, a container).
+    await apps.create_namespaced_deployment("default", deployment("d"))
     with pytest.raises(ApiException):
         await apps.read_namespaced_deployment("missing", "default")
     listed, created, missing = fake_apiserver.requests.records

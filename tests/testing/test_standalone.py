@@ -24,6 +24,12 @@ data: {mode: fast}
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: api}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: app, image: nginx}]
 """
 
 POD = """\
@@ -84,7 +90,9 @@ def test_standalone_stops_cleanly_on_signals(signal_number: int) -> None:
 def test_kubectl_works_against_the_standalone_server(
     standalone: Standalone, tmp_path: Path
 ) -> None:
-    """kubectl creates, gets (json, list, -A), deletes, and a ``get -w`` sees a create."""
+    """kubectl creates, gets (json, list, -A), deletes, and a ``get -w`` sees a create; the
+    list shows the server's Table columns for pods (``printers.go``: NAME, READY, STATUS,
+    RESTARTS, AGE)."""
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text("")
     env = {**os.environ, "KUBECONFIG": str(kubeconfig)}
@@ -95,7 +103,9 @@ def test_kubectl_works_against_the_standalone_server(
     )
     pod = json.loads(run([*kubectl, "get", "pod", "web", "-o", "json"], env=env))
     assert pod["metadata"]["name"] == "web" and pod["metadata"]["uid"]
-    assert run([*kubectl, "get", "pods"], env=env).split()[:3] == ["NAME", "AGE", "web"]
+    listed = run([*kubectl, "get", "pods"], env=env).split()
+    assert listed[:6] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "web"]
+    assert listed[6:8] == ["0/1", "Pending"]
     all_namespaces = run([*kubectl, "get", "configmaps", "-A"], env=env)
     assert "team" in all_namespaces and "settings" in all_namespaces
     watcher = subprocess.Popen(

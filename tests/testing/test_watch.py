@@ -12,6 +12,7 @@ from kubernetes_asyncio.watch import Watch
 
 from aioinformer.testing import FakeApiServer
 
+from .valid import deployment, pod
 from .watching import decode, drain, raw_lines, summary, take
 
 
@@ -118,7 +119,7 @@ async def test_watch_from_a_future_rv_is_504(
 async def test_bookmarks_arrive_every_interval_at_the_current_rv() -> None:
     """With allowWatchBookmarks, BOOKMARK events carry kind, apiVersion and the current RV."""
     async with FakeApiServer(bookmark_interval=0.05) as server, server.api_client() as api:
-        server.objects.create("deployments.apps", {"metadata": {"name": "d"}})
+        server.objects.create("deployments.apps", deployment("d"))
         async with Watch() as watch:
             stream = watch.stream(
                 CoreV1Api(api).list_namespaced_config_map,
@@ -240,10 +241,9 @@ async def test_selector_transitions_become_added_and_deleted(
 async def test_field_selector_transitions_follow_pod_phase(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
-    """A pod whose status.phase leaves the field selector is DELETED for that watch."""
-    fake_apiserver.objects.create(
-        "pods", {"metadata": {"name": "p"}, "status": {"phase": "Pending"}}
-    )
+    """A pod whose status.phase leaves the field selector is DELETED for that watch (a
+    created pod is ``Pending``: ``podStrategy.PrepareForCreate``)."""
+    fake_apiserver.objects.create("pods", pod("p"))
     params = {
         "watch": "1",
         "fieldSelector": "status.phase=Running",

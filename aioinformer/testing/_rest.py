@@ -1,0 +1,388 @@
+"""The registry: what a write does to an object before it is stored.
+
+kube-apiserver's generic ``registry.Store`` with the kinds' strategies, over the fake's etcd
+(:class:`.storage.Storage`). Every write path (HTTP and ``server.objects``) comes here and
+runs the real steps, in the real order (:mod:`._writerules`):
+
+* options (``dryRun``, ``fieldValidation``, ``fieldManager``, ``force``): 422 when invalid;
+* decoding: the body as its Go type decodes it (400 for wrong types), unknown and duplicate
+  fields pruned and reported by ``fieldValidation`` (``Strict``: 400, or 422 on a patch;
+  ``Warn``, the default: ``Warning`` texts; ``Ignore``), then the kind's defaults;
+* ``PrepareForCreate``/``PrepareForUpdate``: system metadata, ``status`` reset on create and
+  kept on main-resource writes of kinds with a status subresource (status writes keep
+  everything else), ``metadata.generation`` where and when the kind has one, a Service's
+  cluster IP and node ports;
+* validation and immutable fields: 422 ``Invalid`` with the causes and the Kind;
+* admission (the namespace exists and is not terminating), then the store: 409 when the
+  name is taken or the ``resourceVersion`` is stale;
+* ``dryRun=All``: all of the above runs and the answer is the would-be object, but nothing is
+  stored, no resource version is taken and no watcher hears of it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..objects import KubeObject
+from . import status
+from ._failure import StatusFailure
+from ._fieldvalidation import directive
+from ._object_rules import (
+    check_body,
+    check_name,
+    check_preconditions,
+    check_resource_version,
+    namespace_for,
+    now,
+    object_key,
+    set_managed_fields,
+    shape,
+)
+from ._rest_types import WriteOptions, Written, decoded, kind_of
+from ._strategy import generate_name
+from ._strategy_service import ServiceAllocator
+from ._writerules import (
+    Kind,
+    before_create,
+    before_status_update,
+    before_update,
+    decode,
+)
+from ._writes import applied_object, managed_fields_after_update, patched_object
+from .history import ADDED, DELETED, MODIFIED, with_resource_version
+from .resources import ResourceInfo
+from .storage import Storage
+
+__all__ = ["RestStorage"]
+
+#: Sentinel: compute the managed fields of a write (rather than take them as given).
+_TRACK: Any = object()
+_DEFAULT = WriteOptions()
+
+
+def _decode(
+    kind: Kind,
+    body: Any,
+    options: WriteOptions,
+    operation: str,
+    raw: bytes | None = None,
+    patch: Any = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """:func:`._writerules.decode` by the request's ``fieldValidation``; the object is the
+    caller's to change."""
+    obj, warnings = decode(
+        kind,
+        body,
+        raw=raw,
+        directive=directive(options.field_validation),
+        operation=operation,
+        patch=patch,
+    )
+    return decoded(kind, obj), warnings
+
+
+class RestStorage:
+    """Creates, updates, patches, applies and deletes objects as the real registry does.
+
+    :param storage: where objects are kept.
+    :param services: the cluster IPs and node ports in use (default: a fresh allocator).
+    """
+
+    def __init__(self, storage: Storage, *, services: ServiceAllocator | None = None) -> None:
+        self.storage = storage
+        self.registry = storage.registry
+        self.services = services or ServiceAllocator()
+        self._namespaces = storage.registry.resolve("v1/namespaces")
+
+    # -- create ----------------------------------------------------------------------------
+
+    def create(
+        self,
+        info: ResourceInfo,
+        body: Any,
+        *,
+        namespace: str = "",
+        options: WriteOptions = _DEFAULT,
+    ) -> Written:
+        """POST: create an object.
+
+        :param namespace: the namespace of the URL (``""``: the body's, else ``default``).
+        :raises StatusFailure: 400 (body), 404 (namespace), 409 (name taken), 422 (invalid).
+        """
+        options.check("CreateOptions")
+        return self._create(info, body, namespace, options, _TRACK, "create")
+
+    def _create(
+        self,
+        info: ResourceInfo,
+        body: Any,
+        namespace: str,
+        options: WriteOptions,
+        managed_fields: Any,
+        operation: str,
+    ) -> Written:
+        kind = kind_of(info)
+        meta = check_body(info, body)
+        meta.pop("resourceVersion", None)
+        ns = namespace_for(info, meta, namespace)
+        obj, warnings = _decode(kind, {**body, "metadata": meta}, options, operation, options.raw)
+        table = self.storage.objects(info)
+        dry = options.dry
+
+        def fresh(prefix: str) -> str:
+            """``generateName``, retried while the name is taken (``RetryGenerateName``)."""
+            for _ in range(8):
+                name = generate_name(prefix)
+                if object_key(ns, name) not in table:
+                    break
+            return name
+
+        warnings += before_create(
+            kind,
+            obj,
+            uid=str(uuid.uuid4()),
+            now=now(),
+            name=fresh,
+            services=self.services,
+            dry_run=dry,
+        )
+        name = str(obj["metadata"].get("name") or "")
+        key = object_key(ns, name)
+        try:
+            if info.namespaced:
+                self._admit_namespace(ns, dry)
+            if key in table:
+                raise status.already_exists(info, name)
+        except StatusFailure:
+            if not dry:
+                self._release(info, obj)
+            raise
+        new = shape(info, obj["metadata"], obj)
+        if managed_fields is _TRACK:
+            managed_fields = managed_fields_after_update(
+                info, None, new, manager=options.field_manager
+            )
+        set_managed_fields(new["metadata"], managed_fields)
+        if dry:
+            return Written(new, tuple(warnings))
+        new["metadata"]["resourceVersion"] = str(self.storage.next_resource_version())
+        self.storage.commit(info, ADDED, key, ns, new, None)
+        return Written(new, tuple(warnings), created=True)
+
+    def _admit_namespace(self, namespace: str, dry: bool) -> None:
+        """``NamespaceLifecycle`` admission: the namespace exists and is not terminating."""
+        existing = self.storage.objects(self._namespaces).get(namespace)
+        if existing is None:
+            if not self.storage.auto_create_namespaces:
+                raise status.not_found(self._namespaces, namespace)
+            if not dry:
+                self.create(self._namespaces, {"metadata": {"name": namespace}})
+        elif existing["metadata"].get("deletionTimestamp") or (
+            (existing.get("status") or {}).get("phase") == "Terminating"
+        ):
+            raise status.status_error(
+                403,
+                "Forbidden",
+                f"unable to create new content in namespace {namespace} because it is being "
+                "terminated",
+            )
+
+    def _release(self, info: ResourceInfo, obj: Mapping[str, Any]) -> None:
+        if (info.group, info.kind) == ("", "Service"):
+            self.services.release(dict(obj))
+
+    # -- update and patch ------------------------------------------------------------------
+
+    def _locate(self, info: ResourceInfo, name: str, namespace: str) -> tuple[str, str, KubeObject]:
+        ns = (namespace or "default") if info.namespaced else ""
+        key = object_key(ns, name)
+        old = self.storage.objects(info).get(key)
+        if old is None:
+            raise status.not_found(info, name)
+        return ns, key, old
+
+    @staticmethod
+    def _check_subresource(info: ResourceInfo, subresource: str) -> None:
+        if subresource and subresource not in info.subresources:
+            raise status.status_error(404, "NotFound")
+
+    def update(
+        self,
+        info: ResourceInfo,
+        body: Any,
+        *,
+        name: str = "",
+        namespace: str = "",
+        subresource: str = "",
+        options: WriteOptions = _DEFAULT,
+    ) -> Written:
+        """PUT: replace an object (``subresource="status"``: its status).
+
+        :param name: the name of the URL (``""``: the body's); the body must carry it.
+        :raises StatusFailure: 400 (body, name), 404, 409 (stale ``resourceVersion``), 422.
+        """
+        self._check_subresource(info, subresource)
+        options.check("UpdateOptions")
+        kind = kind_of(info)
+        meta = check_body(info, body)
+        ns = namespace_for(info, meta, namespace)
+        obj, warnings = _decode(kind, {**body, "metadata": meta}, options, "update", options.raw)
+        in_body = str(obj["metadata"].get("name") or "")
+        if name and in_body != name:
+            raise status.bad_request(
+                f"the name of the object ({in_body}) does not match the name on the URL ({name})"
+            )
+        ns, key, old = self._locate(info, name or in_body, ns)
+        check_resource_version(info, old, obj["metadata"].get("resourceVersion"))
+        return self._replace(info, key, ns, old, obj, subresource, options, warnings)
+
+    def patch(
+        self,
+        info: ResourceInfo,
+        patch: Any,
+        *,
+        name: str,
+        namespace: str = "",
+        patch_type: str = "merge",
+        subresource: str = "",
+        options: WriteOptions = _DEFAULT,
+    ) -> Written:
+        """PATCH: ``merge``, ``strategic``, ``json`` or ``apply`` (server-side apply, which
+        creates a missing object; :attr:`Written.created` says so).
+
+        :raises StatusFailure: 422 for invalid options or a patched object the decoder or
+            the validation refuses, 409 for a stale ``resourceVersion`` or apply conflicts.
+        """
+        self._check_subresource(info, subresource)
+        options.check("PatchOptions", patch_type)
+        if patch_type == "apply":
+            return self._apply(info, patch, name, namespace, subresource, options)
+        ns, key, old = self._locate(info, name, namespace)
+        patched = patched_object(info, old, patch, patch_type)
+        if not isinstance(patched, dict) or not isinstance(patched.get("metadata"), dict):
+            raise status.status_error(422, "Invalid", "the patched object is not a valid object")
+        obj, warnings = _decode(kind_of(info), patched, options, patch_type, patch=patch)
+        check_name(obj, name)
+        check_resource_version(info, old, obj["metadata"].get("resourceVersion"))
+        return self._replace(info, key, ns, old, obj, subresource, options, warnings)
+
+    def _apply(
+        self,
+        info: ResourceInfo,
+        config: Any,
+        name: str,
+        namespace: str,
+        subresource: str,
+        options: WriteOptions,
+    ) -> Written:
+        ns = (namespace or "default") if info.namespaced else ""
+        key = object_key(ns, name)
+        old = self.storage.objects(info).get(key)
+        new, managed = applied_object(
+            info,
+            old,
+            config,
+            manager=options.field_manager,
+            force=bool(options.force),
+            subresource=subresource,
+        )
+        check_name(new or old or {}, name)
+        if old is None:
+            if subresource:
+                raise status.not_found(info, name)
+            base: dict[str, Any] = new or {"apiVersion": info.api_version, "kind": info.kind}
+            meta = dict(base.get("metadata") or {}, name=name)
+            meta.pop("managedFields", None)
+            created = self._create(info, {**base, "metadata": meta}, ns, options, managed, "apply")
+            return replace(created, created=True)
+        obj, warnings = _decode(kind_of(info), dict(old) if new is None else new, options, "apply")
+        check_resource_version(info, old, obj["metadata"].get("resourceVersion"))
+        return self._replace(info, key, ns, old, obj, subresource, options, warnings, managed)
+
+    def _replace(
+        self,
+        info: ResourceInfo,
+        key: str,
+        namespace: str,
+        old: KubeObject,
+        new: dict[str, Any],
+        subresource: str,
+        options: WriteOptions,
+        warnings: list[str],
+        managed_fields: Any = _TRACK,
+    ) -> Written:
+        """``BeforeUpdate`` and the store: no-ops keep the stored object and its RV; an
+        object left with a ``deletionTimestamp`` and no finalizers is gone."""
+        kind, dry = kind_of(info), options.dry
+        if subresource == "status":
+            warnings += before_status_update(kind, new, old)
+        else:
+            warnings += before_update(kind, new, old, services=self.services, dry_run=dry)
+        new = shape(info, new["metadata"], new)
+        meta = new["metadata"]
+        meta["resourceVersion"] = old["metadata"]["resourceVersion"]
+        if managed_fields is _TRACK:
+            managed_fields = managed_fields_after_update(
+                info, old, new, manager=options.field_manager, subresource=subresource
+            )
+        set_managed_fields(meta, managed_fields)
+        if new == old:
+            return Written(old, tuple(warnings))
+        if dry:
+            return Written(new, tuple(warnings))
+        meta["resourceVersion"] = str(self.storage.next_resource_version())
+        gone = bool(meta.get("deletionTimestamp")) and not meta.get("finalizers")
+        self.storage.commit(info, DELETED if gone else MODIFIED, key, namespace, new, old)
+        if gone:
+            self._release(info, new)
+        return Written(new, tuple(warnings), gone=gone)
+
+    # -- delete ----------------------------------------------------------------------------
+
+    def delete(
+        self,
+        info: ResourceInfo,
+        *,
+        name: str,
+        namespace: str = "",
+        preconditions: Mapping[str, Any] | None = None,
+        dry_run: Sequence[str] = (),
+    ) -> Written:
+        """DELETE: remove an object, or mark it (``deletionTimestamp``) when it has
+        finalizers. A namespace takes its contents with it.
+
+        :param preconditions: ``{"uid": ..., "resourceVersion": ...}`` that must match.
+        :param dry_run: ``("All",)``: answer what would happen, change nothing.
+        :raises StatusFailure: 404, 409 (a precondition failed), 422 (invalid options).
+        """
+        options = WriteOptions(dry_run=tuple(dry_run))
+        options.check("DeleteOptions")
+        dry = options.dry
+        ns, key, old = self._locate(info, name, namespace)
+        meta = old["metadata"]
+        check_preconditions(info, meta, preconditions or {})
+        if info == self._namespaces and not dry:
+            from ._collections import delete_namespace_contents
+
+            delete_namespace_contents(self, name)
+        if meta.get("finalizers"):
+            if meta.get("deletionTimestamp"):
+                return Written(old)
+            new_meta = {**meta, "deletionTimestamp": now(), "deletionGracePeriodSeconds": 0}
+            if meta.get("generation"):
+                new_meta["generation"] = int(meta["generation"]) + 1
+            if dry:
+                return Written({**old, "metadata": new_meta})
+            new_meta["resourceVersion"] = str(self.storage.next_resource_version())
+            marked = {**old, "metadata": new_meta}
+            self.storage.commit(info, MODIFIED, key, ns, marked, old)
+            return Written(marked)
+        if dry:
+            return Written(old, gone=True)
+        final = with_resource_version(old, self.storage.next_resource_version())
+        self.storage.commit(info, DELETED, key, ns, final, old)
+        self._release(info, final)
+        return Written(final, gone=True)
