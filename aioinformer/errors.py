@@ -49,6 +49,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._redact import excerpt
+
 __all__ = [
     "AlreadyExistsError",
     "ApiError",
@@ -371,6 +373,9 @@ class TooLargeResourceVersionError(ServerTimeoutError):
     """
 
 
+#: The longest Status message kept (a validation error listing many fields stays whole).
+_MESSAGE_LIMIT = 2000
+
 _BY_CODE: dict[int, type[ApiError]] = {
     400: BadRequestError,
     401: UnauthorizedError,
@@ -413,6 +418,9 @@ def api_error_from_status(
 ) -> ApiError:
     """Build the most specific :class:`ApiError` for a Kubernetes ``Status``.
 
+    The message is made one line of at most 2,000 characters, with credentials masked (see
+    ``status`` for the Status as it came).
+
     :param status: the decoded Status object (or None when the body was not a Status).
     :param http_status: the HTTP status of the response, used when the Status has no ``code``.
     :param retry_after: the ``Retry-After`` header in seconds; ``details.retryAfterSeconds``
@@ -421,8 +429,9 @@ def api_error_from_status(
     status = status or {}
     raw_code = status.get("code")
     code = raw_code if isinstance(raw_code, int) and raw_code > 0 else (http_status or 500)
-    reason = str(status.get("reason") or "")
-    message = str(status.get("message") or "")
+    reason = excerpt(str(status.get("reason") or ""), limit=100)
+    # Messages end up in logs: one bounded line, credentials masked (a proxy may echo them).
+    message = excerpt(str(status.get("message") or ""), limit=_MESSAGE_LIMIT)
     if retry_after is None:
         details = status.get("details")
         seconds = details.get("retryAfterSeconds") if isinstance(details, Mapping) else None
