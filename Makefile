@@ -6,11 +6,13 @@ EXTRAS := test,testing,cli,metrics,examples
 STAMP  := $(VENV)/.installed
 # `make bench` adds the `bench` extra (the clients it compares against, py-spy) to the same venv.
 BENCH_STAMP := $(VENV)/.installed-bench
+# `make docs` adds the `docs` extra (MkDocs, mkdocstrings) to the same venv.
+DOCS_STAMP := $(VENV)/.installed-docs
 # `make bench BENCH=quick` runs a one-minute subset; `full` is the whole table (~10 minutes).
 BENCH  ?= full
-SRC    := $(wildcard aioinformer tests benchmarks examples)
+SRC    := $(wildcard aioinformer tests benchmarks examples docs)
 
-.PHONY: all venv test lint typecheck pytest demo bench bench-profile clean
+.PHONY: all venv test lint typecheck pytest demo bench bench-profile docs clean
 
 all: test
 
@@ -27,6 +29,11 @@ $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 $(BENCH_STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check \
 		-c constraints.txt -e '.[$(EXTRAS),bench]'
+	@touch $@ $(STAMP)
+
+$(DOCS_STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check \
+		-c constraints.txt -e '.[$(EXTRAS),docs]'
 	@touch $@ $(STAMP)
 
 venv: $(STAMP)
@@ -52,5 +59,10 @@ bench: $(BENCH_STAMP)
 bench-profile: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/profile_b1.py
 
+# The site (docs/ and the API reference from the docstrings) into site/; any warning fails.
+# NO_MKDOCS_2_WARNING: Material's end-of-life notice, printed on every build, is not ours.
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site

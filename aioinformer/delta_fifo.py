@@ -1,11 +1,12 @@
 """The DeltaFIFO: a keyed queue of deltas between the reflector and the informer.
 
-Producers (the reflector) ``await add/update/delete/replace/resync``; one consumer (the
-informer) ``await pop(process)``. Each key is queued once however many deltas it gathers; its
-deltas are kept oldest to newest, and keys come out in the order they were first queued.
-Producers and the consumer synchronise on one :class:`asyncio.Condition`. Every critical section
-is synchronous (``process`` included), so a pop is atomic: no producer interleaves with it, and
-cancellation cannot split it.
+Producers (the reflector) ``await add/update/delete/replace/resync``, or hand over many watch
+events at once with ``await apply(events)``; one consumer (the informer) ``await pop(process)``.
+Each key is queued once however many deltas it gathers; its deltas are kept oldest to newest,
+and keys come out in the order they were first queued. Every critical section is synchronous
+(``process`` included), so no lock is needed: a pop is atomic (no producer interleaves with it,
+and cancellation cannot split it), and a consumer that finds the queue empty waits on a future
+that the next producer (or :meth:`DeltaFIFO.close`) completes.
 
 Semantics follow client-go's ``DeltaFIFO`` (see ``docs``/DESIGN §2.3), with one deliberate
 difference: the initial-population count is decremented **after** ``process`` ran, so
@@ -18,9 +19,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
-from typing import Any, NamedTuple, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias
+
+import anyio.lowlevel
 
 from .errors import FIFOClosedError
 from .objects import DeletedFinalStateUnknown, KeyFunc, KubeObject, meta_namespace_key
@@ -32,6 +35,7 @@ __all__ = [
     "DeltaType",
     "KeyListerGetter",
     "TransformFunc",
+    "WatchChange",
 ]
 
 logger = logging.getLogger(__name__)
@@ -59,34 +63,51 @@ class DeltaType(StrEnum):
     SYNC = "Sync"
 
 
-class Delta(NamedTuple):
-    """One change: its type and the object (or a tombstone, for some ``DELETED`` deltas)."""
+class Delta:
+    """One change: its type, the object (or a tombstone, for some ``DELETED`` deltas) and,
+    when the producer had it, the object's JSON (``raw``, which a compact cache stores as is).
 
-    type: DeltaType
-    object: Any
+    ``delta_type, obj = delta`` unpacks the type and the object; equality compares those two.
+    """
+
+    __slots__ = ("object", "raw", "type")
+
+    def __init__(self, type: DeltaType, object: Any, raw: bytes | None = None) -> None:
+        self.type = type
+        self.object = object
+        #: The JSON of ``object`` exactly (None when not known; never for a tombstone).
+        self.raw = raw
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.type, self.object))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Delta):
+            return NotImplemented
+        return self.type == other.type and self.object == other.object
+
+    __hash__ = None  # type: ignore[assignment]  # objects are dicts: never hashable
+
+    def __repr__(self) -> str:
+        return f"Delta({self.type!r}, {self.object!r})"
+
+
+#: One watch event for :meth:`DeltaFIFO.apply`: ``(ADDED | UPDATED | DELETED, object, raw)``,
+#: ``raw`` being the object's JSON or None.
+WatchChange: TypeAlias = tuple[DeltaType, Any, bytes | None]
 
 
 class KeyListerGetter(Protocol):
     """What the FIFO needs of the informer's cache (``known_objects``); an Indexer fits."""
+
+    def __contains__(self, key: object) -> bool: ...
 
     def list_keys(self) -> list[str]: ...
 
     def get_by_key(self, key: str) -> KubeObject | None: ...
 
 
-def _try_acquire_nowait(lock: asyncio.Lock) -> bool:
-    """Take a free asyncio lock without suspending; False if taking it would have to wait.
-
-    ``Lock.acquire`` completes without suspending when the lock is free, so one step of the
-    coroutine either finishes (acquired) or reaches its first wait (then it is abandoned).
-    """
-    step = lock.acquire()
-    try:
-        step.send(None)
-    except StopIteration:
-        return True
-    step.close()
-    return False
+_CHANGES = frozenset((DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED))
 
 
 class DeltaFIFO:
@@ -117,8 +138,8 @@ class DeltaFIFO:
         self._transformer = transformer
         self._items: dict[str, list[Delta]] = {}
         self._queue: deque[str] = deque()
-        self._lock = asyncio.Lock()
-        self._cond = asyncio.Condition(self._lock)
+        # Pops waiting for a key (the informer has one consumer; any number works).
+        self._waiters: deque[asyncio.Future[None]] = deque()
         self._synced = asyncio.Event()
         # True once replace() ran, or add/update/delete came first.
         self._populated = False
@@ -174,38 +195,58 @@ class DeltaFIFO:
 
     # -- producers -------------------------------------------------------------------------
 
-    async def add(self, obj: KubeObject) -> None:
-        """Queue an ``ADDED`` delta."""
-        key, obj = self._prepare(obj, transform=True)
-        async with self._cond:
-            self._populated = True
-            self._append(key, Delta(DeltaType.ADDED, obj))
-            self._changed()
+    async def add(self, obj: KubeObject, *, raw: bytes | None = None) -> None:
+        """Queue an ``ADDED`` delta (``raw``: the object's JSON, if known)."""
+        self._queue_change(DeltaType.ADDED, obj, raw)
 
-    async def update(self, obj: KubeObject) -> None:
-        """Queue an ``UPDATED`` delta."""
-        key, obj = self._prepare(obj, transform=True)
-        async with self._cond:
-            self._populated = True
-            self._append(key, Delta(DeltaType.UPDATED, obj))
-            self._changed()
+    async def update(self, obj: KubeObject, *, raw: bytes | None = None) -> None:
+        """Queue an ``UPDATED`` delta (``raw``: the object's JSON, if known)."""
+        self._queue_change(DeltaType.UPDATED, obj, raw)
 
     async def delete(self, obj: Any) -> None:
         """Queue a ``DELETED`` delta, unless the key is neither queued nor known (then drop it).
 
         ``obj`` may be a :class:`~aioinformer.objects.DeletedFinalStateUnknown`.
         """
-        key, obj = self._prepare(obj, transform=True)
-        async with self._cond:
+        self._queue_change(DeltaType.DELETED, obj, None)
+
+    async def apply(self, changes: Iterable[WatchChange]) -> list[tuple[int, Exception]]:
+        """Queue many watch events at once, in order: the same as one :meth:`add`,
+        :meth:`update` or :meth:`delete` each, with one wake-up of the consumer for all.
+
+        A change whose key or transform fails (or whose type is not ``ADDED``, ``UPDATED`` or
+        ``DELETED``) is left out, and the others are queued; the failures are returned as
+        ``(position in changes, exception)``.
+        """
+        failures: list[tuple[int, Exception]] = []
+        items, queue, known = self._items, self._queue, self._known
+        key_func, transformer = self._key_func, self._transformer
+        queued = False
+        for position, (kind, obj, raw) in enumerate(changes):
+            try:
+                if kind not in _CHANGES:
+                    raise ValueError(f"not a watch change: {kind!r}")
+                if isinstance(obj, DeletedFinalStateUnknown):
+                    key = obj.key
+                else:
+                    key = key_func(obj)
+                    if transformer is not None:
+                        obj, raw = transformer(obj), None  # the transform changes the JSON
+            except Exception as exc:
+                failures.append((position, exc))
+                continue
+            queued = True
+            deltas = items.get(key)
+            if deltas is not None:
+                self._append(key, Delta(kind, obj, raw))
+            elif kind is not DeltaType.DELETED or (known is not None and key in known):
+                items[key] = [Delta(kind, obj, raw)]
+                queue.append(key)
+            # else: a delete of an unknown key, already reported by a relist: dropped
+        if queued:
             self._populated = True
-            if key not in self._items and (
-                self._known is None or self._known.get_by_key(key) is None
-            ):
-                # Already reported as deleted by a relist; do not report it twice.
-                self._changed()
-                return
-            self._append(key, Delta(DeltaType.DELETED, obj))
             self._changed()
+        return failures
 
     async def replace(self, objs: Iterable[KubeObject], resource_version: str) -> None:
         """Queue the result of a (re)list.
@@ -222,62 +263,56 @@ class DeltaFIFO:
         for obj in objs:
             prepared.append(self._prepare(obj, transform=True))
             if len(prepared) % _PREPARE_CHUNK == 0:
-                await asyncio.sleep(0)  # a large list: let other tasks run between chunks
-        async with self._cond:
-            listed: set[str] = set()
-            for key, obj in prepared:
-                listed.add(key)
-                self._append(key, Delta(action, obj))
-            queued_deletions = 0
-            for key in [k for k in self._queue if k not in listed]:
-                last = self._items[key][-1].object
-                if isinstance(last, DeletedFinalStateUnknown):
-                    last = last.obj
-                self._append(key, Delta(DeltaType.DELETED, DeletedFinalStateUnknown(key, last)))
+                await anyio.lowlevel.checkpoint()  # a large list: let other tasks run
+        listed: set[str] = set()
+        for key, obj in prepared:
+            listed.add(key)
+            self._append(key, Delta(action, obj))
+        queued_deletions = 0
+        for key in [k for k in self._queue if k not in listed]:
+            last = self._items[key][-1].object
+            if isinstance(last, DeletedFinalStateUnknown):
+                last = last.obj
+            self._append(key, Delta(DeltaType.DELETED, DeletedFinalStateUnknown(key, last)))
+            queued_deletions += 1
+        if self._known is not None:
+            for key in self._known.list_keys():
+                if key in listed or key in self._items:
+                    continue
+                known = self._known.get_by_key(key)
+                if known is None:
+                    logger.debug("key %s vanished from known objects during replace", key)
+                tombstone = DeletedFinalStateUnknown(key, known)
+                self._append(key, Delta(DeltaType.DELETED, tombstone))
                 queued_deletions += 1
-            if self._known is not None:
-                for key in self._known.list_keys():
-                    if key in listed or key in self._items:
-                        continue
-                    known = self._known.get_by_key(key)
-                    if known is None:
-                        logger.debug("key %s vanished from known objects during replace", key)
-                    tombstone = DeletedFinalStateUnknown(key, known)
-                    self._append(key, Delta(DeltaType.DELETED, tombstone))
-                    queued_deletions += 1
-            if not self._populated:
-                self._populated = True
-                self._initial_population_count = len(listed) + queued_deletions
-            self._changed()
+        if not self._populated:
+            self._populated = True
+            self._initial_population_count = len(listed) + queued_deletions
+        self._changed()
 
     async def resync(self) -> None:
         """Queue a ``SYNC`` delta for every known key that has no queued deltas."""
         if self._known is None:
             return
-        async with self._cond:
-            for key in self._known.list_keys():
-                if key in self._items:
-                    # The queued deltas are newer than the cached object.
-                    continue
-                obj = self._known.get_by_key(key)
-                if obj is None:
-                    continue
-                self._append(key, Delta(DeltaType.SYNC, obj))
-            self._changed()
+        for key in self._known.list_keys():
+            if key in self._items:
+                # The queued deltas are newer than the cached object.
+                continue
+            obj = self._known.get_by_key(key)
+            if obj is None:
+                continue
+            self._append(key, Delta(DeltaType.SYNC, obj))
+        self._changed()
 
     def close(self) -> None:
         """Close the FIFO: pops drain what is queued, then raise :class:`FIFOClosedError`."""
         if self._closed:
             return
         self._closed = True
-        # Critical sections never suspend while holding the lock, so it is free unless close()
-        # is called from inside one (from ``process``); then no pop is waiting and the next pop
-        # sees the flag before it would wait.
-        if _try_acquire_nowait(self._lock):
-            try:
-                self._cond.notify_all()
-            finally:
-                self._lock.release()
+        waiters, self._waiters = self._waiters, deque()
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     # -- consumer --------------------------------------------------------------------------
 
@@ -309,26 +344,64 @@ class DeltaFIFO:
         """
         if max_keys < 1:
             raise ValueError("max_keys must be at least 1")
-        async with self._cond:
-            while not self._queue:
-                if self._closed:
-                    raise FIFOClosedError("DeltaFIFO is closed")
-                await self._cond.wait()
-            is_in_initial_list = not self.has_synced()
-            count = min(max_keys, len(self._queue))
+        while not self._queue:
+            if self._closed:
+                raise FIFOClosedError("DeltaFIFO is closed")
+            await self._wait()
+        is_in_initial_list = not self.has_synced()
+        count = min(max_keys, len(self._queue))
+        if self._initial_population_count > 0:
+            count = min(count, self._initial_population_count)
+        queue, items = self._queue, self._items
+        batch = [items.pop(queue.popleft()) for _ in range(count)]
+        try:
+            process(batch, is_in_initial_list)
+        finally:
             if self._initial_population_count > 0:
-                count = min(count, self._initial_population_count)
-            queue, items = self._queue, self._items
-            batch = [items.pop(queue.popleft()) for _ in range(count)]
-            try:
-                process(batch, is_in_initial_list)
-            finally:
-                if self._initial_population_count > 0:
-                    self._initial_population_count -= count
-                self._changed()
+                self._initial_population_count -= count
+            self._changed()
         return batch
 
-    # -- internals (call with the lock held, except _prepare) ------------------------------
+    # -- internals -------------------------------------------------------------------------
+
+    async def _wait(self) -> None:
+        """Wait until a producer or close() wakes this pop."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                if self._queue:
+                    self._wake_one()  # woken, but leaving: pass the wake-up on
+            else:
+                waiter.cancel()
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+            raise
+
+    def _wake_one(self) -> None:
+        waiters = self._waiters
+        while waiters:
+            waiter = waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+
+    def _queue_change(self, kind: DeltaType, obj: Any, raw: bytes | None) -> None:
+        key, transformed = self._prepare(obj, transform=True)
+        self._populated = True
+        if kind is DeltaType.DELETED and not self._is_known(key):
+            # Already reported as deleted by a relist; do not report it twice.
+            self._changed()
+            return
+        raw = raw if self._transformer is None else None  # a transform changes the JSON
+        self._append(key, Delta(kind, transformed, raw))
+        self._changed()
+
+    def _is_known(self, key: str) -> bool:
+        """Whether ``key`` is queued or cached (a delete of anything else is dropped)."""
+        return key in self._items or (self._known is not None and key in self._known)
 
     def _prepare(self, obj: Any, *, transform: bool) -> tuple[str, Any]:
         key = self.key_of(obj)
@@ -355,7 +428,7 @@ class DeltaFIFO:
         deltas.append(delta)
 
     def _changed(self) -> None:
-        if self._queue:
-            self._cond.notify()
+        if self._queue and self._waiters:
+            self._wake_one()
         if self.has_synced() and not self._synced.is_set():
             self._synced.set()

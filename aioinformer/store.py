@@ -85,6 +85,15 @@ class Store:
         """Same as :meth:`add`: insert or replace; returns the object it replaced."""
         return self.add(obj)
 
+    def upsert(self, obj: KubeObject, *, raw: bytes | None = None) -> KubeObject | None:
+        """Same as :meth:`add` (``raw``, the object's JSON, is not needed here). The informer
+        writes through ``upsert`` and :meth:`remove`, which both cache modes implement."""
+        return self.add(obj)
+
+    def remove(self, obj: Any) -> KubeObject | None:
+        """Same as :meth:`delete`."""
+        return self.delete(obj)
+
     def delete(self, obj: Any) -> KubeObject | None:
         """Remove the object with the same key (a tombstone deletes by its key); absent is
         fine. Returns the object removed, or None."""
@@ -130,7 +139,11 @@ class Store:
         self._items = items
 
 
-def _index_values(index_name: str, func: IndexFunc, key: str, obj: Any) -> tuple[str, ...]:
+def index_values(index_name: str, func: IndexFunc, key: str, obj: Any) -> tuple[str, ...]:
+    """The distinct values ``func`` indexes ``obj`` under (in order).
+
+    :raises IndexFuncError: if ``func`` raises or returns anything but an iterable of strings.
+    """
     try:
         result = func(obj)
         if isinstance(result, str | bytes):
@@ -209,7 +222,7 @@ class Indexer(Store):
         """The stored objects sharing at least one index value with ``obj``."""
         index = self._index(index_name)
         func = self._index_funcs[index_name]
-        values = _index_values(index_name, func, self._key_func(obj), obj)
+        values = index_values(index_name, func, self._key_func(obj), obj)
         keys: dict[str, None] = {}
         for value in values:
             keys.update(dict.fromkeys(index.get(value, ())))
@@ -224,7 +237,7 @@ class Indexer(Store):
 
     def _put(self, key: str, obj: KubeObject) -> None:
         funcs = self._index_funcs
-        new = [(name, _index_values(name, func, key, obj)) for name, func in funcs.items()]
+        new = [(name, index_values(name, func, key, obj)) for name, func in funcs.items()]
         # Nothing has been changed before this point.
         self._items[key] = obj
         for name, values in new:
@@ -268,7 +281,7 @@ class Indexer(Store):
         index: dict[str, set[str]] = {}
         values_by_key: dict[str, tuple[str, ...]] = {}
         for key, obj in items.items():
-            values = _index_values(name, func, key, obj)
+            values = index_values(name, func, key, obj)
             if not values:
                 continue
             values_by_key[key] = values

@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import pytest
 
 from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType
@@ -287,6 +288,9 @@ async def test_replace_tombstone_carries_none_when_the_known_object_vanished() -
     """A key listed by known_objects whose object cannot be fetched gets a tombstone of None."""
 
     class Vanishing:
+        def __contains__(self, key: object) -> bool:
+            return False
+
         def list_keys(self) -> list[str]:
             return ["ns/ghost"]
 
@@ -510,7 +514,7 @@ async def test_pop_drains_queued_items_after_close_then_raises() -> None:
 
 
 async def test_close_from_inside_process_stops_the_next_pop() -> None:
-    """close() called by process (with the FIFO lock held) makes the next empty pop raise."""
+    """close() called by process (inside a pop) makes the next empty pop raise."""
     fifo = DeltaFIFO()
     await fifo.add(obj("a"))
     await asyncio.wait_for(fifo.pop(lambda d: fifo.close()), TIMEOUT)
@@ -752,3 +756,160 @@ async def test_producers_and_a_consumer_task_interleave_correctly() -> None:
         assert [t for t, _ in got] == [t for t, _ in log], key
         assert all(a is b for (_, a), (_, b) in zip(got, log, strict=True)), key
     assert {k: cache.get_by_key(k) for k in cache.list_keys()} == expected_final
+
+
+# -- batch handoff, raw JSON, waking -----------------------------------------------------------
+
+
+async def test_apply_queues_a_batch_in_order_like_single_producers() -> None:
+    """apply([(type, obj, raw), ...]) queues what add/update/delete would, in order: deltas of
+    one key accumulate, a delete of an unknown key is dropped, and the batch counts as
+    populating the FIFO."""
+    fifo = DeltaFIFO(known_objects=known(obj("cached")))
+    a1, a2, b = obj("a", rv="1"), obj("a", rv="2"), obj("b")
+    failures = await fifo.apply(
+        [
+            (ADDED, a1, b"a1"),
+            (DELETED, obj("unknown"), None),
+            (ADDED, b, None),
+            (UPDATED, a2, b"a2"),
+            (DELETED, obj("cached"), None),
+        ]
+    )
+    assert failures == []
+    assert fifo.has_synced()
+    assert fifo.list_keys() == ["ns/a", "ns/b", "ns/cached"]
+    deltas = fifo.get_by_key("ns/a")
+    assert deltas == [Delta(ADDED, a1), Delta(UPDATED, a2)]
+    assert deltas is not None
+    assert [d.raw for d in deltas] == [b"a1", b"a2"]
+
+
+async def test_apply_leaves_out_bad_changes_and_reports_them() -> None:
+    """A change without a key, or of a type other than ADDED/UPDATED/DELETED, is left out and
+    reported as (position, exception); the others are queued."""
+    fifo = DeltaFIFO()
+    failures = await fifo.apply(
+        [(ADDED, {"metadata": {}}, None), (ADDED, obj("a"), None), (SYNC, obj("b"), None)]
+    )
+    assert [(position, type(exc)) for position, exc in failures] == [
+        (0, KeyFuncError),
+        (2, ValueError),
+    ]
+    assert fifo.list_keys() == ["ns/a"]
+
+
+async def test_apply_of_nothing_but_failures_does_not_populate() -> None:
+    """Like a single add that raises, a batch where every change failed leaves the FIFO
+    unpopulated (a later replace still sets the initial population)."""
+    fifo = DeltaFIFO()
+    assert len(await fifo.apply([(ADDED, {"metadata": {}}, None)])) == 1
+    assert await fifo.apply([]) == []
+    await fifo.replace([obj("a")], "1")
+    assert not fifo.has_synced()
+
+
+async def test_a_batch_wakes_the_waiting_consumer_once_for_all_its_keys() -> None:
+    """A pop waiting on an empty FIFO is woken by a batch and takes all its keys at once."""
+    fifo = DeltaFIFO()
+    batches: list[int] = []
+
+    async def consumer() -> None:
+        await fifo.pop_batch(lambda batch, initial: batches.append(len(batch)), max_keys=100)
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(consumer)
+            await anyio.wait_all_tasks_blocked()
+            await fifo.apply([(ADDED, obj(name), None) for name in "abcde"])
+    assert batches == [5]
+
+
+async def test_the_objects_json_travels_with_the_delta_unless_a_transform_ran() -> None:
+    """raw given to add/update/apply reaches the delta; with a transformer it is dropped (the
+    transform changed the object); tombstones, replace and resync carry none."""
+    plain = DeltaFIFO(known_objects=known(obj("k")))
+    await plain.add(obj("a"), raw=b"A")
+    await plain.update(obj("a"), raw=b"B")
+    await plain.replace([obj("b")], "1")
+    await plain.resync()
+    raws = {key: [d.raw for d in plain.get_by_key(key) or []] for key in plain.list_keys()}
+    assert raws == {"ns/a": [b"A", b"B", None], "ns/b": [None], "ns/k": [None]}
+    transformed = DeltaFIFO(transformer=lambda o: o)
+    await transformed.add(obj("a"), raw=b"A")
+    await transformed.apply([(UPDATED, obj("a"), b"B")])
+    assert [d.raw for d in transformed.get_by_key("ns/a") or []] == [None, None]
+
+
+def test_a_delta_unpacks_to_type_and_object_and_compares_by_them() -> None:
+    """``kind, obj = delta`` still works; equality ignores raw; deltas are not hashable."""
+    delta = Delta(ADDED, obj("a"), b"{}")
+    kind, o = delta
+    assert (kind, o) == (ADDED, obj("a"))
+    assert delta == Delta(ADDED, obj("a"))
+    assert delta != Delta(UPDATED, obj("a"))
+    assert delta != (ADDED, obj("a"))
+    assert repr(delta).startswith("Delta(<DeltaType.ADDED: 'Added'>, ")
+    with pytest.raises(TypeError):
+        hash(delta)
+
+
+async def test_a_delete_asks_known_objects_only_whether_they_hold_the_key() -> None:
+    """Whether a delete is dropped depends on membership (``key in known_objects``): the
+    cached object is not read (a compact cache would decode it)."""
+
+    class Known:
+        def __contains__(self, key: object) -> bool:
+            return key == "ns/a"
+
+        def list_keys(self) -> list[str]:
+            return ["ns/a"]
+
+        def get_by_key(self, key: str) -> dict[str, Any] | None:
+            raise AssertionError("a delete must not read the cached object")
+
+    fifo = DeltaFIFO(known_objects=Known())
+    await fifo.delete(obj("a"))
+    await fifo.delete(obj("b"))
+    await fifo.apply([(DELETED, obj("b"), None)])
+    assert fifo.list_keys() == ["ns/a"]
+
+
+async def test_close_wakes_every_waiting_pop() -> None:
+    """close() (synchronous) wakes all pops waiting on an empty FIFO; each raises."""
+    fifo = DeltaFIFO()
+    raised: list[type[BaseException]] = []
+
+    async def consumer() -> None:
+        try:
+            await fifo.pop(ignore)
+        except FIFOClosedError as exc:
+            raised.append(type(exc))
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(consumer)
+            await anyio.wait_all_tasks_blocked()
+            fifo.close()
+    assert raised == [FIFOClosedError] * 3
+
+
+async def test_a_woken_pop_that_is_cancelled_passes_the_wake_up_on() -> None:
+    """If the pop a producer woke is cancelled before it runs, another waiting pop gets the
+    key: nothing is left queued with a consumer asleep.
+
+    asyncio tasks on purpose: ``Task.cancel()`` after the wake-up is what throws into a woken
+    waiter (an anyio cancel scope lets a task whose wait is already over finish its step)."""
+    fifo = DeltaFIFO()
+    first = asyncio.ensure_future(fifo.pop(ignore))
+    second = asyncio.ensure_future(fifo.pop(ignore))
+    try:
+        await anyio.wait_all_tasks_blocked()
+        await fifo.add(obj("a"))  # wakes the first waiter
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        assert types(await asyncio.wait_for(second, TIMEOUT)) == [ADDED]
+    finally:
+        second.cancel()

@@ -12,6 +12,7 @@ import asyncio
 import itertools
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -23,7 +24,8 @@ from hypothesis.stateful import (
     rule,
 )
 
-from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType
+from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType, WatchChange
+from aioinformer.errors import KeyFuncError
 from aioinformer.objects import DeletedFinalStateUnknown, meta_namespace_key
 
 NAMES = st.sampled_from(["a", "b", "c", "d"])
@@ -35,6 +37,9 @@ class KnownObjects:
 
     def __init__(self) -> None:
         self.items: dict[str, Any] = {}
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.items
 
     def list_keys(self) -> list[str]:
         return list(self.items)
@@ -54,7 +59,7 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
         self.runner = asyncio.Runner()
         self.counter = 0
         # Reference model.
-        self.items: dict[str, list[tuple[DeltaType, Any]]] = {}
+        self.items: dict[str, list[tuple[DeltaType, Any, bytes | None]]] = {}
         self.queue: list[str] = []
         self.populated = False
         self.initial_count = 0
@@ -99,7 +104,7 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
         """What the model expects to be queued for an object entering the FIFO."""
         return transform(obj) if self.use_transformer else obj
 
-    def model_append(self, key: str, delta: tuple[DeltaType, Any]) -> None:
+    def model_append(self, key: str, delta: tuple[DeltaType, Any, bytes | None]) -> None:
         deltas = self.items.get(key)
         if deltas is None:
             self.items[key] = [delta]
@@ -112,12 +117,12 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
             return
         deltas.append(delta)
 
-    def model_pop(self, count: int) -> list[list[tuple[DeltaType, Any]]]:
+    def model_pop(self, count: int) -> list[list[tuple[DeltaType, Any, bytes | None]]]:
         popped = []
         for _ in range(count):
             key = self.queue.pop(0)
             deltas = self.items.pop(key)
-            for kind, obj in deltas:
+            for kind, obj, _ in deltas:
                 if kind is DeltaType.DELETED:
                     self.known.items.pop(key, None)
                 else:
@@ -132,16 +137,60 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
 
     # -- producers -----------------------------------------------------------------------
 
-    @rule(name=NAMES, namespace=NAMESPACES, update=st.booleans())
-    def add_or_update(self, name: str, namespace: str, update: bool) -> None:
+    def expected_raw(self, raw: bytes | None) -> bytes | None:
+        """The JSON a delta carries: the producer's, unless a transform changed the object."""
+        return None if self.use_transformer else raw
+
+    @rule(name=NAMES, namespace=NAMESPACES, update=st.booleans(), with_raw=st.booleans())
+    def add_or_update(self, name: str, namespace: str, update: bool, with_raw: bool) -> None:
         obj = self.make(name, namespace)
+        raw = orjson.dumps(obj) if with_raw else None
         if update:
-            self.runner.run(self.fifo.update(obj))
+            self.runner.run(self.fifo.update(obj, raw=raw))
         else:
-            self.runner.run(self.fifo.add(obj))
+            self.runner.run(self.fifo.add(obj, raw=raw))
         self.populated = True
         kind = DeltaType.UPDATED if update else DeltaType.ADDED
-        self.model_append(meta_namespace_key(obj), (kind, self.entering(obj)))
+        expected = (kind, self.entering(obj), self.expected_raw(raw))
+        self.model_append(meta_namespace_key(obj), expected)
+
+    @rule(
+        changes=st.lists(
+            st.tuples(
+                st.sampled_from([DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED]),
+                NAMES,
+                NAMESPACES,
+                st.sampled_from(["object", "object", "tombstone", "keyless", "wrong type"]),
+            ),
+            max_size=6,
+        )
+    )
+    def apply(self, changes: list[tuple[DeltaType, str, str, str]]) -> None:
+        """A batch is the same as its changes one by one; bad ones are left out and reported."""
+        batch: list[WatchChange] = []
+        expected_failures: list[int] = []
+        for position, (kind, name, namespace, form) in enumerate(changes):
+            obj: Any = self.make(name, namespace)
+            key = meta_namespace_key(obj)
+            raw: bytes | None = orjson.dumps(obj)
+            if form == "keyless":
+                obj, raw = {"metadata": {}}, None
+            elif form == "tombstone":
+                kind, obj, raw = DeltaType.DELETED, DeletedFinalStateUnknown(key, None), None
+            elif form == "wrong type":
+                kind = DeltaType.SYNC
+            batch.append((kind, obj, raw))
+            if form in ("keyless", "wrong type"):
+                expected_failures.append(position)
+                continue
+            self.populated = True
+            if kind is DeltaType.DELETED and key not in self.items and key not in self.known.items:
+                continue
+            queued = obj if form == "tombstone" else self.entering(obj)
+            self.model_append(key, (kind, queued, self.expected_raw(raw)))
+        failures = self.runner.run(self.fifo.apply(batch))
+        assert [position for position, _ in failures] == expected_failures
+        assert all(isinstance(exc, KeyFuncError | ValueError) for _, exc in failures)
 
     @rule(name=NAMES, namespace=NAMESPACES, as_tombstone=st.booleans())
     def delete(self, name: str, namespace: str, as_tombstone: bool) -> None:
@@ -157,7 +206,7 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
             queued = self.entering(obj)
         self.populated = True
         if key in self.items or key in self.known.items:
-            self.model_append(key, (DeltaType.DELETED, queued))
+            self.model_append(key, (DeltaType.DELETED, queued, None))
 
     @rule(
         listed=st.lists(st.tuples(NAMES, NAMESPACES), max_size=6),
@@ -170,18 +219,18 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
         for obj in objs:
             key = meta_namespace_key(obj)
             keys.add(key)
-            self.model_append(key, (kind, self.entering(obj)))
+            self.model_append(key, (kind, self.entering(obj), None))
         deletions = 0
         for key in [k for k in self.queue if k not in keys]:
             last = self.items[key][-1][1]
             if isinstance(last, DeletedFinalStateUnknown):
                 last = last.obj
-            self.model_append(key, (DeltaType.DELETED, DeletedFinalStateUnknown(key, last)))
+            self.model_append(key, (DeltaType.DELETED, DeletedFinalStateUnknown(key, last), None))
             deletions += 1
         for key, obj in list(self.known.items.items()):
             if key in keys or key in self.items:
                 continue
-            self.model_append(key, (DeltaType.DELETED, DeletedFinalStateUnknown(key, obj)))
+            self.model_append(key, (DeltaType.DELETED, DeletedFinalStateUnknown(key, obj), None))
             deletions += 1
         if not self.populated:
             self.populated = True
@@ -192,7 +241,7 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
         self.runner.run(self.fifo.resync())
         for key, obj in self.known.items.items():
             if key not in self.items:
-                self.model_append(key, (DeltaType.SYNC, obj))
+                self.model_append(key, (DeltaType.SYNC, obj, None))
 
     # -- consumer ------------------------------------------------------------------------
 
@@ -223,14 +272,14 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
                 self.runner.run(asyncio.wait_for(self.fifo.pop(process), 5))
             (expected,) = self.model_pop(1)
             self.known.items = before  # the handler did not apply anything
-            assert [[(d.type, d.object) for d in deltas] for deltas in seen] == [expected]
+            assert [[(d.type, d.object, d.raw) for d in deltas] for deltas in seen] == [expected]
         else:
             returned = self.runner.run(asyncio.wait_for(self.fifo.pop(process), 5))
             after = self.known.items
             self.known.items = before
             (expected,) = self.model_pop(1)
             assert seen == [returned]
-            assert [(d.type, d.object) for d in returned] == expected
+            assert [(d.type, d.object, d.raw) for d in returned] == expected
             assert self.known.items == after
         # The pop is counted only after process ran.
         assert synced_during == [synced_before]
@@ -253,7 +302,7 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
             count = min(count, self.initial_count)
         expected = self.model_pop(count)
         assert calls == [(count, not synced_before)]
-        assert [[(d.type, d.object) for d in deltas] for deltas in returned] == expected
+        assert [[(d.type, d.object, d.raw) for d in deltas] for deltas in returned] == expected
 
     # -- invariants ----------------------------------------------------------------------
 
@@ -264,7 +313,7 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
         for key in self.queue:
             deltas = self.fifo.get_by_key(key)
             assert deltas is not None
-            assert [(d.type, d.object) for d in deltas] == self.items[key]
+            assert [(d.type, d.object, d.raw) for d in deltas] == self.items[key]
 
     @invariant()
     def synced_matches_model(self) -> None:
@@ -276,7 +325,7 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
     @invariant()
     def only_two_consecutive_deletes_never_remain(self) -> None:
         for deltas in self.items.values():
-            kinds = [kind for kind, _ in deltas]
+            kinds = [kind for kind, _, _ in deltas]
             assert all(
                 not (a is DeltaType.DELETED and b is DeltaType.DELETED)
                 for a, b in itertools.pairwise(kinds)
@@ -287,7 +336,7 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
         if not self.use_transformer:
             return
         for deltas in self.items.values():
-            for _, obj in deltas:
+            for _, obj, _ in deltas:
                 inner = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
                 assert inner is None or inner["transformed"] == 1
 

@@ -10,15 +10,11 @@ cluster), the app under uvicorn, the test module under pytest in strict mode.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 import os
 import re
-import signal
-import subprocess
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,67 +25,16 @@ import pytest
 from aioinformer.metrics import NEED_PROMETHEUS, NO_OPS_WITHOUT_PROMETHEUS
 from aioinformer.testing import FakeApiServer
 
+from ._codeblocks import GUARD, ROOT, Block, markdown_blocks, run_program, run_test_module
 from ._kubeconfig import kubeconfig_for
 from ._web import serve_asgi
 from .testing.valid import create_with_status, pod
 
-ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-GUARD = 60.0
-
-
-@dataclass(frozen=True)
-class Block:
-    """A fenced code block of the README."""
-
-    language: str
-    code: str
-    #: The last non-empty line before the fence.
-    before: str
-    #: The code of a ``text`` block right after this one ("It prints:"), if any.
-    prints: str | None
-    #: The heading of the section it is in.
-    section: str
-
-    @property
-    def kind(self) -> str:
-        if "fragment" in self.before.lower():
-            return "fragment"
-        if "asyncio.run(main())" in self.code:
-            return "program"
-        if re.search(r"^app = FastAPI\(", self.code, re.MULTILINE):
-            return "app"
-        if re.search(r"^async def test_|^def test_", self.code, re.MULTILINE):
-            return "test module"
-        return "incomplete"
 
 
 def readme_blocks() -> list[Block]:
-    lines = README.read_text().splitlines()
-    blocks: list[Block] = []
-    section = before = ""
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.startswith("#"):
-            section = line.lstrip("# ").strip()
-        if line.startswith("```") and len(line) > 3:
-            end = lines.index("```", i + 1)
-            code = "\n".join(lines[i + 1 : end]) + "\n"
-            blocks.append(Block(line[3:].strip(), code, before, None, section))
-            i = end + 1
-            continue
-        if line.strip():
-            before = line
-        i += 1
-    # A ``text`` block right after a program (with one line between) is what it prints.
-    for n, block in enumerate(blocks[:-1]):
-        following = blocks[n + 1]
-        if following.language == "text" and following.before.lower().startswith("it prints"):
-            blocks[n] = Block(
-                block.language, block.code, block.before, following.code, block.section
-            )
-    return blocks
+    return markdown_blocks(README)
 
 
 BLOCKS = readme_blocks()
@@ -168,26 +113,11 @@ async def test_each_readme_program_runs(
     fake cluster, the lines expected of it). One that runs until Ctrl-C stops cleanly on it."""
     expected = expected_lines(block)
     assert expected is not None, f"nothing is expected of the program in {block.section!r}"
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", block.code, cwd=tmp_path, env=cluster,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    assert process.stdout is not None and process.stderr is not None
-    with anyio.fail_after(GUARD):
-        if "Ctrl-C" in block.code:
-            seen: list[str] = []
-            while not set(expected) <= set(seen):
-                line = (await process.stdout.readline()).decode()
-                assert line, f"the program ended early: {seen}"
-                seen.append(line.rstrip("\n"))
-            process.send_signal(signal.SIGINT)
-            _, err = await process.communicate()
-            assert sorted(seen) == sorted(expected)  # the order of keys is not fixed
-        else:
-            out, err = await process.communicate()
-            assert out.decode().splitlines() == expected
-    assert process.returncode == 0, err.decode()
-    assert "Traceback" not in err.decode()
+    seen, _ = await run_program(block.code, cluster, tmp_path, expected=expected)
+    if block.runs_until_interrupted:
+        assert sorted(seen) == sorted(expected)  # the order of keys is not fixed
+    else:
+        assert seen == expected
 
 
 def spliced(fragment: Block) -> str:
@@ -205,14 +135,8 @@ async def test_each_readme_fragment_runs_in_the_program_above(
     block: Block, cluster: dict[str, str], tmp_path: Path
 ) -> None:
     """A fragment, put where it says into the program above, runs too."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", spliced(block), cwd=tmp_path, env=cluster,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    with anyio.fail_after(GUARD):
-        out, err = await process.communicate()
-    assert process.returncode == 0, err.decode()
-    assert sorted(line for line in out.decode().splitlines() if line.startswith("added ")) == [
+    out, _ = await run_program(spliced(block), cluster, tmp_path, expected=None)
+    assert sorted(line for line in out if line.startswith("added ")) == [
         f"added {name}" for name in sorted(name for name, *_ in PODS)
     ]
 
@@ -246,16 +170,8 @@ async def test_the_readme_app_runs_under_uvicorn(
 def test_the_readme_test_module_passes_in_a_fresh_project(block: Block, tmp_path: Path) -> None:
     """The test module passes with pytest-asyncio in strict mode (its default) in a directory
     without any configuration, warnings as errors."""
-    (tmp_path / "test_readme_example.py").write_text(block.code)
-    done = subprocess.run(
-        [
-            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error",
-            "-p", "asyncio", "--asyncio-mode=strict",
-            "-o", "asyncio_default_fixture_loop_scope=function",
-        ],
-        cwd=tmp_path, capture_output=True, text=True, timeout=GUARD,
-    )  # fmt: skip
-    assert done.stdout.strip().splitlines()[-1].startswith("1 passed"), done.stdout + done.stderr
+    output = run_test_module(block.code, tmp_path)
+    assert output.strip().splitlines()[-1].startswith("1 passed"), output
 
 
 def section(title: str) -> str:

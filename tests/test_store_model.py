@@ -1,9 +1,10 @@
-"""Stateful property test: Indexer against a plain-dict reference model.
+"""Stateful property test: the cache, in both modes, against a plain-dict reference model.
 
 The model is a dict of key -> object plus the registered index functions; every index is
-recomputed from scratch from the model after each step and compared with the Indexer's
+recomputed from scratch from the model after each step and compared with the cache's
 incremental indices. One index function raises on some objects, so failed writes must leave
-everything unchanged; index functions are also added mid-run.
+everything unchanged; index functions are also added mid-run. The dict cache must return the
+very objects written; the compact cache equal, fresh copies.
 """
 
 from __future__ import annotations
@@ -16,9 +17,15 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from aioinformer._compact import CacheIndexer, CacheMode, LazyObject, new_indexer, resolve
 from aioinformer.errors import IndexConflictError, IndexFuncError
-from aioinformer.objects import DeletedFinalStateUnknown, meta_namespace_key, namespace_of
-from aioinformer.store import NAMESPACE_INDEX, Indexer
+from aioinformer.objects import (
+    DeletedFinalStateUnknown,
+    meta_namespace_key,
+    namespace_of,
+    try_resource_version,
+)
+from aioinformer.store import NAMESPACE_INDEX
 
 IndexFn = Callable[[Any], list[str]]
 
@@ -70,12 +77,14 @@ COLORS = st.sampled_from(["red", "blue"])
 
 
 class IndexerMachine(RuleBasedStateMachine):
+    cache: CacheMode = "dict"
+
     def __init__(self) -> None:
         super().__init__()
         self.model: dict[str, Any] = {}
         self.funcs: dict[str, IndexFn] = {}
         self.rv = ""
-        self.indexer = Indexer()
+        self.indexer: CacheIndexer = new_indexer(self.cache)
 
     @initialize(with_picky=st.sampled_from([False, False, True]))
     def setup(self, with_picky: bool) -> None:
@@ -83,7 +92,7 @@ class IndexerMachine(RuleBasedStateMachine):
         if with_picky:
             self.funcs["picky"] = picky
         initial = {name: fn for name, fn in self.funcs.items() if name != NAMESPACE_INDEX}
-        self.indexer = Indexer(indexers=initial)
+        self.indexer = new_indexer(self.cache, indexers=initial)
 
     @staticmethod
     def _make(
@@ -107,22 +116,35 @@ class IndexerMachine(RuleBasedStateMachine):
         st.sampled_from([False, False, True]),
     )
 
-    @rule(obj=objects, update=st.booleans())
-    def add_or_update(self, obj: dict[str, Any], update: bool) -> None:
-        write = self.indexer.update if update else self.indexer.add
+    def _check_previous(self, returned: Any, previous: Any) -> None:
+        """A write returns the object it replaced (a LazyObject of it from upsert/remove)."""
+        if isinstance(returned, LazyObject):
+            assert returned.resource_version == try_resource_version(previous)
+        assert resolve(returned) == previous
+
+    @rule(obj=objects, write=st.sampled_from(["add", "update", "upsert"]))
+    def add_or_update(self, obj: dict[str, Any], write: str) -> None:
+        key = meta_namespace_key(obj)
+        if write == "upsert":
+            obj["metadata"]["resourceVersion"] = str(len(self.model))
         if self._raises(obj):
             with pytest.raises(IndexFuncError):
-                write(obj)
+                getattr(self.indexer, write)(obj)
         else:
-            write(obj)
-            self.model[meta_namespace_key(obj)] = obj
+            self._check_previous(getattr(self.indexer, write)(obj), self.model.get(key))
+            self.model[key] = obj
 
-    @rule(name=NAMES, namespace=NAMESPACES, as_tombstone=st.booleans())
-    def delete(self, name: str, namespace: str, as_tombstone: bool) -> None:
+    @rule(
+        name=NAMES,
+        namespace=NAMESPACES,
+        as_tombstone=st.booleans(),
+        write=st.sampled_from(["delete", "remove"]),
+    )
+    def delete(self, name: str, namespace: str, as_tombstone: bool, write: str) -> None:
         probe = self._make(name, namespace, {}, "red", False)
         key = meta_namespace_key(probe)
-        self.indexer.delete(DeletedFinalStateUnknown(key, None) if as_tombstone else probe)
-        self.model.pop(key, None)
+        target = DeletedFinalStateUnknown(key, None) if as_tombstone else probe
+        self._check_previous(getattr(self.indexer, write)(target), self.model.pop(key, None))
 
     @rule(objs=st.lists(objects, max_size=6), rv=st.integers(min_value=1, max_value=99))
     def replace(self, objs: list[dict[str, Any]], rv: int) -> None:
@@ -171,7 +193,12 @@ class IndexerMachine(RuleBasedStateMachine):
         assert sorted(self.indexer.list_keys()) == sorted(self.model)
         assert len(self.indexer) == len(self.model)
         for key, obj in self.model.items():
-            assert self.indexer.get_by_key(key) is obj
+            got = self.indexer.get_by_key(key)
+            if self.cache == "dict":
+                assert got is obj
+            else:
+                assert got == obj
+                assert got is not obj
         assert self.indexer.resource_version == self.rv
 
     @invariant()
@@ -189,13 +216,23 @@ class IndexerMachine(RuleBasedStateMachine):
                 assert sorted(meta_namespace_key(o) for o in found) == sorted(keys)
 
 
-IndexerMachine.TestCase.settings = settings(
+class CompactIndexerMachine(IndexerMachine):
+    cache: CacheMode = "compact"
+
+
+SETTINGS = settings(
     max_examples=300,
     stateful_step_count=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+IndexerMachine.TestCase.settings = SETTINGS
+CompactIndexerMachine.TestCase.settings = SETTINGS
 TestIndexerModel = IndexerMachine.TestCase
 TestIndexerModel.__doc__ = (
-    "Indexer behaves like the plain-dict reference model under random writes."
+    "The dict cache behaves like the plain-dict reference model under random writes."
+)
+TestCompactIndexerModel = CompactIndexerMachine.TestCase
+TestCompactIndexerModel.__doc__ = (
+    "The compact cache behaves like the plain-dict reference model under random writes."
 )
