@@ -25,6 +25,7 @@ from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
 from ..backoff import Backoff
 from ..errors import (
+    InformerError,
     LifecycleError,
     MalformedWatchEventError,
     ResourceVersionError,
@@ -206,12 +207,11 @@ class Reflector:
             return machine.feed(ListPage(result)), None
         if isinstance(action, ReplaceStore):
             try:
-                await self._store.replace(action.items, action.resource_version)
+                refused = await self._replace(action.items, action.resource_version)
             except Exception as exc:
                 return machine.feed(StoreFailed(exc)), None
             self._counters.listed(len(action.items))
-            if action.problems or self._counters.stale:
-                self._reporter.listed(action.problems, action.items)
+            self._listed(action.problems, action.items, refused)
             logger.debug(
                 "%s: listed %d objects at RV %s",
                 self.name,
@@ -226,11 +226,43 @@ class Reflector:
             return machine.feed(Proceed()), None
         raise RuntimeError(f"{self.name}: unexpected action {action!r} while listing")
 
+    async def _replace(self, items: list[KubeObject], rv: str) -> list[tuple[Any, Exception]]:
+        """Replace the store's contents; the objects it refused (with a store that can skip
+        them, like :class:`~aioinformer.delta_fifo.DeltaFIFO`: one bad object does not fail
+        the list)."""
+        skipping = getattr(self._store, "replace_skipping", None)
+        if skipping is None:
+            await self._store.replace(items, rv)
+            return []
+        refused: list[tuple[Any, Exception]] = await skipping(items, rv)
+        return refused
+
+    def _listed(
+        self,
+        problems: tuple[InformerError, ...],
+        items: list[KubeObject],
+        refused: list[tuple[Any, Exception]],
+    ) -> None:
+        """Report what a stored list had wrong (see :class:`Reporter`)."""
+        if problems or refused or self._counters.stale:
+            self._reporter.listed(problems, items)
+        for obj, exc in refused:
+            self._reporter.refused(obj, exc, has_transform=self._has_transform)
+
+    def _cache_refused(self, obj: Any, exc: Exception) -> None:
+        """The cache refused ``obj`` after the store accepted it (an index function raised):
+        report it like an object the store refused (hook, once-per-key log, stale keys)."""
+        self._reporter.refused(obj, exc, has_transform=False)
+
     def _before_list(self, action: RequestList) -> None:
         after = action.after
         if action.reason is ListReason.RETRY_AT_EMPTY_RV:
             assert after is not None
             logger.info("%s: list failed (%s); relisting at RV ''", self.name, type(after).__name__)
+        elif action.reason is ListReason.CONTINUE_EXPIRED:
+            assert after is not None
+            self._report(after)  # the next page's snapshot expired
+            logger.debug("%s: listing again without pages", self.name)
         elif action.reason is ListReason.STREAMING_FALLBACK:
             assert after is not None
             self._counters.streaming_list_fallbacks += 1
@@ -254,7 +286,7 @@ class Reflector:
                     deadline=config.streaming_list_deadline,
                 )
                 objects = initial.objects
-                await self._store.replace(objects, rv)
+                refused = await self._replace(objects, rv)
             except BaseException:
                 await _close(stream)
                 raise
@@ -266,7 +298,7 @@ class Reflector:
             self._counters.unknown_events += initial.unknown
         self._counters.listed(len(objects))
         self._counters.watches += 1
-        self._reporter.listed(tuple(initial.invalid), objects)
+        self._listed(tuple(initial.invalid), objects, refused)
         logger.debug("%s: streamed %d objects at RV %s", self.name, len(objects), rv)
         return machine.feed(StreamingListSynced(rv)), stream
 
