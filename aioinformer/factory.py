@@ -138,15 +138,14 @@ class SharedInformerFactory(Service):
     :param custom_watch: watch configurations per resource, overriding ``watch``.
     :param clock: time for every informer (resync, backoff waits, deadlines). Default the
         system clock.
+    :param stop_timeout: the most seconds stopping may take (on ``clock``): informers still
+        busy then (a list in flight, a handler mid-event) are cancelled. Default 5.
 
     Each running informer holds one connection of the client's pool for its watch
     (kubernetes_asyncio's ``configuration.connection_pool_maxsize``, 100 by default).
 
     :raises ValueError: unless exactly one of ``client`` and ``lister_watcher`` is given.
     """
-
-    #: Stopping closes every informer, each bounded by its own stop timeout.
-    _stop_timeout = 10.0
 
     def __init__(
         self,
@@ -160,7 +159,12 @@ class SharedInformerFactory(Service):
         watch: WatchConfig = WatchConfig(),
         custom_watch: Mapping[Resource | str, WatchConfig] | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        stop_timeout: float = 5.0,
     ) -> None:
+        if not stop_timeout > 0:
+            raise ValueError("stop_timeout must be positive")
+        # Stopping closes every informer concurrently, each bounded by the same timeout.
+        self._stop_timeout = stop_timeout
         if lister_watcher is None:
             if client is None:
                 raise ValueError("give a client (or a lister_watcher)")
@@ -235,6 +239,7 @@ class SharedInformerFactory(Service):
             watch=self._custom_watch.get(key, self._watch),
             clock=self._clock,
         )
+        informer._stop_timeout = self._stop_timeout
         self._informers[key] = informer
         return informer
 
