@@ -168,8 +168,8 @@ async def test_100_mb_line_without_newline(api: HostileApi, logs: pytest.LogCapt
 
 
 async def test_unknown_event_type(api: HostileApi, logs: pytest.LogCaptureFixture) -> None:
-    """An event of a type the client does not know is skipped, counted and logged; the watch
-    goes on (client-go's reflector logs and skips it too)."""
+    """An event of a type the client does not know is skipped, counted, logged and handed to
+    the hook; the watch goes on (client-go's reflector logs and skips it too)."""
     async with harness(api) as it:
         await api.wait_watching()
         await it.converged()
@@ -179,6 +179,8 @@ async def test_unknown_event_type(api: HostileApi, logs: pytest.LogCaptureFixtur
         await it.converged()
         assert reflector(it).unknown_events == 1
         assert reflector(it).lists == 1  # no relist was needed
+        (error,) = it.of(MalformedWatchEventError)
+        assert "RENAMED" in str(error)
     said(logs, "unknown type", "RENAMED")
     no_contents(logs)
 

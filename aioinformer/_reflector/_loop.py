@@ -406,8 +406,11 @@ class Reflector:
                     return action  # the event was not applied; a relist follows
                 else:
                     counters.unknown_events += 1
-                    logger.warning(
-                        "%s: skipping watch event of unknown type %r", self.name, event.type
+                    # The watch goes on: the hook hears of it, one WARNING line says it.
+                    reporter.report(
+                        MalformedWatchEventError(
+                            f"skipping watch event of unknown type {str(event.type)[:40]!r}"
+                        )
                     )
         finally:
             # Closed before any wait: a stalled or throttled stream is not kept open.
