@@ -58,17 +58,17 @@ import aioinformer
 from aioinformer import (
     BackoffPolicy,
     Controller,
+    DeletedFinalStateUnknown,
     Event,
     EventStream,
     EventType,
-    KubeListerWatcher,
     KubeObject,
     Resource,
     SharedIndexInformer,
     WatchConfig,
-    deletion_handling_meta_namespace_key,
     meta_namespace_key,
 )
+from aioinformer.lowlevel import KubeListerWatcher
 from aioinformer.testing import FakeApiServer
 
 CONFIGMAPS = Resource.parse("v1/configmaps")
@@ -140,7 +140,7 @@ class View:
         self._changed()
 
     def deleted(self, obj: Any) -> None:
-        key = deletion_handling_meta_namespace_key(obj)
+        key = obj.key if isinstance(obj, DeletedFinalStateUnknown) else meta_namespace_key(obj)
         if self.rvs.pop(key, None) is None:
             self._fail(f"DELETED {key} while absent")
         self._changed()

@@ -30,17 +30,16 @@ from kubernetes_asyncio.client import ApiClient, Configuration
 from aioinformer import (
     BackoffPolicy,
     Clock,
+    DeletedFinalStateUnknown,
     EventType,
     KubeClient,
-    KubeListerWatcher,
     KubeObject,
-    Reflector,
     Resource,
     SharedIndexInformer,
     WatchConfig,
-    deletion_handling_meta_namespace_key,
     meta_namespace_key,
 )
+from aioinformer.lowlevel import KubeListerWatcher, Reflector
 
 from ._web import serve_aiohttp
 
@@ -217,7 +216,7 @@ class Harness:
         self._changed.set()
 
     def apply(self, event_type: EventType, obj: Any) -> None:
-        key = deletion_handling_meta_namespace_key(obj)
+        key = obj.key if isinstance(obj, DeletedFinalStateUnknown) else meta_namespace_key(obj)
         if event_type is EventType.DELETED:
             self.view.pop(key, None)
         else:

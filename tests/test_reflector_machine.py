@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from aioinformer._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from aioinformer._reflector._machine import ListWatch, step
 from aioinformer._reflector._states import (
     Cursor,
@@ -70,7 +71,6 @@ from aioinformer.errors import (
     VeryShortWatchError,
     WatchIdleTimeoutError,
 )
-from aioinformer.listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 
 from .memory_lw import obj
 

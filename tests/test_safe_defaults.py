@@ -23,8 +23,9 @@ import pytest
 from aiohttp import web
 
 import aioinformer
-from aioinformer import KubeListerWatcher, ListOptions, Resource, SharedIndexInformer
+from aioinformer import ListOptions, Resource, SharedIndexInformer
 from aioinformer.errors import TransportError
+from aioinformer.lowlevel import KubeListerWatcher
 
 from ._web import listening_socket
 

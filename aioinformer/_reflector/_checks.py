@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._objects import KubeObject
 from ..errors import InvalidObjectError, ResourceVersionError
-from ..objects import KubeObject
 
 __all__ = ["key_hint", "object_problem", "older", "screen_items", "version_problem"]
 

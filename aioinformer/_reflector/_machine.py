@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from .._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from ..errors import (
     ConnectionRefused,
     ExpiredError,
@@ -47,7 +48,6 @@ from ..errors import (
     VeryShortWatchError,
     WatchIdleTimeoutError,
 )
-from ..listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from ._checks import key_hint, object_problem, older, screen_items
 from ._states import (
     Cursor,

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from .._objects import KubeObject
 from ..errors import (
     ExpiredError,
     IndexFuncError,
@@ -23,7 +24,6 @@ from ..errors import (
     ResourceVersionError,
     WatchIdleTimeoutError,
 )
-from ..objects import KubeObject
 from ._checks import key_hint
 from ._statistics import Counters
 

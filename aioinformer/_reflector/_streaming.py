@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Final
 
 from .._clock import Clock
+from .._listwatch import WatchEvent, WatchEventType, WatchStream
+from .._objects import KubeObject
 from ..errors import InvalidObjectError, TransportError
-from ..listwatch import WatchEvent, WatchEventType, WatchStream
-from ..objects import KubeObject
 from ._checks import key_hint, object_problem, version_problem
 
 __all__ = ["INITIAL_EVENTS_END", "InitialEvents", "collect"]

@@ -8,7 +8,7 @@ from typing import Any, TypeVar, cast
 
 import orjson
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from ._boundary import client_errors
 from ._collections import delete_collection, matching
 from ._rest import RestStorage

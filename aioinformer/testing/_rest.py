@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from . import status
 from ._failure import StatusFailure
 from ._fieldvalidation import directive

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from . import status
 from ._object_rules import object_key
 from ._schema import require_schemas

@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from . import status
 from ._failure import StatusFailure
 from ._selectors import Matcher

@@ -15,8 +15,8 @@ from kubernetes_asyncio.client import (
 )
 
 from aioinformer._builtin_resources import BUILTIN_RESOURCES as BUILTIN_TABLE
-from aioinformer.factory import resolve_builtin_resource
-from aioinformer.listwatch import Resource
+from aioinformer._factory import resolve_builtin_resource
+from aioinformer._listwatch import Resource
 from aioinformer.testing import BUILTIN_RESOURCES, FakeApiServer
 from aioinformer.testing._schema import schemas
 

@@ -11,17 +11,17 @@ import logging
 from collections.abc import Callable, Hashable, Iterable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
-from .objects import (
+from ._objects import (
     DeletedFinalStateUnknown,
     KubeObject,
     deletion_handling_meta_namespace_key,
     try_resource_version,
 )
-from .workqueue.queue import WorkQueue
+from .workqueue._queue import WorkQueue
 
 if TYPE_CHECKING:
-    from .informer import SharedIndexInformer
-    from .listener import Registration
+    from ._event_stream import Registration
+    from ._informer import SharedIndexInformer
 
 __all__ = ["EnqueueHandler", "enqueue_keys"]
 

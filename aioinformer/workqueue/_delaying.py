@@ -28,8 +28,8 @@ from collections.abc import Hashable
 from typing import TypeVar
 
 from .._clock import SYSTEM_CLOCK, Clock
-from .metrics import MetricsProvider
-from .queue import DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD, WorkQueue
+from ._metrics import MetricsProvider
+from ._queue import DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD, WorkQueue
 
 __all__ = ["DelayingQueue"]
 

@@ -17,19 +17,19 @@ import aiohttp
 import orjson
 
 from ._http import decode_body, map_errors, read
-from .errors import (
-    MalformedWatchEventError,
-    TransportError,
-    WatchIdleTimeoutError,
-    api_error_from_status,
-)
-from .listwatch import (
+from ._listwatch import (
     ListOptions,
     ListResult,
     Resource,
     WatchEvent,
     WatchEventType,
     list_result_from_body,
+)
+from .errors import (
+    MalformedWatchEventError,
+    TransportError,
+    WatchIdleTimeoutError,
+    api_error_from_status,
 )
 
 if TYPE_CHECKING:

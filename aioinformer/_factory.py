@@ -15,12 +15,12 @@ import anyio.abc
 from ._builtin_resources import BUILTIN_RESOURCES
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import WatchConfig
+from ._informer import InformerStatistics, SharedIndexInformer
 from ._lifecycle import Service, State
+from ._listwatch import ListerWatcher, ListOptions, Resource
+from ._store import Indexers
+from ._transport import KubeListerWatcher
 from .errors import LifecycleError
-from .informer import InformerStatistics, SharedIndexInformer
-from .listwatch import ListerWatcher, ListOptions, Resource
-from .store import Indexers
-from .transport import KubeListerWatcher
 
 if TYPE_CHECKING:
     from ._client import KubeClient
@@ -220,7 +220,7 @@ class SharedInformerFactory(Service):
             missing = {
                 name: f
                 for name, f in (indexers or {}).items()
-                if name not in informer.indexer.get_indexers()
+                if name not in informer.cache.index_names()
             }
             if missing:
                 informer.add_indexers(missing)

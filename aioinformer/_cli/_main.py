@@ -7,9 +7,9 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn, cast
 
-from ._version import __version__
-from .commands import demo, watch
-from .testing import cli as fake_apiserver
+from .._version import __version__
+from ..testing import cli as fake_apiserver
+from . import _watch as watch
 
 __all__ = ["build_parser", "main"]
 
@@ -35,7 +35,6 @@ def build_parser() -> argparse.ArgumentParser:
         parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser),
     )
     watch.add_parser(subparsers)
-    demo.add_parser(subparsers)
     fake_apiserver.add_parser(subparsers)
     return parser
 
@@ -51,8 +50,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fake_apiserver.run(args)
     if args.command == "watch":
         return watch.run(args)
-    if args.command == "demo":
-        return demo.run(args)
     return 0  # pragma: no cover - every sub-command returns above
 
 

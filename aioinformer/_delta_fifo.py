@@ -26,8 +26,8 @@ from typing import Any, Protocol, TypeAlias
 
 import anyio.lowlevel
 
+from ._objects import DeletedFinalStateUnknown, KeyFunc, KubeObject, meta_namespace_key
 from .errors import FIFOClosedError
-from .objects import DeletedFinalStateUnknown, KeyFunc, KubeObject, meta_namespace_key
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",

@@ -52,8 +52,8 @@ from anyio import CancelScope
 from ._candidate import Candidate, Outcome
 from ._clock import SYSTEM_CLOCK, Clock
 from ._leadership import Callback, Leadership, LeadershipTerm, NewLeaderCallback
+from ._lease import LeaseAPI, LeaseClient, LeaseRecord
 from ._lifecycle import Service, State
-from .lease import LeaseAPI, LeaseClient, LeaseRecord
 
 if TYPE_CHECKING:
     from ._client import KubeClient

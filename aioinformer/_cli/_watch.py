@@ -35,8 +35,15 @@ from .._cli_support import (
     note,
     run_command,
 )
+from .._discovery import resolve_resource
+from .._event_stream import Event, EventStream
 from .._http import read
-from ..discovery import resolve_resource
+from .._informer import SharedIndexInformer
+from .._kubeconfig import connect
+from .._listwatch import ListOptions, Resource
+from .._objects import KubeObject, meta_namespace_key
+from .._selectors import parse_label_selector
+from .._transport import KubeListerWatcher
 from ..errors import (
     ApiError,
     BadRequestError,
@@ -47,13 +54,6 @@ from ..errors import (
     SelectorSyntaxError,
     TransportError,
 )
-from ..informer import SharedIndexInformer
-from ..kubeconfig import connect
-from ..listener import Event, EventStream
-from ..listwatch import ListOptions, Resource
-from ..objects import KubeObject, meta_namespace_key
-from ..selectors import parse_label_selector
-from ..transport import KubeListerWatcher
 
 if TYPE_CHECKING:
     from .._client import KubeClient
@@ -143,7 +143,7 @@ class _View:
         relists = stats.relists
         rate = self.events / max(1e-9, time.monotonic() - self.started)
         title = (
-            f"{self.resource}  objects={len(self.informer.indexer)}  events={self.events}"
+            f"{self.resource}  objects={len(self.informer.cache)}  events={self.events}"
             f" ({rate:.1f}/s)  relists={relists}  watch restarts={restarts}"
             f"  rv={self.informer.last_sync_resource_version or '-'}"
         )
@@ -152,7 +152,7 @@ class _View:
             table.add_column("NAMESPACE")
         for column in ("NAME", "STATUS", "AGE", "RESOURCE VERSION", "LAST EVENT"):
             table.add_column(column)
-        objects = self.informer.indexer.list()
+        objects = self.informer.cache.list()
         # Most recently changed first, then by key; only as many rows as fit.
         objects.sort(
             key=lambda o: (
@@ -328,7 +328,7 @@ async def _watch(args: argparse.Namespace, interrupts: Interrupts, out: TextIO) 
 
 async def _announce_sync(informer: SharedIndexInformer, out: TextIO) -> None:
     if await informer.wait_for_cache_sync():
-        out.write(f"# synced {len(informer.indexer)} objects\n")
+        out.write(f"# synced {len(informer.cache)} objects\n")
         out.flush()
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import builtins
 
+from ._listwatch import Resource
+from ._objects import KubeObject
+from ._selectors import LabelSelector, parse_label_selector
+from ._store import NAMESPACE_INDEX, Indexer
 from .errors import IndexNotFoundError
-from .listwatch import Resource
-from .objects import KubeObject
-from .selectors import LabelSelector, parse_label_selector
-from .store import NAMESPACE_INDEX, Indexer
 
 __all__ = ["Lister", "NamespaceLister"]
 
@@ -52,7 +52,7 @@ def _what(resource: Resource | None) -> str:
 class Lister:
     """Reads an informer's cache. Objects are shared with the cache: never mutate them.
 
-    :param indexer: the cache (``informer.indexer``).
+    :param indexer: the informer's writable cache.
     :param resource: what the cache holds, for the namespace checks of :meth:`get` and for
         messages. Default None: unknown (the cache's content tells the scope).
     """

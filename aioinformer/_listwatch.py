@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, Protocol
 from urllib.parse import quote
 
 from ._builtin_resources import BUILTIN_RESOURCES
-from .objects import KubeObject
+from ._objects import KubeObject
 
 __all__ = [
     "ListOptions",

@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ._listwatch import Resource
 from .errors import InformerError, NotFoundError
-from .listwatch import Resource
 
 if TYPE_CHECKING:
     from ._client import KubeClient

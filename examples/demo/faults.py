@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from ..informer import SharedIndexInformer
-from ..listener import EventStream
-from ..testing import FakeApiServer
-from ._demo_churn import DEMO_NAMESPACE
+from aioinformer import EventStream, SharedIndexInformer
+from aioinformer.testing import FakeApiServer
+
+from .churn import DEMO_NAMESPACE
 
 __all__ = ["FAULTS", "FaultRecord", "FaultSchedule", "Progress"]
 

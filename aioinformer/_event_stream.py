@@ -8,6 +8,7 @@ adapter in :mod:`aioinformer._handlers`; this module is the stream and the publi
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -49,14 +50,18 @@ class _Subscription:
     does not keep the stream alive, so leaving ``async for`` still releases the stream at once.
     """
 
-    __slots__ = ("current", "listener", "unregister")
+    __slots__ = ("current", "listener", "release", "unregister")
 
     def __init__(self, listener: Listener, unregister: Callable[[Listener], None]) -> None:
         self.listener = listener
         self.unregister: Callable[[Listener], None] | None = unregister
         self.current: Event | None = None
+        #: A weak reference to the stream whose callback unregisters the listener; set by
+        #: the stream, dropped (so the callback never runs) once closed.
+        self.release: weakref.ref[EventStream] | None = None
 
     def close(self) -> None:
+        self.release = None
         unregister, self.unregister = self.unregister, None
         if unregister is not None:
             unregister(self.listener)
@@ -80,17 +85,21 @@ class _Subscription:
 class EventStream:
     """``informer.events()``: an async iterator over one listener's notifications.
 
-    Leaving the loop unregisters the listener at once: :meth:`aclose`, the end of an
-    ``async with``, an exhausted iteration, and the release of the iterator (which CPython does
-    the moment a ``break``, an exception or a cancellation leaves ``async for``) all close it.
-    Hold no other reference to the stream if you rely on the last one; otherwise call
-    :meth:`aclose` or use ``async with informer.events() as stream:``.
+    Leaving the loop unregisters the listener at once: a ``break``, a ``return``, an exception
+    or a cancellation leaving ``async for`` drops the loop's only reference to the iterator,
+    and CPython frees it there and then (reference counting, not the cyclic garbage
+    collector: no traceback or waiting coroutine references the stream). A weak reference's
+    callback then unregisters the listener; nothing runs in a ``__del__``. For code that
+    keeps the stream in a variable, ``async with informer.events() as stream:`` and
+    :meth:`aclose` close it explicitly; so does the informer stopping (the loop ends).
     """
 
     __slots__ = ("__weakref__", "_subscription")
 
     def __init__(self, listener: Listener, unregister: Callable[[Listener], None]) -> None:
-        self._subscription = _Subscription(listener, unregister)
+        subscription = _Subscription(listener, unregister)
+        subscription.release = weakref.ref(self, _released(listener, unregister))
+        self._subscription = subscription
 
     def __repr__(self) -> str:
         listener = self._subscription.listener
@@ -151,8 +160,16 @@ class EventStream:
     ) -> None:
         self.close()
 
-    def __del__(self) -> None:
-        # Runs as soon as the last reference goes (e.g. `break` out of `async for`).
-        subscription = getattr(self, "_subscription", None)
-        if subscription is not None:
-            subscription.close()
+
+def _released(
+    listener: Listener, unregister: Callable[[Listener], None]
+) -> Callable[[weakref.ref[EventStream]], None]:
+    """The callback unregistering a stream's listener when the stream is freed unclosed.
+
+    It holds the listener and the informer's unregister function, never the subscription or
+    the stream, so it creates no reference cycle."""
+
+    def release(_: weakref.ref[EventStream]) -> None:
+        unregister(listener)
+
+    return release

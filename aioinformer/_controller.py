@@ -49,18 +49,18 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ._clock import SYSTEM_CLOCK, Clock
 from ._elected import serve_elected
+from ._enqueue import EnqueueHandler
 from ._lifecycle import Service, State
+from ._objects import KubeObject
 from ._workers import Reconciler, Result, WorkerPool
-from .enqueue import EnqueueHandler
-from .objects import KubeObject
-from .workqueue.limiters import RateLimiter
-from .workqueue.metrics import MetricsProvider
-from .workqueue.rate_limiting import RateLimitingQueue
+from .workqueue._limiters import RateLimiter
+from .workqueue._metrics import MetricsProvider
+from .workqueue._rate_limiting import RateLimitingQueue
 
 if TYPE_CHECKING:
-    from .informer import SharedIndexInformer
-    from .leaderelection import LeaderElector
-    from .listener import Registration
+    from ._event_stream import Registration
+    from ._informer import SharedIndexInformer
+    from ._leaderelection import LeaderElector
 
 __all__ = [
     "Controller",

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .listwatch import Resource
-from .objects import KubeObject
+from ._listwatch import Resource
+from ._objects import KubeObject
 
 if TYPE_CHECKING:
     from ._client import KubeClient

@@ -13,10 +13,10 @@ from collections.abc import Hashable
 from typing import TypeVar
 
 from .._clock import SYSTEM_CLOCK, Clock
-from .delaying import DelayingQueue
-from .limiters import RateLimiter, default_controller_rate_limiter
-from .metrics import MetricsProvider
-from .queue import DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD
+from ._delaying import DelayingQueue
+from ._limiters import RateLimiter, default_controller_rate_limiter
+from ._metrics import MetricsProvider
+from ._queue import DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD
 
 __all__ = ["RateLimitingQueue"]
 

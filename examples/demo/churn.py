@@ -1,4 +1,5 @@
-"""The demo's churn generator: pods created, updated, moved between nodes and deleted.
+"""The demo's churn generator: pods created, relabelled, annotated, moved through phases and
+deleted.
 
 Writes go straight into the fake API server's storage (its in-process object API), at a
 steady rate paced by the event loop's clock, so every change reaches the informer through the
@@ -14,8 +15,8 @@ from typing import Any
 
 import anyio
 
-from ..objects import KubeObject
-from ..testing import FakeApiServer
+from aioinformer import KubeObject
+from aioinformer.testing import FakeApiServer
 
 __all__ = ["DEMO_NAMESPACE", "PHASES", "Churn", "node_names", "pod_body"]
 
@@ -46,9 +47,10 @@ def pod_body(name: str, node: str, phase: str = "Pending") -> KubeObject:
 class Churn:
     """Keeps about ``objects`` pods alive on ``nodes`` and changes them ``rate`` times a second.
 
-    Of the operations, about half update a pod (a label or its status phase), a fifth move a pod
-    to another node (a patch of ``spec.nodeName``), and the rest delete a pod or create a new
-    one, whichever brings the population back towards ``objects``.
+    Of the operations, about half update a pod (a label or its status phase), a fifth annotate
+    one (a merge patch of ``metadata.annotations``; a pod's ``spec.nodeName`` is immutable once
+    set, so pods change nodes only by being deleted and created), and the rest delete a pod or
+    create a new one, whichever brings the population back towards ``objects``.
 
     :param server: where the pods live.
     :param objects: the population to keep.
@@ -75,7 +77,7 @@ class Churn:
         self._names: list[str] = []  # the same names, for O(1) random choice
         self._slot: dict[str, int] = {}  # name -> index in _names
         self._serial = 0
-        #: Operations done, by kind: ``update``, ``move``, ``delete``, ``create``.
+        #: Operations done, by kind: ``update``, ``annotate``, ``delete``, ``create``.
         self.operations: Counter[str] = Counter()
         #: Operations the server refused (logged; the generator goes on).
         self.failures = 0
@@ -126,7 +128,7 @@ class Churn:
             elif roll >= 0.7:
                 await self._delete()
             elif roll >= 0.5:
-                await self._move()
+                await self._annotate()
             else:
                 await self._update()
         except Exception as exc:
@@ -159,14 +161,11 @@ class Churn:
             self._slot[last] = index
         self.operations["delete"] += 1
 
-    async def _move(self) -> None:
+    async def _annotate(self) -> None:
         name = self._pick()
-        others = [node for node in self.nodes if node != self._pods[name]]
-        node = self._rng.choice(others)
-        patch = {"spec": {"nodeName": node}}
+        patch = {"metadata": {"annotations": {"demo/touched": str(self.total)}}}
         self._server.objects.patch("pods", name, patch, namespace=DEMO_NAMESPACE)
-        self._pods[name] = node
-        self.operations["move"] += 1
+        self.operations["annotate"] += 1
 
     async def _update(self) -> None:
         name = self._pick()

@@ -1,6 +1,6 @@
 """The SharedIndexInformer: one LIST+WATCH shared by any number of consumers.
 
-Data path: the :class:`~aioinformer.Reflector` feeds a
+Data path: the :class:`~aioinformer.lowlevel.Reflector` feeds a
 :class:`~aioinformer.delta_fifo.DeltaFIFO`; one processing task pops batches from it, applies
 each delta to the :class:`~aioinformer.store.Indexer` and distributes a notification to every
 listener by appending to its deque. Nothing downstream of the FIFO can block the watch stream.
@@ -23,14 +23,11 @@ from dataclasses import dataclass
 import anyio
 import anyio.lowlevel
 
+from ._cache_view import Cache
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import WatchConfig
-from ._lifecycle import Service, State
-from ._listener import effective_resync
-from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
-from .delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
-from .errors import FIFOClosedError, LifecycleError
-from .listener import (
+from ._delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
+from ._event_stream import (
     Event,
     EventStream,
     EventType,
@@ -39,10 +36,14 @@ from .listener import (
     Registration,
     validate_handler,
 )
-from .lister import Lister
-from .listwatch import ListerWatcher, Resource
-from .objects import try_resource_version
-from .store import Indexer, Indexers
+from ._lifecycle import Service, State
+from ._listener import effective_resync
+from ._lister import Lister
+from ._listwatch import ListerWatcher, Resource
+from ._objects import try_resource_version
+from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
+from ._store import Indexer, Indexers
+from .errors import FIFOClosedError, LifecycleError
 
 __all__ = ["MINIMUM_RESYNC_PERIOD", "InformerStatistics", "SharedIndexInformer"]
 
@@ -144,12 +145,14 @@ class SharedIndexInformer(Service):
     # -- configuration ---------------------------------------------------------------------
 
     @property
-    def indexer(self) -> Indexer:
-        """The cache. Read it freely; never write to it, and never mutate its objects."""
-        return self._indexer
+    def cache(self) -> Cache:
+        """The cache, read-only (a :class:`~aioinformer.Cache`); never mutate its objects."""
+        return Cache(self._indexer)
+
+    indexer = cache  # the former name, kept as an alias of the same read-only view
 
     def lister(self) -> Lister:
-        """A :class:`~aioinformer.lister.Lister` over the cache."""
+        """A :class:`~aioinformer.Lister` over the cache."""
         resource = getattr(self._lw, "resource", None)
         return Lister(self._indexer, resource=resource if isinstance(resource, Resource) else None)
 
@@ -225,7 +228,7 @@ class SharedIndexInformer(Service):
     # -- consumers -------------------------------------------------------------------------
 
     def events(self, *, resync_period: float | None = None) -> EventStream:
-        """Subscribe: an async iterator of :class:`~aioinformer.listener.Event`.
+        """Subscribe: an async iterator of :class:`~aioinformer.Event`.
 
         A subscriber that joins after the cache holds objects first receives them as synthetic
         ``ADDED`` events (``is_in_initial_list=True``), atomically with respect to other

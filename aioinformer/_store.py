@@ -15,8 +15,8 @@ import builtins
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeAlias
 
+from ._objects import KeyFunc, KubeObject, deletion_handling_meta_namespace_key, namespace_of
 from .errors import IndexConflictError, IndexFuncError, IndexNotFoundError
-from .objects import KeyFunc, KubeObject, deletion_handling_meta_namespace_key, namespace_of
 
 __all__ = [
     "NAMESPACE_INDEX",

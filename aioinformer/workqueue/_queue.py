@@ -28,7 +28,7 @@ from typing import Generic, TypeVar
 
 from .._clock import SYSTEM_CLOCK, Clock
 from ..errors import QueueShutDown
-from .metrics import MetricsProvider, QueueMetrics, new_queue_metrics
+from ._metrics import MetricsProvider, QueueMetrics, new_queue_metrics
 
 __all__ = ["DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD", "WorkQueue"]
 
