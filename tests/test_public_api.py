@@ -46,7 +46,7 @@ EVERYDAY = {
     "aioinformer.integrations.aiohttp": 4,
     "aioinformer.integrations.fastapi": 4,
 }
-APART = {"aioinformer.lowlevel": 17, "aioinformer.testing": 10, "aioinformer.errors": 35}
+APART = {"aioinformer.lowlevel": 17, "aioinformer.testing": 10, "aioinformer.errors": 38}
 
 #: Public-looking modules that are not namespaces: the pytest plugin (an entry point) and the
 #: fake API server's modules, which get private names in a step of their own.
