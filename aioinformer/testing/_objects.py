@@ -11,6 +11,7 @@ import orjson
 from .._objects import KubeObject
 from ._boundary import client_errors
 from ._collections import delete_collection, matching
+from ._crd_rules import view
 from ._rest import RestStorage
 from ._rest_types import WriteOptions, Written
 from ._selectors import compile_selectors
@@ -127,7 +128,7 @@ class ServerObjects:
         :raises NotFoundError: when it does not exist.
         """
         info = self._registry.resolve(resource)
-        return _copy(self._storage.get(info, name, namespace or "default"))
+        return _copy(view(info, self._storage.get(info, name, namespace or "default")))
 
     @client_errors
     def update(
@@ -257,4 +258,5 @@ class ServerObjects:
         """
         info = self._registry.resolve(resource)
         matcher = compile_selectors(label_selector, field_selector, info)
-        return _copy(matching(self._storage, info, namespace=namespace, matcher=matcher))
+        found = matching(self._storage, info, namespace=namespace, matcher=matcher)
+        return [view(info, obj) for obj in _copy(found)]
