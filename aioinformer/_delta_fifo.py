@@ -17,6 +17,7 @@ being processed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -258,18 +259,45 @@ class DeltaFIFO:
 
         ``resource_version`` is not used by the FIFO (it is part of the store contract).
         """
+        await self._replace(objs, None)
+
+    async def replace_skipping(
+        self, objs: Iterable[KubeObject], resource_version: str
+    ) -> list[tuple[Any, Exception]]:
+        """:meth:`replace`, except that an object whose key or transform fails is skipped
+        instead of failing the whole list: it is returned with its exception. Its key (when
+        the key function worked) is not deleted: what the cache has for it stays, stale, until
+        a version of it is accepted.
+        """
+        refused: list[tuple[Any, Exception]] = []
+        await self._replace(objs, refused)
+        return refused
+
+    async def _replace(
+        self, objs: Iterable[KubeObject], refused: list[tuple[Any, Exception]] | None
+    ) -> None:
         action = DeltaType.REPLACED if self._emit_replaced else DeltaType.SYNC
         prepared: list[tuple[str, Any]] = []
-        for obj in objs:
-            prepared.append(self._prepare(obj, transform=True))
-            if len(prepared) % _PREPARE_CHUNK == 0:
+        kept: set[str] = set()  # keys of refused objects: not deleted
+        for count, obj in enumerate(objs, 1):
+            if refused is None:
+                prepared.append(self._prepare(obj, transform=True))
+            else:
+                try:
+                    prepared.append(self._prepare(obj, transform=True))
+                except Exception as exc:
+                    refused.append((obj, exc))
+                    with contextlib.suppress(Exception):
+                        kept.add(self.key_of(obj))
+            if count % _PREPARE_CHUNK == 0:
                 await anyio.lowlevel.checkpoint()  # a large list: let other tasks run
         listed: set[str] = set()
         for key, obj in prepared:
             listed.add(key)
             self._append(key, Delta(action, obj))
+        kept -= listed
         queued_deletions = 0
-        for key in [k for k in self._queue if k not in listed]:
+        for key in [k for k in self._queue if k not in listed and k not in kept]:
             last = self._items[key][-1].object
             if isinstance(last, DeletedFinalStateUnknown):
                 last = last.obj
@@ -277,7 +305,7 @@ class DeltaFIFO:
             queued_deletions += 1
         if self._known is not None:
             for key in self._known.list_keys():
-                if key in listed or key in self._items:
+                if key in listed or key in self._items or key in kept:
                     continue
                 known = self._known.get_by_key(key)
                 if known is None:

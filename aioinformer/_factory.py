@@ -149,6 +149,8 @@ class SharedInformerFactory(Service):
         ``shard_selector``). Default None: every object.
     :param custom_shard_selector: shard selectors per resource, overriding ``shard_selector``
         (None for a resource: unsharded).
+    :param stop_timeout: the most seconds stopping may take (on ``clock``): informers still
+        busy then (a list in flight, a handler mid-event) are cancelled. Default 5.
 
     :raises InvalidShardSelectorError: for a selector text the API server would refuse.
 
@@ -157,9 +159,6 @@ class SharedInformerFactory(Service):
 
     :raises ValueError: unless exactly one of ``client`` and ``lister_watcher`` is given.
     """
-
-    #: Stopping closes every informer, each bounded by its own stop timeout.
-    _stop_timeout = 10.0
 
     def __init__(
         self,
@@ -175,7 +174,12 @@ class SharedInformerFactory(Service):
         clock: Clock = SYSTEM_CLOCK,
         shard_selector: ShardSelector | str | None = None,
         custom_shard_selector: Mapping[Resource | str, ShardSelector | str | None] | None = None,
+        stop_timeout: float = 5.0,
     ) -> None:
+        if not stop_timeout > 0:
+            raise ValueError("stop_timeout must be positive")
+        # Stopping closes every informer concurrently, each bounded by the same timeout.
+        self._stop_timeout = stop_timeout
         if lister_watcher is None:
             if client is None:
                 raise ValueError("give a client (or a lister_watcher)")
@@ -255,6 +259,7 @@ class SharedInformerFactory(Service):
             clock=self._clock,
             shard_selector=self._custom_shard.get(key, self._shard),
         )
+        informer._stop_timeout = self._stop_timeout
         self._informers[key] = informer
         return informer
 

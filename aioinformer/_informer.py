@@ -410,13 +410,17 @@ class SharedIndexInformer(Service):
                     old = indexer.update(obj)
             except Exception as exc:
                 self._store_errors += 1
-                logger.warning(
-                    "%s: cache refused a %s delta: %s: %s",
-                    self.name,
-                    delta_type.value,
-                    type(exc).__name__,
-                    exc,
-                )
+                if self._reflector is not None and delta_type is not DeltaType.DELETED:
+                    # The hook, a once-per-key log line and the stale keys say it.
+                    self._reflector._cache_refused(obj, exc)
+                else:
+                    logger.warning(
+                        "%s: cache refused a %s delta: %s: %s",
+                        self.name,
+                        delta_type.value,
+                        type(exc).__name__,
+                        exc,
+                    )
                 continue
             if delta_type is DeltaType.DELETED:
                 self._distribute(Event(EventType.DELETED, obj, old), False)

@@ -114,7 +114,10 @@ class KubeWatchStream:
             chunk = await self._response.content.readany()
         if not chunk:
             self._eof = True
-            if self._partial and not self._skipping:
+            if self._skipping:  # an oversized line cut off by the end: reported like any other
+                self._skipping = False
+                self._pending.append(None)
+            elif self._partial:  # a truncated line: decoding reports it
                 self._pending.append(bytes(self._partial))
             self._partial.clear()
             return

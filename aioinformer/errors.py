@@ -14,6 +14,9 @@ The hierarchy::
     ├── FIFOClosedError                  pop() on a DeltaFIFO that is closed and drained
     ├── QueueShutDown                    get() on a work queue that is shut down and drained
     ├── MalformedWatchEventError         a watch line that is not a decodable watch event
+    ├── InvalidObjectError (ValueError)  an object from the server that cannot be cached
+    ├── ObjectRejectedError              a transform, key or index function raised for an object
+    ├── ResourceVersionError (ValueError)  a resource version that is not a string, or went back
     ├── WatchIdleTimeoutError (TimeoutError)  a watch that sent no bytes for the idle timeout
     ├── VeryShortWatchError              a watch that ended in under 1 s without any event
     ├── TransportError (OSError)         the request did not get an HTTP response
@@ -47,6 +50,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from ._redact import excerpt
+
 __all__ = [
     "AlreadyExistsError",
     "ApiError",
@@ -63,13 +68,16 @@ __all__ = [
     "InformerError",
     "InternalServerError",
     "InvalidError",
+    "InvalidObjectError",
     "InvalidShardSelectorError",
     "KeyFuncError",
     "LifecycleError",
     "MalformedWatchEventError",
     "MethodNotAllowedError",
     "NotFoundError",
+    "ObjectRejectedError",
     "QueueShutDown",
+    "ResourceVersionError",
     "SelectorSyntaxError",
     "ServerTimeoutError",
     "ShardSelectorRejectedError",
@@ -175,6 +183,61 @@ class MalformedWatchEventError(InformerError, ValueError):
         super().__init__(f"malformed watch event: {reason}")
         self.reason = reason
         self.line = line[:200]
+
+
+class InvalidObjectError(InformerError, ValueError):
+    """An object from the server (a list item or a watch event's object) that cannot be cached:
+    no ``metadata``, no usable ``name``, a ``namespace`` or ``resourceVersion`` that is not a
+    string, a key listed twice in one list, a bookmark without a resource version.
+
+    The object is skipped and the rest goes on; the reflector reports it to the watch-error
+    handler and counts it (``invalid_objects``). The message never holds the object.
+
+    :ivar reason: what is wrong, e.g. ``"metadata.name is missing"``.
+    :ivar key: the object's ``namespace/name`` key when it has one, else None.
+    :ivar position: the item's index in its list page (None for a watch event).
+    """
+
+    def __init__(self, reason: str, *, key: str | None = None, position: int | None = None) -> None:
+        where = f"object {key!r}" if key is not None else "an object"
+        if position is not None:
+            where += f" (list item {position})"
+        super().__init__(f"{where} skipped: {reason}")
+        self.reason = reason
+        self.key = key
+        self.position = position
+
+
+class ObjectRejectedError(InformerError):
+    """A transform, key or index function raised for one object, so that version of it was
+    not cached: the cache keeps the last version it accepted (or nothing), and the key counts
+    as stale until a later version is accepted. The original exception is the ``__cause__``.
+
+    :ivar key: the object's key.
+    :ivar stage: ``"transform"``, ``"key"`` or ``"index"``.
+    """
+
+    def __init__(self, key: str, stage: str, cause: BaseException) -> None:
+        detail = f"{type(cause).__name__}: {cause}"
+        if len(detail) > 200:
+            detail = detail[:199] + "…"
+        super().__init__(f"{stage} failed for {key!r} ({detail}); that version was not cached")
+        self.key = key
+        self.stage = stage
+
+
+class ResourceVersionError(InformerError, ValueError):
+    """A resource version the reflector cannot use: not a string, or older than one already
+    seen on the same stream (a misbehaving server or proxy, or an etcd restored from a backup).
+
+    :ivar resource_version: the offending value, as text (bounded).
+    :ivar previous: the last good resource version.
+    """
+
+    def __init__(self, message: str, *, resource_version: str, previous: str) -> None:
+        super().__init__(message)
+        self.resource_version = resource_version
+        self.previous = previous
 
 
 class WatchIdleTimeoutError(InformerError, TimeoutError):
@@ -323,6 +386,8 @@ class TooLargeResourceVersionError(ServerTimeoutError):
 #: The message prefix of the API server's answer to an invalid shard selector (registry
 #: ``store.go``: ``fmt.Errorf("invalid shard selector: %w", err)``).
 _SHARD_REFUSED: Final = "invalid shard selector:"
+#: The longest Status message kept (a validation error listing many fields stays whole).
+_MESSAGE_LIMIT = 2000
 
 _BY_CODE: dict[int, type[ApiError]] = {
     400: BadRequestError,
@@ -366,6 +431,9 @@ def api_error_from_status(
 ) -> ApiError:
     """Build the most specific :class:`ApiError` for a Kubernetes ``Status``.
 
+    The message is made one line of at most 2,000 characters, with credentials masked (see
+    ``status`` for the Status as it came).
+
     :param status: the decoded Status object (or None when the body was not a Status).
     :param http_status: the HTTP status of the response, used when the Status has no ``code``.
     :param retry_after: the ``Retry-After`` header in seconds; ``details.retryAfterSeconds``
@@ -374,8 +442,9 @@ def api_error_from_status(
     status = status or {}
     raw_code = status.get("code")
     code = raw_code if isinstance(raw_code, int) and raw_code > 0 else (http_status or 500)
-    reason = str(status.get("reason") or "")
-    message = str(status.get("message") or "")
+    reason = excerpt(str(status.get("reason") or ""), limit=100)
+    # Messages end up in logs: one bounded line, credentials masked (a proxy may echo them).
+    message = excerpt(str(status.get("message") or ""), limit=_MESSAGE_LIMIT)
     if retry_after is None:
         details = status.get("details")
         seconds = details.get("retryAfterSeconds") if isinstance(details, Mapping) else None

@@ -27,14 +27,15 @@ from .._config import WatchConfig
 from .._listwatch import ListerWatcher, ListOptions, WatchEventType, WatchStream
 from .._objects import KubeObject
 from ..errors import (
-    ExpiredError,
+    InformerError,
     LifecycleError,
     MalformedWatchEventError,
+    ResourceVersionError,
     ShardSelectorRejectedError,
     TransportError,
-    WatchIdleTimeoutError,
 )
 from ._machine import ListWatch
+from ._reports import Reporter
 from ._states import RestartCause
 from ._statistics import Counters, ReflectorStatistics
 from ._steps import (
@@ -49,6 +50,7 @@ from ._steps import (
     OpenWatch,
     Pause,
     Proceed,
+    Reject,
     ReplaceStore,
     RequestList,
     StoreFailed,
@@ -68,6 +70,7 @@ logger = logging.getLogger(__name__)
 _ADDED = WatchEventType.ADDED
 _MODIFIED = WatchEventType.MODIFIED
 _DELETED = WatchEventType.DELETED
+_BOOKMARK = WatchEventType.BOOKMARK
 
 
 class ReflectorStore(Protocol):
@@ -136,6 +139,7 @@ class Reflector:
         self._backoff = Backoff(config.backoff, clock=clock, rand=rand)
         self._machine = ListWatch(page_size=config.page_size, streaming_list=config.streaming_list)
         self._counters = Counters()
+        self._reporter = Reporter(name, self._counters, self._call_handler)
         self._running = False
 
     def __repr__(self) -> str:
@@ -207,10 +211,11 @@ class Reflector:
             return machine.feed(ListPage(result)), None
         if isinstance(action, ReplaceStore):
             try:
-                await self._store.replace(action.items, action.resource_version)
+                refused = await self._replace(action.items, action.resource_version)
             except Exception as exc:
                 return machine.feed(StoreFailed(exc)), None
             self._counters.listed(len(action.items))
+            self._listed(action.problems, action.items, refused)
             logger.debug(
                 "%s: listed %d objects at RV %s",
                 self.name,
@@ -225,15 +230,50 @@ class Reflector:
             return machine.feed(Proceed()), None
         raise RuntimeError(f"{self.name}: unexpected action {action!r} while listing")
 
+    async def _replace(self, items: list[KubeObject], rv: str) -> list[tuple[Any, Exception]]:
+        """Replace the store's contents; the objects it refused (with a store that can skip
+        them, like :class:`~aioinformer.delta_fifo.DeltaFIFO`: one bad object does not fail
+        the list)."""
+        skipping = getattr(self._store, "replace_skipping", None)
+        if skipping is None:
+            await self._store.replace(items, rv)
+            return []
+        refused: list[tuple[Any, Exception]] = await skipping(items, rv)
+        return refused
+
+    def _listed(
+        self,
+        problems: tuple[InformerError, ...],
+        items: list[KubeObject],
+        refused: list[tuple[Any, Exception]],
+    ) -> None:
+        """Report what a stored list had wrong (see :class:`Reporter`)."""
+        if problems or refused or self._counters.stale:
+            self._reporter.listed(problems, items)
+        for obj, exc in refused:
+            self._reporter.refused(obj, exc, has_transform=self._has_transform)
+
+    def _cache_refused(self, obj: Any, exc: Exception) -> None:
+        """The cache refused ``obj`` after the store accepted it (an index function raised):
+        report it like an object the store refused (hook, once-per-key log, stale keys)."""
+        self._reporter.refused(obj, exc, has_transform=False)
+
     def _before_list(self, action: RequestList) -> None:
         after = action.after
         if action.reason is ListReason.RETRY_AT_EMPTY_RV:
             assert after is not None
             logger.info("%s: list failed (%s); relisting at RV ''", self.name, type(after).__name__)
+        elif action.reason is ListReason.CONTINUE_EXPIRED:
+            assert after is not None
+            self._report(after)  # the next page's snapshot expired
+            logger.debug("%s: listing again without pages", self.name)
         elif action.reason is ListReason.STREAMING_FALLBACK:
             assert after is not None
             self._counters.streaming_list_fallbacks += 1
-            self._report(after)
+            if isinstance(after, ResourceVersionError):
+                self._reporter.version(after)
+            else:
+                self._report(after)
             logger.info("%s: streaming list failed; falling back to a LIST", self.name)
 
     async def _stream_list(self, options: ListOptions) -> tuple[Action, WatchStream | None]:
@@ -248,25 +288,24 @@ class Reflector:
                     initial,
                     clock=self._clock,
                     deadline=config.streaming_list_deadline,
-                    name=self.name,
                 )
                 objects = initial.objects
-                await self._store.replace(objects, rv)
+                refused = await self._replace(objects, rv)
             except BaseException:
                 await _close(stream)
                 raise
         except Exception as exc:
             self._stop_if_fatal(exc)
+            if isinstance(exc, MalformedWatchEventError):
+                self._counters.malformed_events += 1
             return machine.feed(StreamingListFailed(exc)), None
         finally:
-            counters = self._counters
-            counters.malformed_events += initial.malformed
-            counters.unknown_events += initial.unknown
-            counters.store_errors += initial.key_errors
+            self._counters.unknown_events += initial.unknown
         self._counters.listed(len(objects))
         self._counters.watches += 1
+        self._listed(tuple(initial.invalid), objects, refused)
         logger.debug("%s: streamed %d objects at RV %s", self.name, len(objects), rv)
-        return machine.feed(StreamingListSynced(rv, initial.malformed)), stream
+        return machine.feed(StreamingListSynced(rv)), stream
 
     # -- watching --------------------------------------------------------------------------
 
@@ -329,8 +368,14 @@ class Reflector:
         return action
 
     async def _consume(self, stream: WatchStream, started: float) -> Action:
-        """Apply a watch's events to the store until it ends (then closes it)."""
-        machine, store, counters = self._machine, self._store, self._counters
+        """Apply a watch's events to the store until it ends, or until the machine ends it
+        (a malformed line, a resource version going back); then close it."""
+        machine, store, counters, reporter = (
+            self._machine,
+            self._store,
+            self._counters,
+            self._reporter,
+        )
         events = counters.events
         ended: Exception | None = None
         try:
@@ -340,10 +385,8 @@ class Reflector:
                 except StopAsyncIteration:
                     break
                 except MalformedWatchEventError as exc:
-                    machine.feed(Malformed(exc))
                     counters.malformed_events += 1
-                    logger.warning("%s: skipping malformed watch event: %s", self.name, exc.reason)
-                    continue
+                    return machine.feed(Malformed(exc))  # a relist from the last good RV
                 except Exception as exc:
                     ended = exc
                     break
@@ -358,24 +401,31 @@ class Reflector:
                         elif kind is _DELETED:
                             await store.delete(event.object)
                     except Exception as exc:
-                        counters.store_errors += 1
-                        logger.warning(
-                            "%s: store refused a %s event: %s: %s",
-                            self.name,
-                            kind,
-                            type(exc).__name__,
-                            exc,
-                        )
+                        reporter.refused(event.object, exc, has_transform=self._has_transform)
+                    else:
+                        if counters.stale and kind is not _BOOKMARK:
+                            reporter.accepted(event.object)
                     events[kind] = events.get(kind, 0) + 1
+                elif isinstance(action, Reject):
+                    reporter.invalid(action.error)
+                elif isinstance(action, Pause):
+                    return action  # the event was not applied; a relist follows
                 else:
                     counters.unknown_events += 1
-                    logger.warning(
-                        "%s: skipping watch event of unknown type %r", self.name, event.type
+                    # The watch goes on: the hook hears of it, one WARNING line says it.
+                    reporter.report(
+                        MalformedWatchEventError(
+                            f"skipping watch event of unknown type {str(event.type)[:40]!r}"
+                        )
                     )
         finally:
             # Closed before any wait: a stalled or throttled stream is not kept open.
             await _close(stream)
         return machine.feed(WatchEnded(ended, self._clock.now() - started))
+
+    @property
+    def _has_transform(self) -> bool:
+        return getattr(self._store, "transformer", None) is not None
 
     def _timed(self, options: ListOptions) -> ListOptions:
         """The options with a ``timeoutSeconds`` in ``[min, 2·min)`` of the configuration."""
@@ -388,6 +438,9 @@ class Reflector:
         if pause.cause is not None:
             self._counters.restarted(pause.cause)
         for error in pause.errors:
+            if isinstance(error, ResourceVersionError):
+                self._reporter.version(error)
+                continue
             disconnected = pause.cause is RestartCause.DISCONNECT
             quiet = disconnected and isinstance(error, TransportError)
             self._report(error, level=logging.DEBUG if quiet else None)
@@ -415,19 +468,12 @@ class Reflector:
             raise exc
 
     def _report(self, exc: BaseException, *, level: int | None = None) -> None:
-        counters = self._counters
-        counters.errors += 1
-        counters.last_error = f"{type(exc).__name__}: {exc}"
-        if level is None:
-            quiet = isinstance(exc, ExpiredError | WatchIdleTimeoutError)
-            level = logging.INFO if quiet else logging.WARNING
-        logger.log(level, "%s: list/watch error: %s: %s", self.name, type(exc).__name__, exc)
+        self._reporter.report(exc, level=level)
+
+    def _call_handler(self, exc: BaseException) -> None:
         handler = self._watch_error_handler
         if handler is not None:
-            try:
-                handler(self, exc)
-            except Exception:
-                logger.exception("%s: watch error handler failed", self.name)
+            handler(self, exc)
 
 
 class _ResyncFailed(Exception):

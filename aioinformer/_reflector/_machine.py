@@ -17,8 +17,14 @@ resource-version rules are client-go's (``tools/cache/reflector.go``):
 * 429 waits for ``Retry-After`` (clamped to [0.5, 60] s) and re-watches; a refused
   connection and 401 (after reloading credentials) back off and re-watch; an idle watch backs
   off and resumes; a broken connection resumes at once; a watch that ends within a second
-  without any event, an ``ERROR`` event and every other error back off and relist; so does a
-  re-watch after malformed lines were skipped (the store may have missed their changes).
+  without any event, an ``ERROR`` event and every other error back off and relist;
+* beyond client-go: what the server sends is checked (:mod:`._checks`). A malformed or
+  oversized watch line, and an event whose RV is older than the cursor's, end the watch at
+  once: back off and relist from the last good RV (the store may have missed a change; a
+  streaming list falls back to a LIST). An event whose object cannot be cached (no usable
+  name, a non-string RV, a bookmark without an RV) is rejected and the watch goes on; so are
+  such list items (the rest of the list is stored), and a list whose RV is older than the one
+  asked for is stored and reported.
 
 How long "back off" lasts is the loop's business (a :class:`~aioinformer.backoff.Backoff`);
 the machine only says which kind of wait comes next.
@@ -32,7 +38,9 @@ from .._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from ..errors import (
     ConnectionRefused,
     ExpiredError,
-    MalformedWatchEventError,
+    InformerError,
+    InvalidObjectError,
+    ResourceVersionError,
     TooLargeResourceVersionError,
     TooManyRequestsError,
     TransportError,
@@ -40,6 +48,7 @@ from ..errors import (
     VeryShortWatchError,
     WatchIdleTimeoutError,
 )
+from ._checks import key_hint, object_problem, older, screen_items
 from ._states import (
     Cursor,
     Listing,
@@ -65,6 +74,7 @@ from ._steps import (
     OpenWatch,
     Pause,
     Proceed,
+    Reject,
     ReplaceStore,
     RequestList,
     Skip,
@@ -86,6 +96,7 @@ MIN_RETRY_AFTER: Final = 0.5
 MAX_RETRY_AFTER: Final = 60.0
 
 _ADDED = WatchEventType.ADDED
+_BOOKMARK = WatchEventType.BOOKMARK
 # What to do with each event type applied to the store (bookmarks only move the RV), by its
 # wire name: one action object per type, as events are the hot path.
 _APPLY: Final = {
@@ -160,15 +171,55 @@ def _on_event(state: Watching, event: WatchEvent) -> tuple[Action, State]:
     if apply is None:
         return Skip(event.type), state
     cursor, replaying = state.cursor, state.replaying
+    obj = event.object
+    metadata = obj.get("metadata") if obj.__class__ is dict else None
+    if metadata.__class__ is not dict:
+        return _reject(state, obj, apply)
+    rv = metadata.get("resourceVersion")
+    if apply.type is _BOOKMARK:
+        if rv.__class__ is not str or not rv:
+            return _reject(state, obj, apply)
+    else:
+        name = metadata.get("name")
+        namespace = metadata.get("namespace")
+        if (
+            name.__class__ is not str
+            or not name
+            or (namespace is not None and namespace.__class__ is not str)
+            or (rv is not None and rv.__class__ is not str)
+        ):
+            return _reject(state, obj, apply)
     if replaying and apply.type is not _ADDED:
         replaying = False
-    if not replaying:
-        metadata = event.object.get("metadata")
-        if metadata.__class__ is dict:
-            rv = metadata.get("resourceVersion")
-            if rv and rv.__class__ is str and rv != cursor.resource_version:
-                cursor = Cursor(rv, cursor.unavailable, cursor.paginated, cursor.skipped)
+    if not replaying and rv:
+        current = cursor.resource_version
+        if rv != current:
+            if (len(rv) < len(current) or (len(rv) == len(current) and rv < current)) and older(
+                rv, current
+            ):
+                return _backwards(cursor, rv, event.type)
+            cursor = Cursor(rv, cursor.unavailable, cursor.paginated)
     return apply, Watching(cursor, replaying, True)
+
+
+def _reject(state: Watching, obj: object, apply: Apply) -> tuple[Action, State]:
+    if apply.type is _BOOKMARK:
+        error = InvalidObjectError("a bookmark without a resourceVersion")
+    else:
+        error = InvalidObjectError(
+            object_problem(obj) or "not a Kubernetes object", key=key_hint(obj)
+        )
+    return Reject(error), Watching(state.cursor, state.replaying, True)
+
+
+def _backwards(cursor: Cursor, rv: str, event_type: str) -> tuple[Action, State]:
+    error = ResourceVersionError(
+        f"a {event_type} event went back to resourceVersion {rv!r} after"
+        f" {cursor.resource_version!r}; relisting",
+        resource_version=rv,
+        previous=cursor.resource_version,
+    )
+    return Pause(Delay.BACKOFF, RestartCause.BACKWARDS, (error,)), NeedList(cursor)
 
 
 def _watch_ended(state: Watching, ended: WatchEnded) -> tuple[Action, State]:
@@ -201,19 +252,7 @@ def _watch_ended(state: Watching, ended: WatchEnded) -> tuple[Action, State]:
             else RestartCause.ERROR
         )
         return _relist(error, cause), NeedList(cursor)
-    if cursor.skipped:
-        # Events were lost to malformed lines: a relist at the last RV repairs the store.
-        lost = MalformedWatchEventError(f"{cursor.skipped} undecodable watch events; relisting")
-        delay = Delay.BACKOFF if pause.delay is Delay.NONE else pause.delay
-        relist = Pause(
-            delay, pause.cause, (*pause.errors, lost), pause.refresh_credentials, pause.seconds
-        )
-        return relist, NeedList(_without_skipped(cursor))
     return pause, NeedWatch(cursor)
-
-
-def _without_skipped(cursor: Cursor) -> Cursor:
-    return Cursor(cursor.resource_version, cursor.unavailable, cursor.paginated)
 
 
 def _on_page(state: Listing, result: ListResult) -> tuple[Action, State]:
@@ -243,9 +282,18 @@ def _on_page(state: Listing, result: ListResult) -> tuple[Action, State]:
         cursor.resource_version,
         unavailable=False,
         paginated=cursor.paginated or (state.resource_version == "0" and paginated),
-        skipped=cursor.skipped,
     )
-    return ReplaceStore(items, list_rv), Replacing(cursor, list_rv)
+    items, invalid = screen_items(items)
+    problems: tuple[InformerError, ...] = tuple(invalid)
+    asked = state.resource_version
+    if asked not in ("", "0") and older(list_rv, asked):
+        went_back = ResourceVersionError(
+            f"a list at resourceVersion {asked!r} answered the older {list_rv!r}",
+            resource_version=list_rv,
+            previous=asked,
+        )
+        problems = (*problems, went_back)
+    return ReplaceStore(items, list_rv, problems), Replacing(cursor, list_rv)
 
 
 def _on_list_error(state: Listing, error: Exception) -> tuple[Action, State]:
@@ -266,7 +314,7 @@ def _on_list_error(state: Listing, error: Exception) -> tuple[Action, State]:
         return RequestList(options, ListReason.CONTINUE_EXPIRED, error), listing
     if _rv_gone(error) and not state.retried:
         old = state.cursor
-        cursor = Cursor(old.resource_version, True, old.paginated, old.skipped)
+        cursor = Cursor(old.resource_version, True, old.paginated)
         options = ListOptions(resource_version="", limit=state.page_size or None)
         listing = Listing(cursor, "", state.page_size, retried=True)
         return RequestList(options, ListReason.RETRY_AT_EMPTY_RV, error), listing
@@ -285,11 +333,10 @@ def step(
     if received.__class__ is WatchEvent and state.__class__ is Watching:  # the hot path
         return _on_event(state, received)
     match state, received:
-        case Watching(cursor, replaying, delivered), Malformed(error):
-            skipped = Cursor(
-                cursor.resource_version, cursor.unavailable, cursor.paginated, cursor.skipped + 1
-            )
-            return Skip("", error), Watching(skipped, replaying, delivered)
+        case Watching(cursor), Malformed(error):
+            # The line may have held a change: relist from the last good RV now, not when
+            # the watch ends (minutes later).
+            return Pause(Delay.BACKOFF, RestartCause.MALFORMED, (error,)), NeedList(cursor)
         case Watching(), WatchEnded() as ended:
             return _watch_ended(state, ended)
         case NeedList(cursor), Proceed():
@@ -309,12 +356,12 @@ def step(
             return _on_list_error(state, error)
         case Replacing(cursor, rv), Proceed():
             return _watch(Cursor(rv, cursor.unavailable, cursor.paginated))
-        case StreamingList(cursor), StreamingListSynced(rv, skipped):
-            synced = Cursor(rv, False, cursor.paginated, skipped)
+        case StreamingList(cursor), StreamingListSynced(rv):
+            synced = Cursor(rv, False, cursor.paginated)
             return _NEXT_EVENT, Watching(synced, replaying=rv in ("", "0"), delivered=True)
         case StreamingList(cursor), StreamingListFailed(error):
             if _rv_gone(error):
-                cursor = Cursor(cursor.resource_version, True, cursor.paginated, cursor.skipped)
+                cursor = Cursor(cursor.resource_version, True, cursor.paginated)
             return _list(cursor, page_size, ListReason.STREAMING_FALLBACK, error)
         case OpeningWatch(cursor), WatchOpened():
             return _NEXT_EVENT, Watching(cursor, replaying=cursor.resource_version in ("", "0"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import logging
 from collections.abc import Sequence
 
@@ -123,11 +124,27 @@ async def serve(
                 return fail(f"{exc.message}{hint}")
             logger.info("loaded %d objects from %s", len(created), path)
         logger.info("fake API server listening on %s", server.url)
+        if not _is_loopback(host):
+            logger.warning(
+                "listening on %s, not only on this machine: anyone who can reach it can read"
+                " and write its objects and inject faults through /_fake/ (no authentication)",
+                host,
+            )
         await stop.wait()
         logger.info("shutting down")
         return 0
     finally:
         await server.aclose()
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or name to listen on) is this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def run(args: argparse.Namespace) -> int:
