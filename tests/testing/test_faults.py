@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import json
-import time
+from types import SimpleNamespace
 from typing import Any
 
 import aiohttp
@@ -17,7 +17,7 @@ from kubernetes_asyncio.client import ApiClient, ApiException, CoreV1Api
 from kubernetes_asyncio.watch import Watch
 
 from aioinformer.errors import TooManyRequestsError, api_error_from_status
-from aioinformer.testing import FakeApiServer
+from aioinformer.testing import FakeApiServer, _http_api
 
 from .watching import decode, raw_lines, take
 
@@ -246,18 +246,26 @@ async def test_restart_drops_connections_resets_history_and_keeps_objects(
 
 
 async def test_set_latency_delays_every_answer(
-    fake_apiserver: FakeApiServer, api: ApiClient
+    fake_apiserver: FakeApiServer, api: ApiClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With latency set each answer takes at least that long; 0 restores speed."""
+    """With latency set the server waits that long before each answer; 0 restores speed.
+
+    The server's wait is recorded instead of taken, so the test asserts what the server waits
+    for, not how long the machine took."""
+    waits: list[float] = []
+
+    async def recorded_sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(_http_api, "asyncio", SimpleNamespace(sleep=recorded_sleep))
     core = CoreV1Api(api)
     fake_apiserver.faults.set_latency(0.3)
-    started = time.monotonic()
     await core.read_namespace("default")
-    assert time.monotonic() - started >= 0.3
+    await core.read_namespace("default")
+    assert waits == [0.3, 0.3]
     fake_apiserver.faults.set_latency(0)
-    started = time.monotonic()
     await core.read_namespace("default")
-    assert time.monotonic() - started < 0.3
+    assert waits == [0.3, 0.3]
 
 
 async def test_stop_listening_refuses_connections_until_started_again(
