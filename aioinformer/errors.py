@@ -51,6 +51,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._redact import excerpt
+from ._status_parts import causes, is_too_large_rv
 
 __all__ = [
     "AlreadyExistsError",
@@ -294,7 +295,7 @@ class ApiError(InformerError):
     @property
     def causes(self) -> list[dict[str, Any]]:
         """The ``details.causes`` of the Status (may be empty)."""
-        return _causes(self.status)
+        return causes(self.status)
 
 
 class BadRequestError(ApiError):
@@ -406,23 +407,6 @@ _BY_CODE: dict[int, type[ApiError]] = {
 }
 
 
-def _causes(status: Mapping[str, Any]) -> list[dict[str, Any]]:
-    details = status.get("details")
-    causes = details.get("causes") if isinstance(details, Mapping) else None
-    return [c for c in causes if isinstance(c, dict)] if isinstance(causes, list) else []
-
-
-def _is_too_large_rv(status: Mapping[str, Any], code: int, reason: str, message: str) -> bool:
-    for cause in _causes(status):
-        if cause.get("reason") == "ResourceVersionTooLarge":
-            return True
-        # API servers 1.17.0-1.18.5 sent a cause with only this message.
-        if cause.get("message") == "Too large resource version":
-            return True
-    # Older servers say it only in the message of a Timeout.
-    return (code == 504 or reason == "Timeout") and "Too large resource version" in message
-
-
 def api_error_from_status(
     status: Mapping[str, Any] | None,
     *,
@@ -451,7 +435,7 @@ def api_error_from_status(
         if isinstance(seconds, int | float) and seconds > 0:
             retry_after = float(seconds)
     cls: type[ApiError]
-    if _is_too_large_rv(status, code, reason, message):
+    if is_too_large_rv(status, code, reason, message):
         cls = TooLargeResourceVersionError
     elif reason in ("Expired", "Gone"):
         cls = ExpiredError
