@@ -28,12 +28,13 @@ from typing import Any
 
 from ..objects import KubeObject
 from . import status
+from ._deletion import DeleteOptions, delete_object, deleted_by_update, terminating_namespace
 from ._failure import StatusFailure
 from ._fieldvalidation import directive
+from ._gc import Controllers
 from ._object_rules import (
     check_body,
     check_name,
-    check_preconditions,
     check_resource_version,
     namespace_for,
     now,
@@ -52,7 +53,7 @@ from ._writerules import (
     decode,
 )
 from ._writes import applied_object, managed_fields_after_update, patched_object
-from .history import ADDED, DELETED, MODIFIED, with_resource_version
+from .history import ADDED, DELETED, MODIFIED
 from .resources import ResourceInfo
 from .storage import Storage
 
@@ -96,6 +97,8 @@ class RestStorage:
         self.registry = storage.registry
         self.services = services or ServiceAllocator()
         self._namespaces = storage.registry.resolve("v1/namespaces")
+        #: The garbage collector and the namespace controller (:mod:`._gc`).
+        self.controllers = Controllers(self)
 
     # -- create ----------------------------------------------------------------------------
 
@@ -153,12 +156,12 @@ class RestStorage:
         key = object_key(ns, name)
         try:
             if info.namespaced:
-                self._admit_namespace(ns, dry)
+                self._admit_namespace(info, name, ns, dry)
             if key in table:
                 raise status.already_exists(info, name)
         except StatusFailure:
             if not dry:
-                self._release(info, obj)
+                self.release(info, obj)
             raise
         new = shape(info, obj["metadata"], obj)
         if managed_fields is _TRACK:
@@ -172,7 +175,7 @@ class RestStorage:
         self.storage.commit(info, ADDED, key, ns, new, None)
         return Written(new, tuple(warnings), created=True)
 
-    def _admit_namespace(self, namespace: str, dry: bool) -> None:
+    def _admit_namespace(self, info: ResourceInfo, name: str, namespace: str, dry: bool) -> None:
         """``NamespaceLifecycle`` admission: the namespace exists and is not terminating."""
         existing = self.storage.objects(self._namespaces).get(namespace)
         if existing is None:
@@ -180,17 +183,10 @@ class RestStorage:
                 raise status.not_found(self._namespaces, namespace)
             if not dry:
                 self.create(self._namespaces, {"metadata": {"name": namespace}})
-        elif existing["metadata"].get("deletionTimestamp") or (
-            (existing.get("status") or {}).get("phase") == "Terminating"
-        ):
-            raise status.status_error(
-                403,
-                "Forbidden",
-                f"unable to create new content in namespace {namespace} because it is being "
-                "terminated",
-            )
+        elif (existing.get("status") or {}).get("phase") == "Terminating":
+            raise terminating_namespace(info, name, namespace)
 
-    def _release(self, info: ResourceInfo, obj: Mapping[str, Any]) -> None:
+    def release(self, info: ResourceInfo, obj: Mapping[str, Any]) -> None:
         if (info.group, info.kind) == ("", "Service"):
             self.services.release(dict(obj))
 
@@ -334,10 +330,11 @@ class RestStorage:
         if dry:
             return Written(new, tuple(warnings))
         meta["resourceVersion"] = str(self.storage.next_resource_version())
-        gone = bool(meta.get("deletionTimestamp")) and not meta.get("finalizers")
+        gone = deleted_by_update(info, new, old)
         self.storage.commit(info, DELETED if gone else MODIFIED, key, namespace, new, old)
         if gone:
-            self._release(info, new)
+            self.release(info, new)
+        self.controllers.changed(info, new, gone=gone, previous=old)
         return Written(new, tuple(warnings), gone=gone)
 
     # -- delete ----------------------------------------------------------------------------
@@ -350,39 +347,17 @@ class RestStorage:
         namespace: str = "",
         preconditions: Mapping[str, Any] | None = None,
         dry_run: Sequence[str] = (),
+        options: DeleteOptions | None = None,
     ) -> Written:
         """DELETE: remove an object, or mark it (``deletionTimestamp``) when it has
-        finalizers. A namespace takes its contents with it.
+        finalizers or a grace period; a namespace becomes ``Terminating`` (see
+        :mod:`._deletion`).
 
         :param preconditions: ``{"uid": ..., "resourceVersion": ...}`` that must match.
         :param dry_run: ``("All",)``: answer what would happen, change nothing.
+        :param options: every ``DeleteOptions`` (they win over the two above).
         :raises StatusFailure: 404, 409 (a precondition failed), 422 (invalid options).
         """
-        options = WriteOptions(dry_run=tuple(dry_run))
-        options.check("DeleteOptions")
-        dry = options.dry
-        ns, key, old = self._locate(info, name, namespace)
-        meta = old["metadata"]
-        check_preconditions(info, meta, preconditions or {})
-        if info == self._namespaces and not dry:
-            from ._collections import delete_namespace_contents
-
-            delete_namespace_contents(self, name)
-        if meta.get("finalizers"):
-            if meta.get("deletionTimestamp"):
-                return Written(old)
-            new_meta = {**meta, "deletionTimestamp": now(), "deletionGracePeriodSeconds": 0}
-            if meta.get("generation"):
-                new_meta["generation"] = int(meta["generation"]) + 1
-            if dry:
-                return Written({**old, "metadata": new_meta})
-            new_meta["resourceVersion"] = str(self.storage.next_resource_version())
-            marked = {**old, "metadata": new_meta}
-            self.storage.commit(info, MODIFIED, key, ns, marked, old)
-            return Written(marked)
-        if dry:
-            return Written(old, gone=True)
-        final = with_resource_version(old, self.storage.next_resource_version())
-        self.storage.commit(info, DELETED, key, ns, final, old)
-        self._release(info, final)
-        return Written(final, gone=True)
+        if options is None:
+            options = DeleteOptions(preconditions=preconditions, dry_run=tuple(dry_run))
+        return delete_object(self, info, name, namespace, options)

@@ -197,13 +197,12 @@ class ApiHandler:
             )
             return json_response(output.convert(doc))
         shard = shard_filter(query, self._sharding)
-        _, dry_run = await delete_options(request, res, request.query)
         deleted = delete_collection(
             self._rest,
             res,
             namespace=info.namespace,
             matcher=with_shard(matcher, shard),
-            dry_run=dry_run,
+            options=await delete_options(request, res, request.query),
         )
         doc = {
             "kind": res.list_kind,
@@ -304,16 +303,13 @@ class ApiHandler:
         self, request: web.Request, info: RequestInfo, res: ResourceInfo
     ) -> web.StreamResponse:
         output = Output(request, res, dict(request.query))
-        preconditions, dry_run = await delete_options(request, res, request.query)
-        written = self._rest.delete(
-            res,
-            name=info.name,
-            namespace=info.namespace,
-            preconditions=preconditions,
-            dry_run=dry_run,
-        )
+        options = await delete_options(request, res, request.query)
+        written = self._rest.delete(res, name=info.name, namespace=info.namespace, options=options)
         obj = written.obj
-        if not written.gone or res.delete_returns_object:
+        if not written.gone:  # 202 only when asked to cascade (handlers/delete.go)
+            code = 202 if options.orphan_dependents is False else 200
+            return json_response(output.convert(obj), code)
+        if res.delete_returns_object:
             return json_response(output.convert(obj))
         details: dict[str, Any] = {"name": info.name}
         if res.group:

@@ -132,6 +132,7 @@ def test_the_server_keeps_lifecycle_address_and_resources_and_three_entry_points
         "patch",
         "delete",
         "delete_collection",
+        "finish_deletion",
         "list",
         "resource_version",
     }
