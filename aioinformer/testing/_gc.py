@@ -179,8 +179,11 @@ class Controllers:
             return False
         return not self._waiting(_meta(found[1]))
 
-    def _owner_gone(self, info: ResourceInfo, dep: KubeObject, uid: str) -> None:
-        """``attemptToDeleteItem`` for a dependent of an owner that is gone or waiting."""
+    def _owner_gone(
+        self, info: ResourceInfo, dep: KubeObject, uid: str, *, waiting: bool = False
+    ) -> None:
+        """``attemptToDeleteItem`` for a dependent of an owner that is gone or (``waiting``)
+        deleted in foreground: a dependent that owns others then goes in foreground too."""
         if _meta(dep).get("deletionTimestamp"):
             return
         refs = _owner_refs(dep)
@@ -188,7 +191,9 @@ class Controllers:
         if any(self._living(r) for r in others):
             self._set_refs(info, dep, [r for r in refs if r.get("uid") != uid])
             return
-        policy = "Foreground" if self._dependents(str(_meta(dep).get("uid"))) else None
+        policy = None
+        if waiting and self._dependents(str(_meta(dep).get("uid"))):
+            policy = "Foreground"
         finalizers = _meta(dep).get("finalizers") or []
         if ORPHAN in finalizers or FOREGROUND in finalizers:
             policy = None
@@ -209,7 +214,7 @@ class Controllers:
         uid = str(_meta(owner).get("uid"))
         blocking = False
         for dep_info, dep in self._dependents(uid):
-            self._owner_gone(dep_info, dep, uid)
+            self._owner_gone(dep_info, dep, uid, waiting=True)
             current = self._current(dep_info, dep)
             if current is None:
                 continue
