@@ -25,6 +25,7 @@ from ._http_io import (
     patch_body,
     write_options,
 )
+from ._listoptions import MIN_REQUEST_TIMEOUT, server_watch_timeout, validate_list_options
 from ._managed import manager_from_user_agent
 from ._openapi import v2_acceptable
 from ._rest import RestStorage
@@ -85,7 +86,9 @@ class ApiHandler:
         log: RequestLog,
         admin: AdminHandler | None,
         sharding: ShardingGate | None = None,
+        min_request_timeout: float = MIN_REQUEST_TIMEOUT,
     ) -> None:
+        self._min_request_timeout = min_request_timeout
         self._sharding = sharding
         self._registry = registry
         self._rest = rest
@@ -185,6 +188,7 @@ class ApiHandler:
             return await self._watch(request, info, res, query, record, output)
         matcher = compile_matcher(res, query)
         if verb == "list":
+            validate_list_options(query, watch=False)
             list_request = ListRequest.from_query(query)
             shard = shard_filter(query, self._sharding)  # in the registry: after 400s and 422s
             doc = list_document(
@@ -335,29 +339,15 @@ class ApiHandler:
         raw_initial = query.get("sendInitialEvents")
         send_initial = None if raw_initial is None else truthy(raw_initial)
         allow_bookmarks = truthy(query.get("allowWatchBookmarks"))
-        match = query.get("resourceVersionMatch", "")
-        if send_initial:
-            if match != "NotOlderThan":
-                raise _invalid_watch(
-                    "resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
-                    "resourceVersionMatch to NotOlderThan"
-                )
-            if not allow_bookmarks:
-                raise _invalid_watch(
-                    "allowWatchBookmarks: Forbidden: sendInitialEvents requires "
-                    "allowWatchBookmarks=true"
-                )
-        elif match:
-            raise _invalid_watch(
-                "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch "
-                "unless sendInitialEvents is provided"
-            )
+        validate_list_options(query, watch=True)
         timeout: float | None = None
         if query.get("timeoutSeconds"):
             try:
                 timeout = float(query["timeoutSeconds"])
             except ValueError:
                 raise status.bad_request("invalid timeoutSeconds") from None
+        else:
+            timeout = server_watch_timeout(self._min_request_timeout)
         matcher = with_shard(matcher, shard_filter(query, self._sharding))
         watcher = self._hub.open(
             res,
@@ -382,7 +372,3 @@ class ApiHandler:
             return response
         finally:
             self._hub.close(watcher)
-
-
-def _invalid_watch(why: str) -> StatusFailure:
-    return status.status_error(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {why}')
