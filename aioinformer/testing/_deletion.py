@@ -360,6 +360,8 @@ def remove(
     final = with_resource_version(stored, rest.storage.next_resource_version())
     rest.storage.commit(info, DELETED, key, ns, final, stored)
     rest.release(info, final)
+    if _is_pod(info):
+        rest.pod_logs.forget(ns, str(meta["name"]))
     rest.controllers.changed(info, final, gone=True)
     return Written(final, gone=True)
 

@@ -12,6 +12,7 @@ from ..objects import KubeObject
 from ._boundary import client_errors
 from ._collections import delete_collection, matching
 from ._deletion import DeleteOptions
+from ._podlog import pick_container
 from ._rest import RestStorage
 from ._rest_types import WriteOptions, Written
 from ._selectors import compile_selectors
@@ -259,6 +260,29 @@ class ServerObjects:
             options=DeleteOptions(grace_period_seconds=0, preconditions={"uid": uid}),
         )
         return _copy(written.obj)
+
+    @client_errors
+    def append_pod_log(
+        self,
+        name: str,
+        text: str,
+        *,
+        namespace: str = "",
+        container: str = "",
+        finished: bool = False,
+    ) -> None:
+        """Add lines to a pod container's log, which ``GET pods/<name>/log`` serves (and
+        ``follow=true`` streams as they come).
+
+        :param container: the container (default: the pod's only one).
+        :param finished: the container has ended: following streams end after these lines.
+        :raises NotFoundError: when the pod does not exist.
+        :raises BadRequestError: when ``container`` is missing or not the pod's.
+        """
+        ns = namespace or "default"
+        pod = self._storage.get(self._registry.resolve("v1/pods"), name, ns)
+        chosen = pick_container(pod, container)
+        self._rest.pod_logs.append(ns, name, chosen, text, finished=finished)
 
     @client_errors
     def delete_collection(

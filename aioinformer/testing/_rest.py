@@ -42,6 +42,7 @@ from ._object_rules import (
     set_managed_fields,
     shape,
 )
+from ._podlog import PodLogs
 from ._rest_types import WriteOptions, Written, decoded, kind_of
 from ._strategy import generate_name
 from ._strategy_service import ServiceAllocator
@@ -99,6 +100,8 @@ class RestStorage:
         self._namespaces = storage.registry.resolve("v1/namespaces")
         #: The garbage collector and the namespace controller (:mod:`._gc`).
         self.controllers = Controllers(self)
+        #: The containers' logs ``pods/log`` serves (:mod:`._podlog`).
+        self.pod_logs = PodLogs()
 
     # -- create ----------------------------------------------------------------------------
 

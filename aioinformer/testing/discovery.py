@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._schema import schemas
+from ._subresources import discovery_entries
 from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["api_group", "api_group_list", "api_resource_list", "api_versions", "version_info"]
@@ -101,6 +102,7 @@ def api_resource_list(
             }
             for subresource in info.subresources
         )
+        resources.extend(discovery_entries(info))
     return {
         "kind": "APIResourceList",
         "apiVersion": "v1",

@@ -30,6 +30,7 @@ from ._managed import manager_from_user_agent
 from ._openapi import v2_acceptable
 from ._rest import RestStorage
 from ._shard import ShardingGate
+from ._subresources import CONNECT_SUBRESOURCES, serve_subresource
 from ._writes import accepted_patch_types
 from .faults import RequestFaults
 from .listing import ListRequest, compile_matcher, list_document, shard_filter, with_shard
@@ -160,6 +161,16 @@ class ApiHandler:
         res = self._registry.lookup(info.group, info.version, info.resource)
         if res is None or (info.namespace and not res.namespaced):
             raise _not_found_path()
+        if (res.group, res.plural, info.subresource) in CONNECT_SUBRESOURCES:
+            return await serve_subresource(
+                self._rest,
+                request,
+                res,
+                subresource=info.subresource,
+                verb=info.verb,
+                name=info.name,
+                namespace=info.namespace,
+            )
         if info.subresource and info.subresource not in res.subresources:
             raise _not_found_path()
         if info.subresource and info.verb not in ("get", "update", "patch"):
