@@ -8,7 +8,7 @@ collector, the namespace registry).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from typing import Any, TypeVar
 
@@ -28,14 +28,6 @@ T = TypeVar("T")
 
 async def _in_thread(call: Callable[[], T]) -> T:
     return await anyio.to_thread.run_sync(call)
-
-
-@pytest.fixture
-def official(fake_apiserver: FakeApiServer) -> Iterator[kubernetes.client.ApiClient]:
-    """The official (synchronous) client of the fake server."""
-    configuration = kubernetes.client.Configuration(host=fake_apiserver.url)
-    with kubernetes.client.ApiClient(configuration) as client:
-        yield client
 
 
 def _owned_rs(server: FakeApiServer, owner: dict[str, Any], name: str) -> None:
