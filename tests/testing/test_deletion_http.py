@@ -154,3 +154,22 @@ async def test_creating_in_a_terminating_namespace_is_403_from_the_official_clie
     body = orjson.loads(caught.value.body or "{}")
     assert (caught.value.status, body["reason"]) == (403, "Forbidden")
     assert body["details"]["causes"][0]["reason"] == "NamespaceTerminating"
+
+
+async def test_deletecollection_reads_its_options_like_delete(
+    fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
+) -> None:
+    """``DELETE`` on a collection deletes each object with the request's ``DeleteOptions``
+    (``Store.DeleteCollection``): an orphaning delete keeps the dependents, a bad policy is
+    422 before anything is deleted (``ValidateDeleteOptions``)."""
+    server = fake_apiserver
+    owner = server.objects.create("deployments.apps", deployment("web"))
+    _owned_rs(server, owner, "web-rs")
+    path = "/apis/apps/v1/namespaces/default/deployments"
+    async with http.delete(path, json={"propagationPolicy": "Sideways"}) as response:
+        assert response.status == 422
+    assert len(server.objects.list("deployments.apps")) == 1
+    async with http.delete(path, json={"propagationPolicy": "Orphan"}) as response:
+        assert response.status == 200
+    assert server.objects.list("deployments.apps") == []
+    assert "ownerReferences" not in server.objects.get("replicasets.apps", "web-rs")["metadata"]
