@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 from ..objects import KubeObject
 from ._deletion import FOREGROUND, ORPHAN, DeleteOptions, delete_object, is_namespace, remove
 from ._failure import StatusFailure
-from ._object_rules import object_key
+from ._namespaces import namespace_conditions, same_conditions
+from ._object_rules import now, object_key
 from ._rest_types import WriteOptions
 from .history import DELETED, MODIFIED, StoredEvent
 from .resources import ResourceInfo
@@ -272,23 +273,45 @@ class Controllers:
             return
         if _KUBERNETES not in ((ns.get("spec") or {}).get("finalizers") or []):
             return
-        left = False
+        prefix = f"{name}/"
+        for info in rest.registry:
+            if info.namespaced:
+                table = rest.storage.objects(info)
+                for obj in [o for k, o in table.items() if k.startswith(prefix)]:
+                    if not _meta(obj).get("deletionTimestamp"):
+                        self._delete(info, obj, "Background")
+        remaining: dict[str, int] = {}
+        finalizers: dict[str, int] = {}
         for info in rest.registry:
             if not info.namespaced:
                 continue
-            table = rest.storage.objects(info)
-            for obj in [o for k, o in table.items() if k.startswith(f"{name}/")]:
-                left = True
-                if not _meta(obj).get("deletionTimestamp"):
-                    self._delete(info, obj, "Background")
-        if left and any(
-            key.startswith(f"{name}/")
-            for info in rest.registry
-            if info.namespaced
-            for key in rest.storage.objects(info)
-        ):
+            for key, obj in rest.storage.objects(info).items():
+                if key.startswith(prefix):
+                    resource = f"{info.plural}.{info.group}"
+                    remaining[resource] = remaining.get(resource, 0) + 1
+                    for finalizer in _meta(obj).get("finalizers") or []:
+                        finalizers[finalizer] = finalizers.get(finalizer, 0) + 1
+        self._report(namespaces, name, remaining, finalizers)
+        if not remaining:
+            self._finalize(namespaces, rest.storage.objects(namespaces)[name])
+
+    def _report(
+        self,
+        info: ResourceInfo,
+        name: str,
+        remaining: dict[str, int],
+        finalizers: dict[str, int],
+    ) -> None:
+        """Write the namespace controller's conditions when they change."""
+        ns = self._rest.storage.objects(info)[name]
+        conditions = namespace_conditions(remaining, finalizers, now())
+        if same_conditions((ns.get("status") or {}).get("conditions"), conditions):
             return
-        self._finalize(namespaces, rest.storage.objects(namespaces)[name])
+        new: KubeObject = {**ns, "status": {**(ns.get("status") or {}), "conditions": conditions}}
+        new["metadata"] = {**_meta(ns)}
+        storage = self._rest.storage
+        new["metadata"]["resourceVersion"] = str(storage.next_resource_version())
+        storage.commit(info, MODIFIED, name, "", new, ns)
 
     def _finalize(self, info: ResourceInfo, ns: KubeObject) -> None:
         """``PUT namespaces/<name>/finalize`` without ``kubernetes``: gone when nothing else

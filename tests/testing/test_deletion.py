@@ -339,8 +339,9 @@ def test_delete_collection_applies_the_same_rules_to_each_object() -> None:
 
 def test_a_namespace_passes_through_terminating_then_goes() -> None:
     """Deleting a namespace marks it (``deletionTimestamp``, ``status.phase: Terminating``)
-    and answers it; the namespace controller deletes its content, removes the ``kubernetes``
-    finalizer and the namespace is gone."""
+    and answers it; the namespace controller deletes its content, reports its conditions
+    (``pkg/controller/namespace/deletion``), removes the ``kubernetes`` finalizer and the
+    namespace is gone."""
     server = _server()
     server.objects.create("namespaces", {"metadata": {"name": "demo"}})
     server.objects.create("configmaps", {"metadata": {"name": "c", "namespace": "demo"}})
@@ -351,6 +352,7 @@ def test_a_namespace_passes_through_terminating_then_goes() -> None:
     assert _history(server, rv) == [
         ("MODIFIED", "Namespace", "demo"),
         ("DELETED", "ConfigMap", "c"),
+        ("MODIFIED", "Namespace", "demo"),
         ("DELETED", "Namespace", "demo"),
     ]
 
@@ -364,7 +366,23 @@ def test_a_terminating_namespace_refuses_new_content_until_it_is_empty() -> None
     held = {"metadata": {"name": "held", "namespace": "demo", "finalizers": ["example.com/x"]}}
     server.objects.create("configmaps", held)
     server.objects.delete("namespaces", "demo")
-    assert server.objects.get("namespaces", "demo")["status"]["phase"] == "Terminating"
+    ns = server.objects.get("namespaces", "demo")
+    assert ns["status"]["phase"] == "Terminating"
+    reported = {
+        c["type"]: (c["status"], c["reason"], c["message"]) for c in ns["status"]["conditions"]
+    }
+    assert reported["NamespaceContentRemaining"] == (
+        "True",
+        "SomeResourcesRemain",
+        "Some resources are remaining: configmaps. has 1 resource instances",
+    )
+    assert reported["NamespaceFinalizersRemaining"] == (
+        "True",
+        "SomeFinalizersRemain",
+        "Some content in the namespace has finalizers remaining: example.com/x in 1 resource "
+        "instances",
+    )
+    assert reported["NamespaceDeletionContentFailure"][:2] == ("False", "ContentDeleted")
     with pytest.raises(ForbiddenError) as caught:
         server.objects.create("configmaps", {"metadata": {"name": "new", "namespace": "demo"}})
     status = caught.value.status
