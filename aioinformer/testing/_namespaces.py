@@ -47,48 +47,20 @@ def namespace_conditions(
 ) -> list[dict[str, Any]]:
     """The conditions for the objects left (by ``resource.group``) and their finalizers."""
     out = [_condition(kind, False, reason, message, now) for kind, reason, message in _OK]
-    if remaining:
-        left = ", ".join(f"{gr} has {n} resource instances" for gr, n in sorted(remaining.items()))
-        out.append(
-            _condition(
-                "NamespaceContentRemaining",
-                True,
-                "SomeResourcesRemain",
-                f"Some resources are remaining: {left}",
-                now,
-            )
-        )
-    else:
-        out.append(
-            _condition(
-                "NamespaceContentRemaining",
-                False,
-                "ContentRemoved",
-                "All content successfully removed",
-                now,
-            )
-        )
-    if finalizers:
-        held = ", ".join(f"{f} in {n} resource instances" for f, n in sorted(finalizers.items()))
-        out.append(
-            _condition(
-                "NamespaceFinalizersRemaining",
-                True,
-                "SomeFinalizersRemain",
-                f"Some content in the namespace has finalizers remaining: {held}",
-                now,
-            )
-        )
-    else:
-        out.append(
-            _condition(
-                "NamespaceFinalizersRemaining",
-                False,
-                "ContentHasNoFinalizers",
-                "All content-preserving finalizers finished",
-                now,
-            )
-        )
+    left = ", ".join(f"{gr} has {n} resource instances" for gr, n in sorted(remaining.items()))
+    held = ", ".join(f"{f} in {n} resource instances" for f, n in sorted(finalizers.items()))
+    rows = (
+        ("NamespaceContentRemaining", left, "SomeResourcesRemain",
+         "Some resources are remaining: ", "ContentRemoved", "All content successfully removed"),
+        ("NamespaceFinalizersRemaining", held, "SomeFinalizersRemain",
+         "Some content in the namespace has finalizers remaining: ", "ContentHasNoFinalizers",
+         "All content-preserving finalizers finished"),
+    )  # fmt: skip
+    for kind, detail, bad_reason, bad_prefix, ok_reason, ok_message in rows:
+        if detail:
+            out.append(_condition(kind, True, bad_reason, bad_prefix + detail, now))
+        else:
+            out.append(_condition(kind, False, ok_reason, ok_message, now))
     return out
 
 
