@@ -112,7 +112,7 @@ class DeleteOptions:
 
         :raises StatusFailure: 400 for a value of the wrong type.
         """
-        if isinstance(body, dict) and body:
+        if isinstance(body, dict):
             return cls._from_body(body)
         return cls._from_query(query)
 
