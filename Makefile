@@ -51,7 +51,7 @@ pytest: $(STAMP)
 test: lint typecheck pytest
 
 demo: $(STAMP)
-	$(BIN)/aioinformer demo
+	$(BIN)/python -m examples.demo
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench.py --mode $(BENCH)

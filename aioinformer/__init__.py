@@ -3,101 +3,98 @@
 One LIST+WATCH per resource feeds an indexed, always-fresh local cache; consumers react with
 ``async for`` and process work through a deduplicating, rate-limited work queue.
 
-The names below are the public API; submodules hold the rest (``aioinformer.errors``,
-``aioinformer.workqueue``, ``aioinformer.testing``, ``aioinformer.metrics``,
-``aioinformer.integrations``).
+The names below are the public API, with these namespaces: :mod:`aioinformer.errors` (every
+exception), :mod:`aioinformer.workqueue` (queues and rate limiters), :mod:`aioinformer.lowlevel`
+(the reflector, the delta FIFO, lister-watchers and the writable stores, for building your own
+pipeline), :mod:`aioinformer.metrics` (Prometheus), :mod:`aioinformer.integrations` (web
+frameworks) and :mod:`aioinformer.testing` (the fake API server). Every other module is private.
 """
 
+from . import lowlevel as lowlevel
+from . import workqueue as workqueue
+from ._cache_view import Cache as Cache
 from ._client import KubeClient as KubeClient
 from ._clock import Clock as Clock
 from ._config import BackoffPolicy as BackoffPolicy
 from ._config import WatchConfig as WatchConfig
+from ._controller import Controller as Controller
+from ._controller import ControllerStatistics as ControllerStatistics
+from ._enqueue import enqueue_keys as enqueue_keys
+from ._event_stream import EventStream as EventStream
+from ._exports import publish as _publish
+from ._factory import FactoryStatistics as FactoryStatistics
+from ._factory import SharedInformerFactory as SharedInformerFactory
+from ._handlers import Registration as Registration
+from ._handlers import ResourceEventHandler as ResourceEventHandler
+from ._handlers import ResourceEventHandlerFuncs as ResourceEventHandlerFuncs
+from ._informer import InformerStatistics as InformerStatistics
+from ._informer import SharedIndexInformer as SharedIndexInformer
+from ._kubeconfig import connect as connect
+from ._leaderelection import ElectorStatistics as ElectorStatistics
+from ._leaderelection import LeaderElector as LeaderElector
+from ._leadership import LeadershipTerm as LeadershipTerm
 from ._lifecycle import State as State
-from ._reflector import Reflector as Reflector
-from ._reflector import ReflectorStatistics as ReflectorStatistics
-from ._reflector import ReflectorStore as ReflectorStore
-from ._reflector import WatchErrorHandler as WatchErrorHandler
+from ._listener import Event as Event
+from ._listener import EventType as EventType
+from ._listener import ListenerStatistics as ListenerStatistics
+from ._lister import Lister as Lister
+from ._listwatch import ListOptions as ListOptions
+from ._listwatch import Resource as Resource
+from ._objects import DeletedFinalStateUnknown as DeletedFinalStateUnknown
+from ._objects import KubeObject as KubeObject
+from ._objects import meta_namespace_key as meta_namespace_key
+from ._objects import split_meta_namespace_key as split_meta_namespace_key
+from ._selectors import LabelSelector as LabelSelector
+from ._selectors import parse_label_selector as parse_label_selector
+from ._store import NAMESPACE_INDEX as NAMESPACE_INDEX
 from ._verbs import PatchType as PatchType
 from ._version import __version__ as __version__
-from .backoff import Backoff as Backoff
-from .controller import Controller as Controller
-from .controller import Result as Result
-from .delta_fifo import Delta as Delta
-from .delta_fifo import DeltaFIFO as DeltaFIFO
-from .delta_fifo import DeltaType as DeltaType
-from .errors import InformerError as InformerError
-from .factory import SharedInformerFactory as SharedInformerFactory
-from .informer import SharedIndexInformer as SharedIndexInformer
-from .kubeconfig import connect as connect
-from .leaderelection import LeaderElector as LeaderElector
-from .listener import Event as Event
-from .listener import EventStream as EventStream
-from .listener import EventType as EventType
-from .listener import Registration as Registration
-from .listener import ResourceEventHandlerFuncs as ResourceEventHandlerFuncs
-from .lister import Lister as Lister
-from .listwatch import ListerWatcher as ListerWatcher
-from .listwatch import ListOptions as ListOptions
-from .listwatch import ListResult as ListResult
-from .listwatch import Resource as Resource
-from .listwatch import WatchEvent as WatchEvent
-from .listwatch import WatchEventType as WatchEventType
-from .objects import DeletedFinalStateUnknown as DeletedFinalStateUnknown
-from .objects import KubeObject as KubeObject
-from .objects import deletion_handling_meta_namespace_key as deletion_handling_meta_namespace_key
-from .objects import meta_namespace_key as meta_namespace_key
-from .objects import split_meta_namespace_key as split_meta_namespace_key
-from .selectors import LabelSelector as LabelSelector
-from .selectors import parse_label_selector as parse_label_selector
-from .store import NAMESPACE_INDEX as NAMESPACE_INDEX
-from .store import Indexer as Indexer
-from .store import Store as Store
-from .transport import KubeListerWatcher as KubeListerWatcher
+from ._workers import Result as Result
 
-__all__ = [
-    "NAMESPACE_INDEX",
-    "Backoff",
-    "BackoffPolicy",
-    "Clock",
-    "Controller",
-    "DeletedFinalStateUnknown",
-    "Delta",
-    "DeltaFIFO",
-    "DeltaType",
-    "Event",
-    "EventStream",
-    "EventType",
-    "Indexer",
-    "InformerError",
-    "KubeClient",
-    "KubeListerWatcher",
-    "KubeObject",
-    "LabelSelector",
-    "LeaderElector",
-    "ListOptions",
-    "ListResult",
-    "ListerWatcher",
-    "Lister",
-    "PatchType",
-    "Reflector",
-    "ReflectorStatistics",
-    "ReflectorStore",
-    "Registration",
-    "Resource",
-    "ResourceEventHandlerFuncs",
-    "Result",
+__all__ = (
+    # informers and the factory
     "SharedIndexInformer",
+    "InformerStatistics",
     "SharedInformerFactory",
-    "State",
-    "Store",
+    "FactoryStatistics",
     "WatchConfig",
-    "WatchErrorHandler",
-    "WatchEvent",
-    "WatchEventType",
-    "__version__",
-    "connect",
-    "deletion_handling_meta_namespace_key",
+    "BackoffPolicy",
+    # consumers
+    "Event",
+    "EventType",
+    "EventStream",
+    "ListenerStatistics",
+    "Registration",
+    "ResourceEventHandler",
+    "ResourceEventHandlerFuncs",
+    # the cache
+    "Cache",
+    "Lister",
+    "NAMESPACE_INDEX",
+    "KubeObject",
+    "DeletedFinalStateUnknown",
     "meta_namespace_key",
-    "parse_label_selector",
     "split_meta_namespace_key",
-]
+    "LabelSelector",
+    "parse_label_selector",
+    # controllers and leader election
+    "Controller",
+    "ControllerStatistics",
+    "Result",
+    "enqueue_keys",
+    "LeaderElector",
+    "ElectorStatistics",
+    "LeadershipTerm",
+    # the client
+    "KubeClient",
+    "connect",
+    "PatchType",
+    "Resource",
+    "ListOptions",
+    # lifecycle and time
+    "State",
+    "Clock",
+    "__version__",
+)
+
+_publish(__name__, __all__, globals())

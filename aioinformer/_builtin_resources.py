@@ -110,6 +110,17 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
     _R(
         "",
         "v1",
+        "replicationcontrollers",
+        "ReplicationController",
+        True,
+        "replicationcontroller",
+        ("rc",),
+        subresources=_SCALABLE,
+        selectable_fields=("status.replicas",),
+    ),
+    _R(
+        "",
+        "v1",
         "persistentvolumeclaims",
         "PersistentVolumeClaim",
         True,

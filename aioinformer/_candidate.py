@@ -16,9 +16,7 @@ from enum import Enum
 import anyio
 
 from ._clock import Clock
-from ._lifecycle import in_cancelled_scope
-from .errors import ApiError, ConflictError, NotFoundError, TransportError, UnauthorizedError
-from .lease import (
+from ._lease import (
     Held,
     LeaseAPI,
     LeaseRecord,
@@ -29,7 +27,9 @@ from .lease import (
     renewed,
     taken_over,
 )
-from .objects import KubeObject
+from ._lifecycle import in_cancelled_scope
+from ._objects import KubeObject
+from .errors import ApiError, ConflictError, NotFoundError, TransportError, UnauthorizedError
 
 __all__ = ["Candidate", "Outcome"]
 

@@ -21,6 +21,8 @@ from anyio.abc import AsyncResource
 
 from ._http import JSON, Transport
 from ._kube_asyncio import Credentials, endpoint_of, refresher_credentials
+from ._listwatch import ListOptions, Resource, list_result_from_body
+from ._objects import KubeObject
 from ._verbs import (
     APPLY,
     PatchType,
@@ -34,8 +36,6 @@ from ._verbs import (
     write_query,
 )
 from .errors import TransportError
-from .listwatch import ListOptions, Resource, list_result_from_body
-from .objects import KubeObject
 
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient

@@ -33,14 +33,13 @@ from typing import Any, Literal, TypeAlias
 
 import orjson
 
-from .errors import IndexConflictError, IndexNotFoundError
-from .objects import (
+from ._objects import (
     KeyFunc,
     KubeObject,
     deletion_handling_meta_namespace_key,
     try_resource_version,
 )
-from .store import (
+from ._store import (
     NAMESPACE_INDEX,
     Indexer,
     Indexers,
@@ -48,6 +47,7 @@ from .store import (
     index_values,
     meta_namespace_index_func,
 )
+from .errors import IndexConflictError, IndexNotFoundError
 
 __all__ = [
     "DEFAULT_CACHE_MODE",

@@ -20,9 +20,9 @@ import anyio
 from ._lifecycle import State
 
 if TYPE_CHECKING:
+    from ._controller import Controller
+    from ._leaderelection import LeaderElector
     from ._leadership import LeadershipTerm
-    from .controller import Controller
-    from .leaderelection import LeaderElector
 
 __all__ = ["serve_elected"]
 
@@ -68,7 +68,7 @@ async def _lead(controller: Controller[K], term: LeadershipTerm) -> None:
     logger.info("controller %s: leading (term %d)", controller.name, term.number)
     # A new leader reconciles everything it watches, like a freshly started controller.
     for watch in controller._watches:
-        for obj in watch.informer.indexer.list():
+        for obj in watch.informer.cache.list():
             try:
                 watch.handler.enqueue(obj)
             except Exception as exc:

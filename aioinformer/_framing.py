@@ -24,8 +24,8 @@ from typing import Any, TypeAlias
 
 import orjson
 
+from ._listwatch import WatchEventType
 from .errors import MalformedWatchEventError
-from .listwatch import WatchEventType
 
 __all__ = ["DecodedEvent", "LineFramer", "WatchDecoder", "decode_event"]
 

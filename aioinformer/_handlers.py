@@ -14,7 +14,7 @@ import anyio
 
 from ._lifecycle import in_cancelled_scope
 from ._listener import Event, EventType, Listener
-from .objects import DeletedFinalStateUnknown, KubeObject
+from ._objects import DeletedFinalStateUnknown, KubeObject
 
 __all__ = [
     "HANDLER_METHODS",

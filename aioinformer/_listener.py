@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 
-from .objects import KubeObject
+from ._objects import KubeObject
 
 __all__ = [
     "SLICE_SECONDS",

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any, Literal
 
-from .factory import resolve_builtin_resource
-from .listwatch import Resource
+from ._factory import resolve_builtin_resource
+from ._listwatch import Resource
 
 __all__ = [
     "APPLY",

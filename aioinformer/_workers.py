@@ -28,7 +28,7 @@ from anyio import CancelScope
 from ._clock import Clock
 from ._lifecycle import Service, in_cancelled_scope
 from .errors import QueueShutDown
-from .workqueue.rate_limiting import RateLimitingQueue
+from .workqueue._rate_limiting import RateLimitingQueue
 
 if TYPE_CHECKING:
     from ._leadership import LeadershipTerm

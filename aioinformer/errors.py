@@ -94,7 +94,7 @@ class KeyFuncError(InformerError, ValueError):
 
 
 class IndexFuncError(InformerError):
-    """Raised by an :class:`~aioinformer.Indexer` write when an index function raised.
+    """Raised by an :class:`~aioinformer.lowlevel.Indexer` write when an index function raised.
 
     The write is refused as a whole: the store and every index are exactly as before.
     The original exception is the ``__cause__``.

@@ -19,7 +19,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import aioinformer
-from aioinformer import KubeListerWatcher, ListerWatcher, Resource, SharedIndexInformer
+from aioinformer import Resource, SharedIndexInformer
+from aioinformer.lowlevel import KubeListerWatcher, ListerWatcher
 from aioinformer.workqueue import WorkQueue
 
 __all__ = [

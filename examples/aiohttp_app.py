@@ -33,8 +33,7 @@ import orjson
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
-from aioinformer import KubeClient, WatchConfig
-from aioinformer.informer import SharedIndexInformer
+from aioinformer import KubeClient, SharedIndexInformer, WatchConfig
 from aioinformer.integrations.aiohttp import (
     INFORMERS,
     add_health_routes,

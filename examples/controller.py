@@ -39,13 +39,16 @@ from typing import Any
 import anyio
 
 import aioinformer
-from aioinformer import NAMESPACE_INDEX, KubeClient
-from aioinformer.controller import Controller
+from aioinformer import (
+    NAMESPACE_INDEX,
+    Controller,
+    KubeClient,
+    KubeObject,
+    LeaderElector,
+    SharedIndexInformer,
+    SharedInformerFactory,
+)
 from aioinformer.errors import NotFoundError
-from aioinformer.factory import SharedInformerFactory
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.leaderelection import LeaderElector
-from aioinformer.objects import KubeObject, name_of, namespace_of
 from aioinformer.testing import FakeApiServer
 
 #: The ConfigMap the controller keeps in every namespace that has pods.
@@ -81,6 +84,11 @@ def desired_data(pods: Iterable[Mapping[str, Any]]) -> dict[str, str] | None:
         return None
     nodes = sorted({node for node in map(node_of, pods) if node})
     return {"nodes": ",".join(nodes), "pods": str(len(pods))}
+
+
+def namespace_of(obj: Mapping[str, Any]) -> str:
+    """``metadata.namespace`` ("" for cluster-scoped objects)."""
+    return str(obj["metadata"].get("namespace") or "")
 
 
 def expected_configmaps(pods: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, str]]:
@@ -123,7 +131,7 @@ class PodNodesReconciler:
 
     async def reconcile(self, namespace: str) -> None:
         """Create, update or delete ``namespace``'s ConfigMap; raising means retry later."""
-        desired = desired_data(self._pods.indexer.by_index(NAMESPACE_INDEX, namespace))
+        desired = desired_data(self._pods.cache.by_index(NAMESPACE_INDEX, namespace))
         current = self._configmaps.lister().get(CONFIGMAP, namespace=namespace)
         if desired is None:
             if current is not None:
@@ -158,7 +166,7 @@ class PodNodes:
 
 def is_managed_configmap(configmap: KubeObject) -> bool:
     """The ConfigMaps this controller writes."""
-    return name_of(configmap) == CONFIGMAP
+    return bool(configmap["metadata"].get("name") == CONFIGMAP)
 
 
 @asynccontextmanager
@@ -302,7 +310,7 @@ async def demo(*, within: float = 20.0) -> list[str]:
             lines.extend(describe(await actual_configmaps(server)))
 
             per_node = {
-                node: len(running.pods.indexer.by_index(BY_NODE, node))
+                node: len(running.pods.cache.by_index(BY_NODE, node))
                 for node in ("node-1", "node-2", "node-3")
             }
             lines.append("pods per node: " + ", ".join(f"{n}={c}" for n, c in per_node.items()))

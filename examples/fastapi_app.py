@@ -42,8 +42,7 @@ from fastapi import FastAPI, Query
 from fastapi.responses import Response
 from prometheus_client import CollectorRegistry
 
-from aioinformer import KubeClient, WatchConfig
-from aioinformer.informer import SharedIndexInformer
+from aioinformer import KubeClient, SharedIndexInformer, WatchConfig
 from aioinformer.integrations.fastapi import health_router, informer_lifespan, metrics_router
 from aioinformer.metrics import register_informer_metrics, workqueue_metrics_provider
 

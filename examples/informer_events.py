@@ -13,12 +13,15 @@ from __future__ import annotations
 import anyio
 
 import aioinformer
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.listener import Event
-from aioinformer.listwatch import Resource
-from aioinformer.objects import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key
+from aioinformer import (
+    DeletedFinalStateUnknown,
+    Event,
+    Resource,
+    SharedIndexInformer,
+    meta_namespace_key,
+)
+from aioinformer.lowlevel import KubeListerWatcher
 from aioinformer.testing import FakeApiServer
-from aioinformer.transport import KubeListerWatcher
 
 CONFIGMAPS = Resource.parse("v1/configmaps")
 
@@ -39,9 +42,10 @@ def describe(event: Event) -> str:
     """One line per event: type, key, data, and whether it belongs to the initial list."""
     obj = event.object
     if isinstance(obj, DeletedFinalStateUnknown):  # a delete the informer did not witness
-        obj = obj.obj or {}
+        key, obj = obj.key, obj.obj or {}
+    else:
+        key = meta_namespace_key(obj)
     note = " (initial list)" if event.is_in_initial_list else ""
-    key = deletion_handling_meta_namespace_key(event.object)
     return f"{event.type.value:<8} {key} {obj.get('data')}{note}"
 
 
@@ -67,7 +71,7 @@ async def main() -> None:
                     seen += 1
                     if seen == 2 + 4:  # two initial objects, four changes
                         break
-            print(f"cache at exit: {sorted(informer.indexer.list_keys())}")
+            print(f"cache at exit: {sorted(informer.cache.list_keys())}")
             await informer.aclose()  # the task group then ends with the informer
 
 

@@ -11,12 +11,17 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import aioinformer
-from aioinformer import KubeClient, WatchConfig
-from aioinformer.controller import Controller
+from aioinformer import (
+    Controller,
+    KubeClient,
+    KubeObject,
+    SharedIndexInformer,
+    SharedInformerFactory,
+    WatchConfig,
+    meta_namespace_key,
+    split_meta_namespace_key,
+)
 from aioinformer.errors import SelectorSyntaxError
-from aioinformer.factory import SharedInformerFactory
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.objects import KubeObject, meta_namespace_key, split_meta_namespace_key
 from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import MetricsProvider
 

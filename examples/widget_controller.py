@@ -41,12 +41,17 @@ from typing import Any
 import anyio
 
 import aioinformer
-from aioinformer import KubeClient, PatchType, Resource, split_meta_namespace_key
-from aioinformer.controller import Controller
+from aioinformer import (
+    Controller,
+    KubeClient,
+    KubeObject,
+    PatchType,
+    Resource,
+    SharedIndexInformer,
+    SharedInformerFactory,
+    split_meta_namespace_key,
+)
 from aioinformer.errors import AlreadyExistsError, NotFoundError
-from aioinformer.factory import SharedInformerFactory
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 
 #: The custom resource.

@@ -13,9 +13,9 @@ from typing import Any
 import anyio
 
 from aioinformer import Clock
+from aioinformer._listwatch import ListOptions, ListResult, WatchEvent
+from aioinformer._objects import KubeObject
 from aioinformer.errors import ConflictError, NotFoundError, TransportError
-from aioinformer.listwatch import ListOptions, ListResult, WatchEvent
-from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeClock
 
 

@@ -11,17 +11,23 @@ from typing import Any
 
 import anyio
 
-from aioinformer import BackoffPolicy, Clock, KubeClient, Reflector, WatchConfig, WatchErrorHandler
+from aioinformer import BackoffPolicy, Clock, KubeClient, WatchConfig
 from aioinformer._clock import SYSTEM_CLOCK
-from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType
+from aioinformer._delta_fifo import Delta, DeltaFIFO, DeltaType
+from aioinformer._event_stream import Event, EventType
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._listwatch import ListerWatcher, Resource
+from aioinformer._objects import (
+    KubeObject,
+    deletion_handling_meta_namespace_key,
+    meta_namespace_key,
+)
+from aioinformer._reflector import WatchErrorHandler
+from aioinformer._store import Indexer
+from aioinformer._transport import KubeListerWatcher
 from aioinformer.errors import FIFOClosedError
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.listener import Event, EventType
-from aioinformer.listwatch import ListerWatcher, Resource
-from aioinformer.objects import KubeObject, deletion_handling_meta_namespace_key, meta_namespace_key
-from aioinformer.store import Indexer
+from aioinformer.lowlevel import Reflector
 from aioinformer.testing import FakeApiServer
-from aioinformer.transport import KubeListerWatcher
 
 CONFIGMAPS = Resource.parse("v1/configmaps")
 

@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from aioinformer import Backoff, BackoffPolicy
+from aioinformer import BackoffPolicy
+from aioinformer.lowlevel import Backoff
 from aioinformer.testing import FakeClock
 
 

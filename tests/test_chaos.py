@@ -21,16 +21,16 @@ import anyio
 import pytest
 
 from aioinformer import State, WatchConfig
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.listener import Event, EventStream, EventType, ResourceEventHandlerFuncs
-from aioinformer.objects import (
+from aioinformer._event_stream import Event, EventStream, EventType, ResourceEventHandlerFuncs
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._objects import (
     DeletedFinalStateUnknown,
     KubeObject,
     deletion_handling_meta_namespace_key,
     meta_namespace_key,
 )
+from aioinformer._transport import KubeListerWatcher
 from aioinformer.testing import FakeApiServer
-from aioinformer.transport import KubeListerWatcher
 from tests.support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, wait_until
 
 SEEDS = [1, 2, 3, 4, 5]

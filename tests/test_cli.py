@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import aioinformer
-from aioinformer.cli import main
+from aioinformer._cli import main
 
 
 def test_version_flag_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:

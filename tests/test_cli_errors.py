@@ -17,6 +17,7 @@ from aiohttp import web
 
 from aioinformer.testing import FakeApiServer
 
+from ._examples import ROOT
 from ._web import listening_socket, serve_aiohttp
 
 #: A fail-safe for each command (not a measurement).
@@ -38,7 +39,7 @@ class Outcome:
 
 async def start(*args: str, prelude: str = "") -> asyncio.subprocess.Process:
     """``aioinformer ARGS`` in a fresh interpreter (``prelude``: Python run first)."""
-    code = f"{prelude}\nimport sys\nfrom aioinformer.cli import main\nsys.exit(main(sys.argv[1:]))"
+    code = f"{prelude}\nimport sys\nfrom aioinformer._cli import main\nsys.exit(main(sys.argv[1:]))"
     return await asyncio.create_subprocess_exec(
         sys.executable, "-c", code, *args,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -227,13 +228,18 @@ async def test_without_rich_watch_says_once_how_to_get_the_live_view(
 
 
 async def test_without_rich_demo_says_once_how_to_get_the_live_view() -> None:
-    """The same for ``demo``."""
-    outcome = await aioinformer(
-        "demo", "--duration", "0", "--objects", "5", "--no-faults",
-        prelude="import sys; sys.modules['rich'] = None",
+    """The same for the demo (``python -m examples.demo``, run from the repository's root)."""
+    code = (
+        "import sys; sys.modules['rich'] = None\n"
+        "from examples.demo.command import main\n"
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, "--duration", "0", "--objects", "5", "--no-faults",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=ROOT,
     )  # fmt: skip
     assert_one_line(
-        outcome,
+        await finish(process),
         "note: the live view needs rich: pip install 'aioinformer[cli]'; showing one line per"
         " update",
         code=0,

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from aioinformer.commands.watch import _View
-from aioinformer.discovery import resolve_resource
+from aioinformer._cli._watch import _View
+from aioinformer._discovery import resolve_resource
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._kubeconfig import connect
+from aioinformer._listwatch import ListOptions, Resource
+from aioinformer._transport import KubeListerWatcher
 from aioinformer.errors import ConfigurationError, NotFoundError
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.kubeconfig import connect
-from aioinformer.listwatch import ListOptions, Resource
 from aioinformer.testing import FakeApiServer
-from aioinformer.transport import KubeListerWatcher
 
 from ._kubeconfig import kubeconfig_for
 from .support import FAST_WATCH, configmap, kube_client

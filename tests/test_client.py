@@ -15,6 +15,7 @@ import pytest
 
 import aioinformer
 from aioinformer import KubeClient, PatchType, Resource
+from aioinformer._objects import KubeObject
 from aioinformer._verbs import delete_options
 from aioinformer.errors import (
     AlreadyExistsError,
@@ -29,7 +30,6 @@ from aioinformer.errors import (
     UnauthorizedError,
     UnsupportedMediaTypeError,
 )
-from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer, RequestRecord
 
 from .support import configmap, kube_client

@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
-from aioinformer.controller import Controller
-from aioinformer.enqueue import EnqueueHandler, enqueue_keys
+from aioinformer._controller import Controller
+from aioinformer._enqueue import EnqueueHandler, enqueue_keys
+from aioinformer._factory import SharedInformerFactory
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.errors import LifecycleError
-from aioinformer.factory import SharedInformerFactory
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import WorkQueue
 from tests.support import FAST_WATCH, configmap, wait_until

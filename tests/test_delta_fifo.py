@@ -10,10 +10,10 @@ from typing import Any
 import anyio
 import pytest
 
-from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType
+from aioinformer._delta_fifo import Delta, DeltaFIFO, DeltaType
+from aioinformer._objects import DeletedFinalStateUnknown
+from aioinformer._store import Indexer, Store
 from aioinformer.errors import FIFOClosedError, KeyFuncError
-from aioinformer.objects import DeletedFinalStateUnknown
-from aioinformer.store import Indexer, Store
 
 ADDED, UPDATED, DELETED = DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED
 REPLACED, SYNC = DeltaType.REPLACED, DeltaType.SYNC

@@ -24,9 +24,9 @@ from hypothesis.stateful import (
     rule,
 )
 
-from aioinformer.delta_fifo import Delta, DeltaFIFO, DeltaType, WatchChange
+from aioinformer._delta_fifo import Delta, DeltaFIFO, DeltaType, WatchChange
+from aioinformer._objects import DeletedFinalStateUnknown, meta_namespace_key
 from aioinformer.errors import KeyFuncError
-from aioinformer.objects import DeletedFinalStateUnknown, meta_namespace_key
 
 NAMES = st.sampled_from(["a", "b", "c", "d"])
 NAMESPACES = st.sampled_from(["", "ns"])

@@ -1,4 +1,5 @@
-"""``aioinformer demo``: churn, faults, a controller, and a final cache == server check."""
+"""The demo (``examples/demo``, ``make demo``): churn, faults, a controller, and a final
+cache == server check."""
 
 from __future__ import annotations
 
@@ -8,16 +9,18 @@ import re
 import signal
 import sys
 
-from aioinformer.cli import build_parser
-from aioinformer.commands import demo
+from examples.demo import controller
+from examples.demo.command import build_parser, run
+
+from ._examples import ROOT
 
 CHECK = re.compile(r"^check: cache == server \((\d+) objects, same resource versions\): OK$")
 
 
 async def _start(*args: str) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "aioinformer", "demo", *args,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable, "-m", "examples.demo", *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=ROOT,
     )  # fmt: skip
 
 
@@ -28,12 +31,12 @@ def _number(pattern: str, text: str) -> int:
 
 
 def test_demo_options_and_defaults() -> None:
-    """`demo` is a sub-command with the documented options and defaults."""
-    args = build_parser().parse_args(["demo"])
+    """The demo's command line has the documented options and defaults."""
+    args = build_parser().parse_args([])
     assert (args.duration, args.objects, args.rate) == (20.0, 200, 50.0)
     assert not args.no_faults and not args.plain
     args = build_parser().parse_args(
-        ["demo", "--duration", "3", "--objects", "10", "--rate", "5", "--no-faults", "--plain"]
+        ["--duration", "3", "--objects", "10", "--rate", "5", "--no-faults", "--plain"]
     )
     assert (args.duration, args.objects, args.rate, args.no_faults, args.plain) == (
         3.0, 10, 5.0, True, True,
@@ -43,7 +46,7 @@ def test_demo_options_and_defaults() -> None:
 def test_summary_counts_pods_by_phase() -> None:
     """A node summary counts its pods, and each phase, with every key always present."""
     pods = [{"status": {"phase": "Running"}}, {"status": {"phase": "Running"}}, {"spec": {}}]
-    assert demo.summary_of(pods) == {
+    assert controller.summary_of(pods) == {
         "pods": "3", "pending": "0", "running": "2", "succeeded": "0", "failed": "0",
     }  # fmt: skip
 
@@ -74,9 +77,9 @@ async def test_demo_with_faults_recovers_and_ends_with_cache_equal_to_server() -
 
 def test_demo_without_faults_in_process() -> None:
     """`--no-faults` injects nothing, fails no reconcile, and still ends with cache == server."""
-    args = build_parser().parse_args(["demo", "--no-faults", "--plain", "--duration", "3"])
+    args = build_parser().parse_args(["--no-faults", "--plain", "--duration", "3"])
     out = io.StringIO()
-    assert demo.run(args, out=out) == 0
+    assert run(args, out=out) == 0
     text = out.getvalue()
     assert "faults:     0 injected" in text
     assert _number(r"^controller: .* (\d+) failed and retried", text) == 0

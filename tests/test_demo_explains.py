@@ -8,10 +8,10 @@ import re
 import anyio
 from rich.console import Console
 
-from aioinformer._cli_support import Interrupts
-from aioinformer.cli import build_parser
-from aioinformer.commands import demo
-from aioinformer.commands._demo_view import PANEL_WIDTH, Snapshot, live_panel, plain_line
+from examples.demo.command import build_parser
+from examples.demo.run import Demo
+from examples.demo.signals import Interrupts
+from examples.demo.view import PANEL_WIDTH, Snapshot, live_panel, plain_line
 
 HEADER = re.compile(
     r"^demo: a fake API server at http://127\.0\.0\.1:\d+, where 10 pods on 2 nodes churn at"
@@ -72,12 +72,12 @@ def run_demo(
     *argv: str, stop_at_start: bool = False, abort_at_start: bool = False
 ) -> tuple[int, list[str]]:
     """Run the demo in-process with the given interrupts already delivered."""
-    args = build_parser().parse_args(["demo", "--plain", *argv])
+    args = build_parser().parse_args(["--plain", *argv])
     out = io.StringIO()
 
     async def main() -> int:
         interrupts = Interrupts()
-        the_demo = demo._Demo(args, out, None)
+        the_demo = Demo(args, out, None)
         if stop_at_start:
             interrupts.request_stop()
         if abort_at_start:

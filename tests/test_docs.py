@@ -43,6 +43,7 @@ NAMESPACES = (
     "aioinformer.testing",
     "aioinformer.metrics",
     "aioinformer.integrations",
+    "aioinformer.lowlevel",
 )
 
 

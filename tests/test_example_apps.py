@@ -18,11 +18,11 @@ import uvicorn
 
 import aioinformer
 from aioinformer import KubeClient
+from aioinformer._prometheus import INFORMER_METRIC_NAMES
 from aioinformer.integrations import InformerRuntime
 from aioinformer.integrations.aiohttp import INFORMERS
-from aioinformer.metrics import INFORMER_METRIC_NAMES
 from aioinformer.testing import FakeApiServer
-from aioinformer.workqueue import METRIC_NAMES
+from aioinformer.workqueue._metrics import METRIC_NAMES
 
 from ._web import serve_aiohttp, serve_asgi
 from .support import FAST_WATCH, kube_client

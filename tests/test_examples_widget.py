@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import aioinformer
+from aioinformer._objects import KubeObject
 from aioinformer.errors import NotFoundError
-from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 
 from ._examples import imported_example, run_example

@@ -6,9 +6,10 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from aioinformer import ListOptions, SharedInformerFactory, WatchEventType
+from aioinformer import ListOptions, SharedInformerFactory
+from aioinformer._event_stream import EventType
 from aioinformer.errors import BadRequestError
-from aioinformer.listener import EventType
+from aioinformer.lowlevel import WatchEventType
 from aioinformer.testing import MemorySource
 
 from .support import Recorder, configmap

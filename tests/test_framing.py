@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aioinformer._framing import LineFramer, WatchDecoder, decode_event
+from aioinformer._listwatch import WatchEventType
 from aioinformer.errors import MalformedWatchEventError
-from aioinformer.listwatch import WatchEventType
 
 Item = bytes | MalformedWatchEventError
 

@@ -10,13 +10,14 @@ from typing import Any
 import anyio
 import pytest
 
-from aioinformer import Reflector, State
-from aioinformer.delta_fifo import Delta, DeltaType
+from aioinformer import State
+from aioinformer._delta_fifo import Delta, DeltaType
+from aioinformer._event_stream import Event, EventType, Listener, ResourceEventHandlerFuncs
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._listwatch import ListOptions, ListResult
+from aioinformer._objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.errors import ApiError, LifecycleError
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.listener import Event, EventType, Listener, ResourceEventHandlerFuncs
-from aioinformer.listwatch import ListOptions, ListResult
-from aioinformer.objects import DeletedFinalStateUnknown, KubeObject
+from aioinformer.lowlevel import Reflector
 from aioinformer.testing import FakeApiServer, FakeClock
 from tests.support import Recorder, configmap, new_informer
 
@@ -205,7 +206,7 @@ async def test_an_object_the_cache_refuses_is_skipped_and_counted(
     informer = SharedIndexInformer(UnusedListerWatcher(), indexers={"owner": by_owner})
     stream = informer.events()
     good = cm("good", 1, owner="me")
-    with caplog.at_level(logging.WARNING, logger="aioinformer.informer"):
+    with caplog.at_level(logging.WARNING, logger="aioinformer._informer"):
         informer.handle_deltas([Delta(DeltaType.ADDED, cm("bad", 2))])
         informer.handle_deltas([Delta(DeltaType.ADDED, good)])
     assert informer.statistics().store_errors == 1

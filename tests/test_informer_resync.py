@@ -7,9 +7,9 @@ from typing import Any
 
 import anyio
 
-from aioinformer.informer import MINIMUM_RESYNC_PERIOD, SharedIndexInformer
-from aioinformer.listener import Event, EventType
-from aioinformer.listwatch import ListOptions, ListResult
+from aioinformer._event_stream import Event, EventType
+from aioinformer._informer import MINIMUM_RESYNC_PERIOD, SharedIndexInformer
+from aioinformer._listwatch import ListOptions, ListResult
 from aioinformer.testing import FakeApiServer, FakeClock
 from tests.support import Recorder, configmap, new_informer
 

@@ -16,7 +16,9 @@ from fastapi import FastAPI
 from prometheus_client import CollectorRegistry
 
 from aioinformer import KubeClient, State
-from aioinformer.factory import SharedInformerFactory
+from aioinformer._event_stream import ResourceEventHandlerFuncs
+from aioinformer._factory import SharedInformerFactory
+from aioinformer._objects import KubeObject
 from aioinformer.integrations import InformerRuntime, run_factory
 from aioinformer.integrations.aiohttp import (
     INFORMERS,
@@ -29,9 +31,7 @@ from aioinformer.integrations.fastapi import (
     informer_lifespan,
     metrics_router,
 )
-from aioinformer.listener import ResourceEventHandlerFuncs
 from aioinformer.metrics import register_informer_metrics
-from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 
 from ._web import serve_aiohttp, serve_asgi

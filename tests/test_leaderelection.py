@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from aioinformer import KubeClient
-from aioinformer.controller import Controller
+from aioinformer._controller import Controller
+from aioinformer._event_stream import Registration
+from aioinformer._factory import SharedInformerFactory
+from aioinformer._leaderelection import LeaderElector, LeaseRecord
+from aioinformer._objects import KubeObject
 from aioinformer.errors import LifecycleError
-from aioinformer.factory import SharedInformerFactory
-from aioinformer.leaderelection import LeaderElector, LeaseRecord
-from aioinformer.listener import Registration
-from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer
 from tests.support import configmap, kube_client, wait_until
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from aioinformer.lease import (
+from aioinformer._lease import (
     Acquire,
     Decision,
     Held,
@@ -23,7 +23,7 @@ from aioinformer.lease import (
     renewed,
     taken_over,
 )
-from aioinformer.objects import KubeObject
+from aioinformer._objects import KubeObject
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
 T1 = datetime(2026, 1, 2, 3, 4, 9, 1, tzinfo=UTC)

@@ -11,13 +11,13 @@ import anyio
 import pytest
 
 from aioinformer import State
-from aioinformer.controller import Controller
-from aioinformer.factory import SharedInformerFactory
-from aioinformer.informer import InformerStatistics, SharedIndexInformer
-from aioinformer.leaderelection import ElectorStatistics, LeaderElector
-from aioinformer.listener import ListenerStatistics, ResourceEventHandlerFuncs
-from aioinformer.listwatch import ListResult, Resource
-from aioinformer.objects import KubeObject
+from aioinformer._controller import Controller
+from aioinformer._event_stream import ListenerStatistics, ResourceEventHandlerFuncs
+from aioinformer._factory import SharedInformerFactory
+from aioinformer._informer import InformerStatistics, SharedIndexInformer
+from aioinformer._leaderelection import ElectorStatistics, LeaderElector
+from aioinformer._listwatch import ListResult, Resource
+from aioinformer._objects import KubeObject
 from aioinformer.testing import FakeApiServer, FakeClock
 
 from .memory_lw import MemoryLease, MemoryListerWatcher, obj

@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
+from aioinformer._lister import Lister
+from aioinformer._listwatch import Resource
+from aioinformer._objects import KubeObject
+from aioinformer._selectors import parse_label_selector
+from aioinformer._store import Indexer, Store
 from aioinformer.errors import SelectorSyntaxError
-from aioinformer.lister import Lister
-from aioinformer.listwatch import Resource
-from aioinformer.objects import KubeObject
-from aioinformer.selectors import parse_label_selector
-from aioinformer.store import Indexer, Store
 from aioinformer.testing import FakeApiServer
 from tests.support import configmap, new_informer
 

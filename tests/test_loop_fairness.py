@@ -17,11 +17,11 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.listener import EventStream
-from aioinformer.objects import KubeObject
+from aioinformer._event_stream import EventStream
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._objects import KubeObject
+from aioinformer._transport import KubeListerWatcher
 from aioinformer.testing import FakeApiServer
-from aioinformer.transport import KubeListerWatcher
 
 from .support import CONFIGMAPS, configmap, kube_client
 

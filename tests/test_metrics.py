@@ -11,30 +11,24 @@ import anyio
 import pytest
 from prometheus_client import CollectorRegistry
 
-from aioinformer import KubeClient, metrics
-from aioinformer.factory import SharedInformerFactory
-from aioinformer.informer import SharedIndexInformer
-from aioinformer.listener import EventType, ResourceEventHandlerFuncs
-from aioinformer.listwatch import Resource
+from aioinformer import KubeClient, _prometheus
+from aioinformer._event_stream import EventType, ResourceEventHandlerFuncs
+from aioinformer._factory import SharedInformerFactory
+from aioinformer._informer import SharedIndexInformer
+from aioinformer._listwatch import Resource
+from aioinformer._objects import KubeObject
+from aioinformer._prometheus import INFORMER_METRIC_NAMES, TEXT_CONTENT_TYPE
+from aioinformer._transport import KubeListerWatcher
 from aioinformer.metrics import (
-    INFORMER_METRIC_NAMES,
-    TEXT_CONTENT_TYPE,
     InformerCollector,
     PrometheusWorkqueueMetricsProvider,
     register_informer_metrics,
     render_metrics,
     workqueue_metrics_provider,
 )
-from aioinformer.objects import KubeObject
 from aioinformer.testing import FakeApiServer, FakeClock
-from aioinformer.transport import KubeListerWatcher
-from aioinformer.workqueue import (
-    HISTOGRAM_BUCKETS,
-    METRIC_NAMES,
-    DelayingQueue,
-    NoopMetricsProvider,
-    WorkQueue,
-)
+from aioinformer.workqueue import DelayingQueue, WorkQueue
+from aioinformer.workqueue._metrics import HISTOGRAM_BUCKETS, METRIC_NAMES, NoopMetricsProvider
 
 from .support import FAST_WATCH, configmap, kube_client
 
@@ -262,7 +256,7 @@ def test_one_collector_per_registry(client: KubeClient) -> None:
 )
 def test_resource_version_gauge_value(rv: str, expected: float | None) -> None:
     """Numeric resource versions become a gauge value; others are left out."""
-    assert metrics._resource_version_value(rv) == expected
+    assert _prometheus._resource_version_value(rv) == expected
 
 
 def test_render_metrics() -> None:
@@ -283,7 +277,7 @@ def test_without_prometheus_client_everything_is_a_no_op(
     """With the import failing, the helpers degrade to no-ops and the classes say why."""
     monkeypatch.setitem(sys.modules, "prometheus_client", None)
     monkeypatch.setitem(sys.modules, "prometheus_client.core", None)
-    assert not metrics.prometheus_available()
+    assert not _prometheus.prometheus_available()
     assert isinstance(workqueue_metrics_provider(), NoopMetricsProvider)
     factory = SharedInformerFactory(client)
     assert register_informer_metrics(factory) is None
@@ -302,6 +296,7 @@ import sys, warnings
 warnings.simplefilter("error")
 sys.modules["prometheus_client"] = None
 sys.modules["fastapi"] = None
+import aioinformer._prometheus as p
 import aioinformer.metrics as m
 import aioinformer.integrations
 import aioinformer.integrations.aiohttp
@@ -311,8 +306,8 @@ except ImportError:
     pass
 else:
     raise SystemExit("the FastAPI integration imported without FastAPI")
-assert not m.prometheus_available()
-assert m.render_metrics() == (b"", m.TEXT_CONTENT_TYPE)
+assert not p.prometheus_available()
+assert m.render_metrics() == (b"", p.TEXT_CONTENT_TYPE)
 print("ok")
 """
     out = subprocess.run(

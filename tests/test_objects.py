@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aioinformer.errors import InformerError, KeyFuncError
-from aioinformer.objects import (
+from aioinformer._objects import (
     DeletedFinalStateUnknown,
     annotations_of,
     deletion_handling_meta_namespace_key,
@@ -22,6 +21,7 @@ from aioinformer.objects import (
     split_meta_namespace_key,
     uid_of,
 )
+from aioinformer.errors import InformerError, KeyFuncError
 
 
 def obj(name: str, namespace: str | None = None, **meta: Any) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import aiohttp
 import anyio
 import pytest
 
-from aioinformer.metrics import NEED_PROMETHEUS, NO_OPS_WITHOUT_PROMETHEUS
+from aioinformer._prometheus import NEED_PROMETHEUS, NO_OPS_WITHOUT_PROMETHEUS
 from aioinformer.testing import FakeApiServer
 
 from ._codeblocks import GUARD, ROOT, Block, markdown_blocks, run_program, run_test_module
@@ -218,7 +218,7 @@ def test_every_make_target_the_readme_names_exists() -> None:
 
 def test_every_command_the_readme_names_exists() -> None:
     """Each `aioinformer <command>` in the README is a sub-command of the CLI."""
-    from aioinformer.cli import build_parser
+    from aioinformer._cli import build_parser
 
     parser = build_parser()
     (subparsers,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

@@ -15,17 +15,18 @@ from typing import Any
 import anyio
 import pytest
 
-from aioinformer import Reflector, WatchConfig
-from aioinformer.delta_fifo import DeltaFIFO, DeltaType
+from aioinformer import WatchConfig
+from aioinformer._delta_fifo import DeltaFIFO, DeltaType
+from aioinformer._listwatch import ListerWatcher, ListOptions, ListResult, WatchEvent, WatchStream
+from aioinformer._transport import KubeListerWatcher
 from aioinformer.errors import (
     ConnectionRefused,
     ExpiredError,
     LifecycleError,
     NotFoundError,
 )
-from aioinformer.listwatch import ListerWatcher, ListOptions, ListResult, WatchEvent, WatchStream
+from aioinformer.lowlevel import Reflector
 from aioinformer.testing import FakeApiServer, FakeClock
-from aioinformer.transport import KubeListerWatcher
 
 from .support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, running_pipeline, wait_until
 
@@ -666,7 +667,7 @@ async def test_a_malformed_line_makes_the_next_rewatch_a_relist(server: FakeApiS
 
 async def test_a_list_with_null_items_syncs_an_empty_store(server: FakeApiServer) -> None:
     """`"items": null` (how some servers say "none") is an empty list, not an error."""
-    from aioinformer.listwatch import list_result_from_body
+    from aioinformer._listwatch import list_result_from_body
 
     result = list_result_from_body(
         {"kind": "PodList", "metadata": {"resourceVersion": "7"}, "items": None}
@@ -678,7 +679,7 @@ async def test_a_large_initial_list_does_not_monopolise_the_event_loop(
     server: FakeApiServer,
 ) -> None:
     """While thousands of listed objects are processed, other tasks keep getting turns."""
-    from aioinformer.informer import SharedIndexInformer
+    from aioinformer._informer import SharedIndexInformer
 
     for i in range(5_000):
         server.objects.create("configmaps", configmap(f"cm-{i:05d}"))

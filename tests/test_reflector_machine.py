@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from aioinformer._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from aioinformer._reflector._machine import ListWatch, step
 from aioinformer._reflector._states import (
     Cursor,
@@ -65,7 +66,6 @@ from aioinformer.errors import (
     VeryShortWatchError,
     WatchIdleTimeoutError,
 )
-from aioinformer.listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 
 from .memory_lw import obj
 

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from aioinformer import WatchConfig
+from aioinformer._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType, WatchStream
 from aioinformer._reflector import INITIAL_EVENTS_END
+from aioinformer._transport import KubeListerWatcher
 from aioinformer.errors import ExpiredError
-from aioinformer.listwatch import ListOptions, ListResult, WatchEvent, WatchEventType, WatchStream
 from aioinformer.testing import FakeApiServer, FakeClock
-from aioinformer.transport import KubeListerWatcher
 
 from .support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, running_pipeline
 

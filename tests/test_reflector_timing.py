@@ -14,13 +14,14 @@ from contextlib import asynccontextmanager
 import anyio
 import pytest
 
-from aioinformer import BackoffPolicy, Reflector, ReflectorStore, WatchConfig
+from aioinformer import BackoffPolicy, WatchConfig
 from aioinformer.errors import (
     InternalServerError,
     TooManyRequestsError,
     UnauthorizedError,
     WatchIdleTimeoutError,
 )
+from aioinformer.lowlevel import Reflector, ReflectorStore
 from aioinformer.testing import FakeClock
 
 from .memory_lw import MemoryListerWatcher, MemoryStream, RecordingStore, event

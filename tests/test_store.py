@@ -14,14 +14,14 @@ import orjson
 import pytest
 
 from aioinformer._compact import CacheIndexer, CacheMode, CompactIndexer, new_indexer
+from aioinformer._objects import DeletedFinalStateUnknown
+from aioinformer._store import NAMESPACE_INDEX, Indexer, Indexers, Store
 from aioinformer.errors import (
     IndexConflictError,
     IndexFuncError,
     IndexNotFoundError,
     KeyFuncError,
 )
-from aioinformer.objects import DeletedFinalStateUnknown
-from aioinformer.store import NAMESPACE_INDEX, Indexer, Indexers, Store
 
 AnyStore = Store | CompactIndexer
 NewIndexer = Callable[..., CacheIndexer]

@@ -22,8 +22,8 @@ from aioinformer._compact import (
     previous_resource_version,
     resolve,
 )
+from aioinformer._store import NAMESPACE_INDEX, Indexer
 from aioinformer.errors import IndexFuncError
-from aioinformer.store import NAMESPACE_INDEX, Indexer
 
 
 def pod(i: int, namespace: str = "ns", rv: str = "1", node: str = "n1") -> dict[str, Any]:

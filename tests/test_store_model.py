@@ -18,14 +18,14 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from aioinformer._compact import CacheIndexer, CacheMode, LazyObject, new_indexer, resolve
-from aioinformer.errors import IndexConflictError, IndexFuncError
-from aioinformer.objects import (
+from aioinformer._objects import (
     DeletedFinalStateUnknown,
     meta_namespace_key,
     namespace_of,
     try_resource_version,
 )
-from aioinformer.store import NAMESPACE_INDEX
+from aioinformer._store import NAMESPACE_INDEX
+from aioinformer.errors import IndexConflictError, IndexFuncError
 
 IndexFn = Callable[[Any], list[str]]
 

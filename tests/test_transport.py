@@ -9,6 +9,8 @@ import pytest
 from kubernetes_asyncio.client import ApiClient
 
 from aioinformer import KubeClient
+from aioinformer._listwatch import ListOptions, Resource, WatchEventType
+from aioinformer._transport import KubeListerWatcher
 from aioinformer.errors import (
     ConflictError,
     ConnectionRefused,
@@ -21,9 +23,7 @@ from aioinformer.errors import (
     UnauthorizedError,
     WatchIdleTimeoutError,
 )
-from aioinformer.listwatch import ListOptions, Resource, WatchEventType
 from aioinformer.testing import FakeApiServer
-from aioinformer.transport import KubeListerWatcher
 
 from .support import CONFIGMAPS, configmap, kube_client
 

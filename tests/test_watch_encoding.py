@@ -25,8 +25,8 @@ from kubernetes_asyncio.client import ApiClient, Configuration
 from packaging.requirements import Requirement
 
 from aioinformer import KubeClient
-from aioinformer.listwatch import ListOptions, WatchEventType
-from aioinformer.transport import KubeListerWatcher
+from aioinformer._listwatch import ListOptions, WatchEventType
+from aioinformer._transport import KubeListerWatcher
 
 from ._web import serve_aiohttp
 from .support import CONFIGMAPS, configmap

@@ -21,9 +21,11 @@ from typing import Any, Protocol
 import anyio
 from anyio import CancelScope
 
+from .._backoff import Backoff
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
-from ..backoff import Backoff
+from .._listwatch import ListerWatcher, ListOptions, WatchEventType, WatchStream
+from .._objects import KubeObject
 from ..errors import (
     ExpiredError,
     LifecycleError,
@@ -31,8 +33,6 @@ from ..errors import (
     TransportError,
     WatchIdleTimeoutError,
 )
-from ..listwatch import ListerWatcher, ListOptions, WatchEventType, WatchStream
-from ..objects import KubeObject
 from ._machine import ListWatch
 from ._states import RestartCause
 from ._statistics import Counters, ReflectorStatistics

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from .._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from ..errors import (
     ConnectionRefused,
     ExpiredError,
@@ -39,7 +40,6 @@ from ..errors import (
     VeryShortWatchError,
     WatchIdleTimeoutError,
 )
-from ..listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from ._states import (
     Cursor,
     Listing,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 
 __all__ = [
     "Cursor",

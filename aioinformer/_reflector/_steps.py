@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from .._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
+from .._objects import KubeObject
 from ..errors import MalformedWatchEventError
-from ..listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
-from ..objects import KubeObject
 from ._states import RestartCause
 
 __all__ = [

@@ -13,9 +13,9 @@ import logging
 from typing import Final
 
 from .._clock import Clock
+from .._listwatch import WatchEvent, WatchEventType, WatchStream
+from .._objects import KubeObject, meta_namespace_key
 from ..errors import KeyFuncError, MalformedWatchEventError, TransportError
-from ..listwatch import WatchEvent, WatchEventType, WatchStream
-from ..objects import KubeObject, meta_namespace_key
 
 __all__ = ["INITIAL_EVENTS_END", "InitialEvents", "collect"]
 

@@ -10,9 +10,10 @@ until every cache is synced) and stop them when the app shuts down. This package
 imports neither framework.
 """
 
-from ._runtime import FactoryBuilder as FactoryBuilder
-from ._runtime import FactorySource as FactorySource
+from .._exports import publish as _publish
 from ._runtime import InformerRuntime as InformerRuntime
 from ._runtime import run_factory as run_factory
 
-__all__ = ["FactoryBuilder", "FactorySource", "InformerRuntime", "run_factory"]
+__all__ = ("InformerRuntime", "run_factory")
+
+_publish(__name__, __all__, globals())

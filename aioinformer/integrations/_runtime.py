@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, TypeAlias
 
+from .._factory import SharedInformerFactory
+from .._informer import SharedIndexInformer
 from .._lifecycle import State
-from ..factory import SharedInformerFactory
-from ..informer import SharedIndexInformer
 
 __all__ = ["FactoryBuilder", "FactorySource", "InformerRuntime", "run_factory"]
 
@@ -105,7 +105,7 @@ class InformerRuntime:
                     "ready": self._informer_ready(informer),
                     "synced": informer.has_synced(),
                     "running": informer.state not in (State.NEW, State.STOPPED),
-                    "objects": len(informer.indexer),
+                    "objects": len(informer.cache),
                 }
                 for name, informer in self._informers().items()
             },

@@ -28,20 +28,13 @@ from typing import TYPE_CHECKING
 import anyio
 from aiohttp import web
 
-from ..metrics import render_metrics
+from .._prometheus import render_metrics
 from ._runtime import FactorySource, InformerRuntime, run_factory
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
 
-__all__ = [
-    "INFORMERS",
-    "add_health_routes",
-    "healthz_handler",
-    "informer_cleanup_ctx",
-    "metrics_handler",
-    "readyz_handler",
-]
+__all__ = ["INFORMERS", "add_health_routes", "informer_cleanup_ctx", "metrics_handler"]
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +135,7 @@ def informer_cleanup_ctx(
     return ctx
 
 
-def healthz_handler(
+def _healthz_handler(
     *, key: web.AppKey[InformerRuntime] = INFORMERS
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
     """A liveness handler: 200 ``ok`` while the app runs and no informer stopped on its own,
@@ -160,7 +153,7 @@ def healthz_handler(
     return healthz
 
 
-def readyz_handler(
+def _readyz_handler(
     *, key: web.AppKey[InformerRuntime] = INFORMERS
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
     """A readiness handler: 200 once every informer synced, else 503; the JSON body is
@@ -186,15 +179,15 @@ def add_health_routes(
     readyz_path: str = "/readyz",
     key: web.AppKey[InformerRuntime] = INFORMERS,
 ) -> None:
-    """Add ``GET /healthz`` and ``GET /readyz`` (see :func:`healthz_handler` and
-    :func:`readyz_handler`) to ``app``.
+    """Add ``GET /healthz`` and ``GET /readyz`` (see :func:`_healthz_handler` and
+    :func:`_readyz_handler`) to ``app``.
 
     :param healthz_path: Default ``"/healthz"``.
     :param readyz_path: Default ``"/readyz"``.
     :param key: as given to :func:`informer_cleanup_ctx`. Default :data:`INFORMERS`.
     """
-    app.router.add_get(healthz_path, healthz_handler(key=key))
-    app.router.add_get(readyz_path, readyz_handler(key=key))
+    app.router.add_get(healthz_path, _healthz_handler(key=key))
+    app.router.add_get(readyz_path, _readyz_handler(key=key))
 
 
 def metrics_handler(

@@ -29,29 +29,23 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from ..metrics import render_metrics
+from .._prometheus import render_metrics
 from ._runtime import FactorySource, InformerRuntime, run_factory
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
 
-__all__ = [
-    "DEFAULT_STATE_ATTR",
-    "get_runtime",
-    "health_router",
-    "informer_lifespan",
-    "metrics_router",
-]
+__all__ = ["get_runtime", "health_router", "informer_lifespan", "metrics_router"]
 
 #: Where :func:`informer_lifespan` puts the runtime: ``app.state.informers``.
-DEFAULT_STATE_ATTR = "informers"
+_DEFAULT_STATE_ATTR = "informers"
 
 
 def informer_lifespan(
     source: FactorySource,
     *,
     require_consumers_synced: bool = False,
-    state_attr: str = DEFAULT_STATE_ATTR,
+    state_attr: str = _DEFAULT_STATE_ATTR,
 ) -> Callable[[Any], AbstractAsyncContextManager[None]]:
     """A FastAPI/Starlette ``lifespan=`` that runs a factory for the app's lifetime.
 
@@ -78,7 +72,7 @@ def informer_lifespan(
     return lifespan
 
 
-def get_runtime(request: Request, state_attr: str = DEFAULT_STATE_ATTR) -> InformerRuntime | None:
+def get_runtime(request: Request, state_attr: str = _DEFAULT_STATE_ATTR) -> InformerRuntime | None:
     """The app's runtime, or None outside its lifespan."""
     runtime = getattr(request.app.state, state_attr, None)
     return runtime if isinstance(runtime, InformerRuntime) else None
@@ -88,7 +82,7 @@ def health_router(
     *,
     healthz_path: str = "/healthz",
     readyz_path: str = "/readyz",
-    state_attr: str = DEFAULT_STATE_ATTR,
+    state_attr: str = _DEFAULT_STATE_ATTR,
 ) -> APIRouter:
     """A router with the liveness and readiness probes.
 

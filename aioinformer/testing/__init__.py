@@ -16,6 +16,7 @@ server-side apply follow the schemas; protobuf request bodies, server-side Table
 OpenAPI documents serve kubectl. See :mod:`._rest` for the steps of one write.
 """
 
+from .._exports import publish as _publish
 from ._clock import FakeClock as FakeClock
 from ._memory_lw import MemorySource as MemorySource
 from ._objects import ServerObjects as ServerObjects
@@ -39,3 +40,5 @@ __all__ = [
     "ServerRequests",
     "load_manifests",
 ]
+
+_publish(__name__, __all__, globals())

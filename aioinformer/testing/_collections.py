@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from ._deletion import DeleteOptions
 from ._failure import StatusFailure
 from .resources import ResourceInfo

@@ -53,6 +53,7 @@ class CustomVersion:
     columns: tuple[Mapping[str, Any], ...] = ()
     warning: str = ""
     selectable: tuple[str, ...] = ()
+    openapi: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +108,7 @@ class CustomKind:
                     for chosen in entry.get("selectableFields") or ()
                     if isinstance(chosen, Mapping)
                 ),
+                openapi=json_copy(dict(props)) if isinstance(props, Mapping) else None,
             )
         return cls(
             group=group,

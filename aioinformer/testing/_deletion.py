@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from . import status
 from ._failure import StatusFailure
 from ._fielderrors import FieldError, invalid, invalid_failure, not_supported
@@ -341,6 +341,7 @@ def _store(
         return Written(new)
     new["metadata"]["resourceVersion"] = str(rest.storage.next_resource_version())
     rest.storage.commit(info, MODIFIED, key, ns, new, old)
+    rest.crds.written(info, new, gone=False)
     rest.controllers.changed(info, new)
     return Written(new)
 
@@ -362,6 +363,7 @@ def remove(
     rest.release(info, final)
     if _is_pod(info):
         rest.pod_logs.forget(ns, str(meta["name"]))
+    rest.crds.written(info, final, gone=True)
     rest.controllers.changed(info, final, gone=True)
     return Written(final, gone=True)
 

@@ -25,7 +25,7 @@ from typing import Any
 from ._apimachinery import go_quote
 from ._labels import SelectorRefused
 
-__all__ = ["FieldMatcher", "field_value", "parse_field_selector"]
+__all__ = ["FieldMatcher", "field_value", "parse_field_selector", "untyped_field_value"]
 
 #: A compiled field selector: an object → whether it matches.
 FieldMatcher = Callable[[Mapping[str, Any]], bool]
@@ -111,6 +111,19 @@ def _convert(label: str, *, kind: str, namespaced: bool, selectable: tuple[str, 
     raise SelectorRefused(f"field label not supported: {label}")
 
 
+def untyped_field_value(obj: Mapping[str, Any], label: str) -> str:
+    """The value of a field label of a kind without Go types (a custom resource): the value
+    printed, ``""`` when missing (no zero values)."""
+    node: Any = obj
+    for part in label.split("."):
+        node = node.get(part) if isinstance(node, Mapping) else None
+    if node is None:
+        return ""
+    if isinstance(node, bool):
+        return "true" if node else "false"
+    return node if isinstance(node, str) else str(node)
+
+
 def field_value(obj: Mapping[str, Any], label: str) -> str:
     """The value the server's field set holds for a field label of an object."""
     if label == "source":  # an Event's source.component, else its reportingComponent
@@ -127,12 +140,19 @@ def field_value(obj: Mapping[str, Any], label: str) -> str:
 
 
 def parse_field_selector(
-    text: str, *, kind: str, namespaced: bool, selectable: tuple[str, ...]
+    text: str,
+    *,
+    kind: str,
+    namespaced: bool,
+    selectable: tuple[str, ...],
+    value_of: Callable[[Mapping[str, Any], str], str] = field_value,
 ) -> FieldMatcher | None:
     """Compile a field selector for one kind; None when it selects everything.
 
     :param selectable: the kind's field labels beyond the object metadata (empty: the kind
         has no field-label conversion).
+    :param value_of: an object's value for a label (default: the built-in kinds' field
+        sets, with Go zero values for absent typed fields).
     :raises SelectorRefused: with kube-apiserver's message, when it does not parse or names a
         field the kind cannot select on.
     """
@@ -153,4 +173,4 @@ def parse_field_selector(
     ]
     if not checks:
         return None
-    return lambda obj: all((field_value(obj, f) == v) is equal for f, equal, v in checks)
+    return lambda obj: all((value_of(obj, f) == v) is equal for f, equal, v in checks)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from ._deletion import FOREGROUND, ORPHAN, DeleteOptions, delete_object, is_namespace, remove
 from ._failure import StatusFailure
 from ._namespaces import namespace_conditions, same_conditions
@@ -274,17 +274,14 @@ class Controllers:
         if _KUBERNETES not in ((ns.get("spec") or {}).get("finalizers") or []):
             return
         prefix = f"{name}/"
-        for info in rest.registry:
-            if info.namespaced:
-                table = rest.storage.objects(info)
-                for obj in [o for k, o in table.items() if k.startswith(prefix)]:
-                    if not _meta(obj).get("deletionTimestamp"):
-                        self._delete(info, obj, "Background")
+        for info in self._tables():
+            table = rest.storage.objects(info)
+            for obj in [o for k, o in table.items() if k.startswith(prefix)]:
+                if not _meta(obj).get("deletionTimestamp"):
+                    self._delete(info, obj, "Background")
         remaining: dict[str, int] = {}
         finalizers: dict[str, int] = {}
-        for info in rest.registry:
-            if not info.namespaced:
-                continue
+        for info in self._tables():
             for key, obj in rest.storage.objects(info).items():
                 if key.startswith(prefix):
                     resource = f"{info.plural}.{info.group}"
@@ -294,6 +291,17 @@ class Controllers:
         self._report(namespaces, name, remaining, finalizers)
         if not remaining:
             self._finalize(namespaces, rest.storage.objects(namespaces)[name])
+
+    def _tables(self) -> list[ResourceInfo]:
+        """One namespaced resource per table (the versions of a custom resource share one)."""
+        seen: set[int] = set()
+        out = []
+        for info in self._rest.registry:
+            table = self._rest.storage.objects(info)
+            if info.namespaced and id(table) not in seen:
+                seen.add(id(table))
+                out.append(info)
+        return out
 
     def _report(
         self,

@@ -22,6 +22,7 @@ from aiohttp import web
 from multidict import CIMultiDict, MultiMapping
 
 from . import status
+from ._crd_rules import view_result
 from ._deletion import DeleteOptions
 from ._failure import StatusFailure
 from ._fieldvalidation import warning_header
@@ -164,15 +165,22 @@ class Output:
     def _table(self) -> bool:
         return self.target is not None and self.target.kind == "Table"
 
-    def convert(self, result: Mapping[str, Any], *, no_headers: bool = False) -> Any:
+    def convert(
+        self, result: Mapping[str, Any], *, no_headers: bool = False, stored: bool = True
+    ) -> Any:
         """The answer for ``result`` (an object, or a list with ``items``); a ``Status`` is
-        never converted."""
+        never converted. ``stored``: ``result`` holds stored objects (a custom resource's
+        are read in the requested version; a bookmark is not)."""
+        if stored:
+            result = view_result(self.info, result)
         target = self.target
         if target is None or result.get("kind") == "Status":
             return result
         if target.kind != "Table":
             return to_partial(result, target)
         custom = not kind_of(self.info).builtin
+        served = self.info.custom
+        columns = served.version(self.info.version).columns if served is not None else ()
         return to_table(
             result,
             api_version=self.info.api_version,
@@ -180,14 +188,14 @@ class Output:
             version=target.version,
             include=self.include,
             no_headers=no_headers,
-            printer_columns=() if custom else None,
+            printer_columns=columns if custom else None,
         )
 
     def watch_converter(self) -> Callable[[bytes], bytes] | None:
         """A function converting each encoded watch line, or None when nothing changes:
         ``ERROR`` events keep their ``Status``, an object that cannot be converted is sent
         as it is (as ``watchEmbeddedEncoder`` does), the column definitions come once."""
-        if self.target is None:
+        if self.target is None and self.info.custom is None:
             return None
         headers_sent = False
 
@@ -195,10 +203,15 @@ class Output:
             nonlocal headers_sent
             event = orjson.loads(line)
             obj = event.get("object")
-            if event.get("type") == "ERROR" or not isinstance(obj, dict):
+            kind = event.get("type")
+            if kind == "ERROR" or not isinstance(obj, dict):
+                return line
+            if kind == "BOOKMARK" and self.target is None:
                 return line
             try:
-                event["object"] = self.convert(obj, no_headers=headers_sent)
+                event["object"] = self.convert(
+                    obj, no_headers=headers_sent, stored=kind != "BOOKMARK"
+                )
             except StatusFailure:
                 return line
             headers_sent = True

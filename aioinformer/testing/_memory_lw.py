@@ -17,9 +17,16 @@ from collections.abc import AsyncIterator, Callable
 
 import anyio
 
-from ..factory import resolve_builtin_resource
-from ..listwatch import ListerWatcher, ListOptions, ListResult, Resource, WatchEvent, WatchEventType
-from ..objects import KubeObject, meta_namespace_key
+from .._factory import resolve_builtin_resource
+from .._listwatch import (
+    ListerWatcher,
+    ListOptions,
+    ListResult,
+    Resource,
+    WatchEvent,
+    WatchEventType,
+)
+from .._objects import KubeObject, meta_namespace_key
 from ._boundary import client_error
 from ._failure import StatusFailure
 from ._selectors import compile_selectors

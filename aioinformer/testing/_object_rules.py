@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from . import status
 from .resources import ResourceInfo
 

@@ -8,9 +8,10 @@ from typing import Any, TypeVar, cast
 
 import orjson
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from ._boundary import client_errors
 from ._collections import delete_collection, matching
+from ._crd_rules import view
 from ._deletion import DeleteOptions
 from ._podlog import pick_container
 from ._rest import RestStorage
@@ -129,7 +130,7 @@ class ServerObjects:
         :raises NotFoundError: when it does not exist.
         """
         info = self._registry.resolve(resource)
-        return _copy(self._storage.get(info, name, namespace or "default"))
+        return _copy(view(info, self._storage.get(info, name, namespace or "default")))
 
     @client_errors
     def update(
@@ -327,4 +328,5 @@ class ServerObjects:
         """
         info = self._registry.resolve(resource)
         matcher = compile_selectors(label_selector, field_selector, info)
-        return _copy(matching(self._storage, info, namespace=namespace, matcher=matcher))
+        found = matching(self._storage, info, namespace=namespace, matcher=matcher)
+        return [view(info, obj) for obj in _copy(found)]

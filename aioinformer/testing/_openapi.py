@@ -96,6 +96,8 @@ class _Builder:
         self.v3 = v3
         self.paths: dict[str, Any] = {}
         self.roots: set[str] = {f"{META}.Status", f"{META}.DeleteOptions", f"{META}.Patch"}
+        #: The resource described now is a custom one (no strategic merge patch).
+        self.custom = False
 
     def _schema(self, name: str) -> dict[str, Any]:
         self.roots.add(name)
@@ -105,7 +107,9 @@ class _Builder:
         schema = self._schema(f"{META}.Patch" if patch else name)
         if not self.v3:
             return {"name": "body", "in": "body", "required": True, "schema": schema}
-        media = _PATCH_TYPES if patch else ("*/*",)
+        media: tuple[str, ...] = _PATCH_TYPES if patch else ("*/*",)
+        if self.custom:
+            media = tuple(m for m in media if "strategic" not in m)
         return {"content": {m: {"schema": schema} for m in media}, "required": True}
 
     def _responses(self, name: str, created: bool) -> dict[str, Any]:
@@ -161,6 +165,7 @@ class _Builder:
         if kind_schema is None:
             return
         list_schema = endpoint.schema_name(f"{endpoint.kind}List") or kind_schema
+        self.custom = endpoint.custom
         camel, tag = _friendly(endpoint.group, endpoint.version)
         scoped = "Namespaced" if endpoint.namespaced else ""
         name = f"{camel}{scoped}{endpoint.kind}"

@@ -26,11 +26,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from . import status
+from ._crd_controller import CrdController
+from ._crd_rules import (
+    create_rules,
+    decode_body,
+    is_crd,
+    status_update_rules,
+    stored,
+    update_rules,
+    view,
+)
 from ._deletion import DeleteOptions, delete_object, deleted_by_update, terminating_namespace
 from ._failure import StatusFailure
-from ._fieldvalidation import directive
 from ._gc import Controllers
 from ._object_rules import (
     check_body,
@@ -43,16 +52,10 @@ from ._object_rules import (
     shape,
 )
 from ._podlog import PodLogs
-from ._rest_types import WriteOptions, Written, decoded, kind_of
+from ._rest_types import WriteOptions, Written
+from ._scale import patch_scale, update_scale
 from ._strategy import generate_name
 from ._strategy_service import ServiceAllocator
-from ._writerules import (
-    Kind,
-    before_create,
-    before_status_update,
-    before_update,
-    decode,
-)
 from ._writes import applied_object, managed_fields_after_update, patched_object
 from .history import ADDED, DELETED, MODIFIED
 from .resources import ResourceInfo
@@ -63,27 +66,6 @@ __all__ = ["RestStorage"]
 #: Sentinel: compute the managed fields of a write (rather than take them as given).
 _TRACK: Any = object()
 _DEFAULT = WriteOptions()
-
-
-def _decode(
-    kind: Kind,
-    body: Any,
-    options: WriteOptions,
-    operation: str,
-    raw: bytes | None = None,
-    patch: Any = None,
-) -> tuple[dict[str, Any], list[str]]:
-    """:func:`._writerules.decode` by the request's ``fieldValidation``; the object is the
-    caller's to change."""
-    obj, warnings = decode(
-        kind,
-        body,
-        raw=raw,
-        directive=directive(options.field_validation),
-        operation=operation,
-        patch=patch,
-    )
-    return decoded(kind, obj), warnings
 
 
 class RestStorage:
@@ -98,6 +80,7 @@ class RestStorage:
         self.registry = storage.registry
         self.services = services or ServiceAllocator()
         self._namespaces = storage.registry.resolve("v1/namespaces")
+        self.crds = CrdController(self)
         #: The garbage collector and the namespace controller (:mod:`._gc`).
         self.controllers = Controllers(self)
         #: The containers' logs ``pods/log`` serves (:mod:`._podlog`).
@@ -130,11 +113,12 @@ class RestStorage:
         managed_fields: Any,
         operation: str,
     ) -> Written:
-        kind = kind_of(info)
         meta = check_body(info, body)
         meta.pop("resourceVersion", None)
         ns = namespace_for(info, meta, namespace)
-        obj, warnings = _decode(kind, {**body, "metadata": meta}, options, operation, options.raw)
+        obj, warnings = decode_body(
+            info, {**body, "metadata": meta}, options, operation=operation, raw=options.raw
+        )
         table = self.storage.objects(info)
         dry = options.dry
 
@@ -146,8 +130,8 @@ class RestStorage:
                     break
             return name
 
-        warnings += before_create(
-            kind,
+        warnings += create_rules(
+            info,
             obj,
             uid=str(uuid.uuid4()),
             now=now(),
@@ -175,7 +159,8 @@ class RestStorage:
         if dry:
             return Written(new, tuple(warnings))
         new["metadata"]["resourceVersion"] = str(self.storage.next_resource_version())
-        self.storage.commit(info, ADDED, key, ns, new, None)
+        self.storage.commit(info, ADDED, key, ns, stored(info, new), None)
+        self.crds.written(info, new, gone=False)
         return Written(new, tuple(warnings), created=True)
 
     def _admit_namespace(self, info: ResourceInfo, name: str, namespace: str, dry: bool) -> None:
@@ -201,7 +186,7 @@ class RestStorage:
         old = self.storage.objects(info).get(key)
         if old is None:
             raise status.not_found(info, name)
-        return ns, key, old
+        return ns, key, view(info, old)
 
     @staticmethod
     def _check_subresource(info: ResourceInfo, subresource: str) -> None:
@@ -224,11 +209,14 @@ class RestStorage:
         :raises StatusFailure: 400 (body, name), 404, 409 (stale ``resourceVersion``), 422.
         """
         self._check_subresource(info, subresource)
+        if subresource == "scale":
+            return update_scale(self, info, body, name=name, namespace=namespace, options=options)
         options.check("UpdateOptions")
-        kind = kind_of(info)
         meta = check_body(info, body)
         ns = namespace_for(info, meta, namespace)
-        obj, warnings = _decode(kind, {**body, "metadata": meta}, options, "update", options.raw)
+        obj, warnings = decode_body(
+            info, {**body, "metadata": meta}, options, operation="update", raw=options.raw
+        )
         in_body = str(obj["metadata"].get("name") or "")
         if name and in_body != name:
             raise status.bad_request(
@@ -256,6 +244,8 @@ class RestStorage:
             the validation refuses, 409 for a stale ``resourceVersion`` or apply conflicts.
         """
         self._check_subresource(info, subresource)
+        if subresource == "scale":
+            return patch_scale(self, info, patch, name, namespace, patch_type, options)
         options.check("PatchOptions", patch_type)
         if patch_type == "apply":
             return self._apply(info, patch, name, namespace, subresource, options)
@@ -263,7 +253,7 @@ class RestStorage:
         patched = patched_object(info, old, patch, patch_type)
         if not isinstance(patched, dict) or not isinstance(patched.get("metadata"), dict):
             raise status.status_error(422, "Invalid", "the patched object is not a valid object")
-        obj, warnings = _decode(kind_of(info), patched, options, patch_type, patch=patch)
+        obj, warnings = decode_body(info, patched, options, operation=patch_type, patch=patch)
         check_name(obj, name)
         check_resource_version(info, old, obj["metadata"].get("resourceVersion"))
         return self._replace(info, key, ns, old, obj, subresource, options, warnings)
@@ -280,6 +270,7 @@ class RestStorage:
         ns = (namespace or "default") if info.namespaced else ""
         key = object_key(ns, name)
         old = self.storage.objects(info).get(key)
+        old = None if old is None else view(info, old)
         new, managed = applied_object(
             info,
             old,
@@ -297,7 +288,9 @@ class RestStorage:
             meta.pop("managedFields", None)
             created = self._create(info, {**base, "metadata": meta}, ns, options, managed, "apply")
             return replace(created, created=True)
-        obj, warnings = _decode(kind_of(info), dict(old) if new is None else new, options, "apply")
+        obj, warnings = decode_body(
+            info, dict(old) if new is None else new, options, operation="apply"
+        )
         check_resource_version(info, old, obj["metadata"].get("resourceVersion"))
         return self._replace(info, key, ns, old, obj, subresource, options, warnings, managed)
 
@@ -315,11 +308,11 @@ class RestStorage:
     ) -> Written:
         """``BeforeUpdate`` and the store: no-ops keep the stored object and its RV; an
         object left with a ``deletionTimestamp`` and no finalizers is gone."""
-        kind, dry = kind_of(info), options.dry
+        dry = options.dry
         if subresource == "status":
-            warnings += before_status_update(kind, new, old)
+            warnings += status_update_rules(info, new, old)
         else:
-            warnings += before_update(kind, new, old, services=self.services, dry_run=dry)
+            warnings += update_rules(info, new, old, services=self.services, dry_run=dry)
         new = shape(info, new["metadata"], new)
         meta = new["metadata"]
         meta["resourceVersion"] = old["metadata"]["resourceVersion"]
@@ -334,9 +327,11 @@ class RestStorage:
             return Written(new, tuple(warnings))
         meta["resourceVersion"] = str(self.storage.next_resource_version())
         gone = deleted_by_update(info, new, old)
-        self.storage.commit(info, DELETED if gone else MODIFIED, key, namespace, new, old)
+        event = DELETED if gone else MODIFIED
+        self.storage.commit(info, event, key, namespace, stored(info, new), old)
         if gone:
             self.release(info, new)
+        self.crds.written(info, new, gone=gone)
         self.controllers.changed(info, new, gone=gone, previous=old)
         return Written(new, tuple(warnings), gone=gone)
 
@@ -363,4 +358,7 @@ class RestStorage:
         """
         if options is None:
             options = DeleteOptions(preconditions=preconditions, dry_run=tuple(dry_run))
+        if is_crd(info) and not options.dry:
+            options.check()
+            return self.crds.delete(name, options.preconditions or {})
         return delete_object(self, info, name, namespace, options)

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import orjson
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from ._writerules import Kind, check_options, dry_run
 from .resources import ResourceInfo
 

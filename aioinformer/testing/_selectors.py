@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._failure import StatusFailure
-from ._fields import field_value, parse_field_selector
+from ._fields import field_value, parse_field_selector, untyped_field_value
 from ._labels import SelectorRefused, parse_label_selector
+from ._schema import schemas
 from .resources import ResourceInfo
 
 __all__ = ["Matcher", "compile_selectors", "field_value"]
@@ -27,6 +28,19 @@ def _labels_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     metadata = obj.get("metadata")
     labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
     return labels if isinstance(labels, Mapping) else {}
+
+
+def _value_of(info: ResourceInfo) -> Callable[[Mapping[str, Any], str], str]:
+    """How a resource's objects give field-label values: a CRD's resource by its
+    ``selectableFields`` (``GetAttrs``: printed as ``fmt.Sprint``, missing: ``""``), any other
+    kind without a built-in schema the same way, built-in kinds by their Go types."""
+    custom = info.custom
+    if custom is not None:
+        version = info.version
+        return lambda obj, label: str(custom.field_values(version, obj).get(label, ""))
+    if schemas().root(info.group, info.version, info.kind) is None:
+        return untyped_field_value
+    return field_value
 
 
 def compile_selectors(
@@ -45,6 +59,7 @@ def compile_selectors(
             kind=info.kind,
             namespaced=info.namespaced,
             selectable=info.selectable_fields,
+            value_of=_value_of(info),
         )
     except SelectorRefused as refused:
         raise StatusFailure.bad_request(str(refused)) from None

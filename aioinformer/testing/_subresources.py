@@ -38,7 +38,12 @@ from .resources import ResourceInfo
 if TYPE_CHECKING:
     from ._rest import RestStorage
 
-__all__ = ["CONNECT_SUBRESOURCES", "discovery_entries", "serve_subresource"]
+__all__ = [
+    "CONNECT_SUBRESOURCES",
+    "aggregated_entries",
+    "discovery_entries",
+    "serve_subresource",
+]
 
 #: (group, plural, subresource) → the discovery entry's group, version, kind and verbs.
 CONNECT_SUBRESOURCES: dict[tuple[str, str, str], tuple[str, str, str, tuple[str, ...]]] = {
@@ -67,6 +72,23 @@ def discovery_entries(info: ResourceInfo) -> list[dict[str, Any]]:
         entry.update(kind=kind, verbs=list(verbs))
         out.append(entry)
     return out
+
+
+def aggregated_entries(info: ResourceInfo) -> list[dict[str, Any]]:
+    """The same subresources as aggregated discovery (``apidiscovery.k8s.io/v2``) lists
+    them."""
+    return [
+        {
+            "subresource": entry["name"].partition("/")[2],
+            "responseKind": {
+                "group": entry.get("group", ""),
+                "version": entry.get("version", info.version if entry["kind"] == info.kind else ""),
+                "kind": entry["kind"],
+            },
+            "verbs": entry["verbs"],
+        }
+        for entry in discovery_entries(info)
+    ]
 
 
 def _method_not_allowed(verb: str, sub: str) -> StatusFailure:

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import anyio
 
 from .._cli_support import Interrupts, fail, run_command
+from .._objects import KubeObject
 from ..errors import ApiError
-from ..objects import KubeObject
 from .manifests import create_manifest_objects, read_manifest_objects
 from .server import FakeApiServer
 

@@ -1,7 +1,8 @@
 """Discovery documents: ``/version``, ``/api``, ``/apis``, group and group-version lists.
 
-Only the legacy (unaggregated) discovery format is served; clients that ask for aggregated
-discovery (kubectl does) fall back to it because the answer is plain ``application/json``.
+These are the legacy (unaggregated) documents; a client that asks for aggregated discovery
+(kubectl does) gets ``/api`` and ``/apis`` as an ``APIGroupDiscoveryList`` instead
+(:mod:`._discovery_aggregated`).
 """
 
 from __future__ import annotations
@@ -82,6 +83,21 @@ def _resource_entry(info: ResourceInfo) -> dict[str, Any]:
     return entry
 
 
+def _subresource_entry(info: ResourceInfo, subresource: str) -> dict[str, Any]:
+    """``<plural>/status`` (the kind itself) or ``<plural>/scale`` (``autoscaling/v1``
+    ``Scale``, as ``discovery.go`` lists a subresource of another group's kind)."""
+    entry: dict[str, Any] = {
+        "name": f"{info.plural}/{subresource}",
+        "singularName": "",
+        "namespaced": info.namespaced,
+        "kind": info.kind,
+        "verbs": _STATUS_VERBS,
+    }
+    if subresource == "scale":
+        entry.update(group="autoscaling", version="v1", kind="Scale")
+    return entry
+
+
 def api_resource_list(
     registry: ResourceRegistry, group: str, version: str
 ) -> dict[str, Any] | None:
@@ -92,16 +108,7 @@ def api_resource_list(
     resources: list[dict[str, Any]] = []
     for info in infos:
         resources.append(_resource_entry(info))
-        resources.extend(
-            {
-                "name": f"{info.plural}/{subresource}",
-                "singularName": "",
-                "namespaced": info.namespaced,
-                "kind": info.kind,
-                "verbs": _STATUS_VERBS,
-            }
-            for subresource in info.subresources
-        )
+        resources.extend(_subresource_entry(info, s) for s in info.subresources)
         resources.extend(discovery_entries(info))
     return {
         "kind": "APIResourceList",

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 
 __all__ = [
     "ADDED",

@@ -12,10 +12,12 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import orjson
 from aiohttp import web
 
 from . import discovery, status
 from ._collections import delete_collection
+from ._discovery_aggregated import aggregated_media_type, api_discovery, apis_discovery
 from ._failure import StatusFailure
 from ._http_io import (
     Output,
@@ -29,6 +31,7 @@ from ._listoptions import MIN_REQUEST_TIMEOUT, server_watch_timeout, validate_li
 from ._managed import manager_from_user_agent
 from ._openapi import v2_acceptable
 from ._rest import RestStorage
+from ._scale import get_scale
 from ._shard import ShardingGate
 from ._subresources import CONNECT_SUBRESOURCES, serve_subresource
 from ._writes import accepted_patch_types
@@ -178,7 +181,7 @@ class ApiHandler:
         verb = info.verb
         if verb == "":
             raise status.status_error(405, message=f"{request.method} is not supported here")
-        if verb not in res.verbs and not info.subresource:
+        if verb not in res.verbs and not info.subresource and res.custom is None:
             raise status.status_error(
                 405, message="the server does not allow this method on the requested resource"
             )
@@ -193,6 +196,8 @@ class ApiHandler:
         if verb == "delete":
             return await self._delete(request, info, res)
         output = Output(request, res, query)
+        if verb == "get" and info.subresource == "scale":
+            return json_response(get_scale(self._rest, res, info.name, info.namespace))
         if verb == "get":
             return json_response(output.convert(self._storage.get(res, info.name, info.namespace)))
         if verb == "watch":
@@ -255,6 +260,12 @@ class ApiHandler:
         path = request.path.rstrip("/")
         if path == "/version":
             return json_response(discovery.version_info())
+        if path in ("/api", "/apis"):
+            media = aggregated_media_type(request.headers.get("Accept"))
+            if media is not None:
+                build = api_discovery if path == "/api" else apis_discovery
+                body = orjson.dumps(build(self._registry, media))
+                return web.Response(body=body, headers={"Content-Type": media})
         if path == "/api":
             return json_response(discovery.api_versions(request.host))
         if path == "/apis":

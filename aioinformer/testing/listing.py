@@ -30,7 +30,7 @@ from typing import Any
 
 import orjson
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from . import status
 from ._failure import StatusFailure
 from ._selectors import Matcher, compile_selectors

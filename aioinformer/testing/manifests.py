@@ -7,8 +7,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._objects import KubeObject
 from ..errors import ApiError, NotFoundError
-from ..objects import KubeObject
 from . import status
 from ._boundary import client_error
 

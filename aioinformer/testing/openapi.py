@@ -26,6 +26,7 @@ def endpoint(info: ResourceInfo) -> Endpoint:
         info.namespaced,
         subresources=info.subresources,
         custom=not kind_of(info).builtin,
+        schema=None if info.custom is None else info.custom.version(info.version).openapi,
     )
 
 

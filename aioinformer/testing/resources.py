@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._builtin_resources import ALL_VERBS, BuiltinResource
 from .._builtin_resources import BUILTIN_RESOURCES as TABLE
@@ -21,7 +22,7 @@ __all__ = ["BUILTIN_RESOURCES", "SERVED_SUBRESOURCES", "ResourceInfo", "Resource
 _COMMON_FIELDS = ("metadata.name", "metadata.namespace")
 
 #: The subresources the fake serves (others answer 404, like an unknown path).
-SERVED_SUBRESOURCES = ("status",)
+SERVED_SUBRESOURCES = ("status", "scale")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,10 @@ class ResourceInfo:
     :param delete_returns_object: whether DELETE answers with the object (pods, services,
         custom resources) rather than a ``Status``.
     :param verbs: the verbs discovery lists (and the server allows).
-    :param subresources: the subresources served (``"status"`` or none).
+    :param subresources: the subresources served (``"status"``, ``"scale"``).
+    :param custom: the serving view of the CRD that defines the resource (a
+        :class:`._crd_kind.CustomKind`; None otherwise). Every version of such a resource
+        shares one table of objects, kept in the storage version.
     """
 
     group: str
@@ -54,6 +58,7 @@ class ResourceInfo:
     delete_returns_object: bool = False
     verbs: tuple[str, ...] = ALL_VERBS
     subresources: tuple[str, ...] = SERVED_SUBRESOURCES
+    custom: Any = field(default=None, compare=False, repr=False)
 
     @property
     def api_version(self) -> str:
@@ -62,8 +67,9 @@ class ResourceInfo:
 
     @property
     def list_kind(self) -> str:
-        """The kind of a list of these objects, e.g. ``"PodList"``."""
-        return f"{self.kind}List"
+        """The kind of a list of these objects, e.g. ``"PodList"`` (a CRD's ``listKind``)."""
+        custom_list = getattr(self.custom, "list_kind", "")
+        return str(custom_list) if custom_list else f"{self.kind}List"
 
     @property
     def group_resource(self) -> str:
@@ -101,11 +107,9 @@ def _served(row: BuiltinResource) -> ResourceInfo:
 
 
 #: The resources every fake API server serves: the package's table of built-in resources
-#: (:mod:`aioinformer._builtin_resources`), less CustomResourceDefinitions (the fake does not
-#: install the resources they define: :meth:`~.FakeApiServer.register_resource` does).
-BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = tuple(
-    _served(row) for row in TABLE if row.group != "apiextensions.k8s.io"
-)
+#: (:mod:`aioinformer._builtin_resources`), CustomResourceDefinitions included (creating one
+#: serves its resource: :mod:`._crd_serving`).
+BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = tuple(_served(row) for row in TABLE)
 
 
 def _unknown(spec: str) -> StatusFailure:
@@ -134,6 +138,12 @@ class ResourceRegistry:
         ]
         self._resources.append(info)
         return info
+
+    def unregister(self, group: str, plural: str) -> None:
+        """Stop serving every version of a resource."""
+        self._resolved.clear()
+        self.generation += 1
+        self._resources = [r for r in self._resources if (r.group, r.plural) != (group, plural)]
 
     def __iter__(self) -> Iterator[ResourceInfo]:
         return iter(list(self._resources))

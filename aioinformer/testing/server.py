@@ -240,10 +240,13 @@ class FakeApiServer:
         selectable_fields: Iterable[str] = (),
         status_subresource: bool = True,
     ) -> ResourceInfo:
-        """Serve a custom resource (like installing a CRD); works before or after start.
+        """Serve a custom resource without a schema; works before or after start.
 
         Its objects are not validated (there is no schema); ``metadata`` follows the rules of
         every kind, and ``generation`` counts changes of anything but metadata and status.
+        For a resource served as a real CRD serves it (schema, versions, ``/scale``, printer
+        columns), create the CustomResourceDefinition instead:
+        ``server.objects.create("customresourcedefinitions", crd)``.
 
         :param selectable_fields: extra field-selector labels (CRD ``selectableFields``).
         :param status_subresource: the CRD enables ``/status`` (default True): a create then

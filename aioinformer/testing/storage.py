@@ -17,21 +17,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from . import status
 from ._object_rules import object_key
 from ._schema import require_schemas
 from .history import DELETED, ResourceHistory, StoredEvent
 from .resources import ResourceInfo, ResourceRegistry
 
-__all__ = ["Storage"]
+__all__ = ["Storage", "storage_key"]
 
 #: Called synchronously for every write.
 Subscriber = Callable[[ResourceInfo, StoredEvent], None]
 
 
 def _gvr(info: ResourceInfo) -> tuple[str, str, str]:
-    return (info.group, info.version, info.plural)
+    """The table of a resource: one per group, version and plural; every version of a custom
+    resource shares one (its objects are kept in the storage version, as etcd keeps them)."""
+    return (info.group, "" if info.custom is not None else info.version, info.plural)
+
+
+storage_key = _gvr
 
 
 class Storage:

@@ -19,13 +19,16 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from ..objects import KubeObject
+from .._objects import KubeObject
 from . import status
 from ._failure import StatusFailure
 from ._selectors import Matcher
 from .history import ADDED, DELETED, ERROR, StoredEvent, encode_event
 from .resources import ResourceInfo
-from .storage import Storage
+from .storage import Storage, storage_key
+
+#: CustomResourceDefinitions: deleting one ends the watches of its resource.
+_CRDS = ("apiextensions.k8s.io", "customresourcedefinitions")
 
 __all__ = ["Watcher", "WatchHub", "parse_resource_version"]
 
@@ -215,10 +218,21 @@ class WatchHub:
 
     def dispatch(self, info: ResourceInfo, event: StoredEvent) -> None:
         """Hand one write to every watcher of its resource."""
-        watchers = self._watchers.get((info.group, info.version, info.plural))
+        watchers = self._watchers.get(storage_key(info))
         if watchers:
             for watcher in watchers:
                 watcher.deliver(event)
+        if event.type == DELETED and (info.group, info.plural) == _CRDS:
+            self._end_custom(event.obj)
+
+    def _end_custom(self, crd: Mapping[str, Any]) -> None:
+        """A CRD is gone: the watches of its resource end cleanly, as its storage is
+        destroyed (apiextensions-apiserver ``crdHandler.removeStorage``)."""
+        group = str((crd.get("spec") or {}).get("group") or "")
+        plural = str(((crd.get("status") or {}).get("acceptedNames") or {}).get("plural") or "")
+        for watcher in list(self._watchers.get((group, "", plural), ())):
+            watcher.end()
+            self.close(watcher)
 
     def open(
         self,
@@ -278,15 +292,13 @@ class WatchHub:
                 return watcher
             for event in events:
                 watcher.deliver(event)
-        self._watchers.setdefault((info.group, info.version, info.plural), set()).add(watcher)
+        self._watchers.setdefault(storage_key(info), set()).add(watcher)
         self._notify()
         return watcher
 
     def close(self, watcher: Watcher) -> None:
         """Unregister a watcher (idempotent)."""
-        watchers = self._watchers.get(
-            (watcher.info.group, watcher.info.version, watcher.info.plural)
-        )
+        watchers = self._watchers.get(storage_key(watcher.info))
         if watchers is not None and watcher in watchers:
             watchers.discard(watcher)
             self._notify()
@@ -298,7 +310,7 @@ class WatchHub:
     def watchers(self, info: ResourceInfo | None = None) -> list[Watcher]:
         """The registered watchers (of one resource)."""
         if info is not None:
-            return list(self._watchers.get((info.group, info.version, info.plural), ()))
+            return list(self._watchers.get(storage_key(info), ()))
         return [w for group in self._watchers.values() for w in group]
 
     def count(self, info: ResourceInfo | None = None) -> int:

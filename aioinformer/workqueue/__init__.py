@@ -3,6 +3,10 @@
 * :class:`WorkQueue`: fair, deduplicating; an item is never processed by two workers at once.
 * :class:`DelayingQueue`: adds ``add_after(item, delay)``.
 * :class:`RateLimitingQueue`: adds ``add_rate_limited``, ``forget`` and ``num_requeues``.
+* Rate limiters (:class:`RateLimiter` and its implementations) say how long a failed item
+  waits; :func:`default_controller_rate_limiter` is client-go's default.
+* :class:`MetricsProvider`: where a queue's metrics go (client-go's names; see
+  :class:`aioinformer.metrics.PrometheusWorkqueueMetricsProvider`).
 
 A worker loop::
 
@@ -21,46 +25,31 @@ A worker loop::
             queue.done(key)
 """
 
-from .delaying import DelayingQueue as DelayingQueue
-from .limiters import BucketRateLimiter as BucketRateLimiter
-from .limiters import ItemExponentialFailureRateLimiter as ItemExponentialFailureRateLimiter
-from .limiters import ItemFastSlowRateLimiter as ItemFastSlowRateLimiter
-from .limiters import MaxOfRateLimiter as MaxOfRateLimiter
-from .limiters import RateLimiter as RateLimiter
-from .limiters import WithMaxWaitRateLimiter as WithMaxWaitRateLimiter
-from .limiters import default_controller_rate_limiter as default_controller_rate_limiter
-from .limiters import default_item_based_rate_limiter as default_item_based_rate_limiter
-from .metrics import HISTOGRAM_BUCKETS as HISTOGRAM_BUCKETS
-from .metrics import METRIC_HELP as METRIC_HELP
-from .metrics import METRIC_NAMES as METRIC_NAMES
-from .metrics import CounterMetric as CounterMetric
-from .metrics import GaugeMetric as GaugeMetric
-from .metrics import HistogramMetric as HistogramMetric
-from .metrics import MetricsProvider as MetricsProvider
-from .metrics import NoopMetricsProvider as NoopMetricsProvider
-from .metrics import SettableGaugeMetric as SettableGaugeMetric
-from .queue import WorkQueue as WorkQueue
-from .rate_limiting import RateLimitingQueue as RateLimitingQueue
+from .._exports import publish as _publish
+from ._delaying import DelayingQueue as DelayingQueue
+from ._limiters import BucketRateLimiter as BucketRateLimiter
+from ._limiters import ItemExponentialFailureRateLimiter as ItemExponentialFailureRateLimiter
+from ._limiters import ItemFastSlowRateLimiter as ItemFastSlowRateLimiter
+from ._limiters import MaxOfRateLimiter as MaxOfRateLimiter
+from ._limiters import RateLimiter as RateLimiter
+from ._limiters import WithMaxWaitRateLimiter as WithMaxWaitRateLimiter
+from ._limiters import default_controller_rate_limiter as default_controller_rate_limiter
+from ._metrics import MetricsProvider as MetricsProvider
+from ._queue import WorkQueue as WorkQueue
+from ._rate_limiting import RateLimitingQueue as RateLimitingQueue
 
-__all__ = [
-    "HISTOGRAM_BUCKETS",
-    "METRIC_HELP",
-    "METRIC_NAMES",
-    "BucketRateLimiter",
-    "CounterMetric",
+__all__ = (
+    "WorkQueue",
     "DelayingQueue",
-    "GaugeMetric",
-    "HistogramMetric",
+    "RateLimitingQueue",
+    "RateLimiter",
+    "BucketRateLimiter",
     "ItemExponentialFailureRateLimiter",
     "ItemFastSlowRateLimiter",
     "MaxOfRateLimiter",
-    "MetricsProvider",
-    "NoopMetricsProvider",
-    "RateLimiter",
-    "RateLimitingQueue",
-    "SettableGaugeMetric",
     "WithMaxWaitRateLimiter",
-    "WorkQueue",
     "default_controller_rate_limiter",
-    "default_item_based_rate_limiter",
-]
+    "MetricsProvider",
+)
+
+_publish(__name__, __all__, globals())

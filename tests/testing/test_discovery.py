@@ -15,8 +15,8 @@ from kubernetes_asyncio.client import (
 )
 
 from aioinformer._builtin_resources import BUILTIN_RESOURCES as BUILTIN_TABLE
-from aioinformer.factory import resolve_builtin_resource
-from aioinformer.listwatch import Resource
+from aioinformer._factory import resolve_builtin_resource
+from aioinformer._listwatch import Resource
 from aioinformer.testing import BUILTIN_RESOURCES, FakeApiServer
 from aioinformer.testing._schema import schemas
 
@@ -33,13 +33,14 @@ async def test_version_reports_the_release_of_the_served_schemas(api: ApiClient)
 
 async def test_core_and_group_lists(api: ApiClient) -> None:
     """/api lists v1; /apis lists every group of the built-in table with its preferred
-    version, except apiextensions.k8s.io (the fake does not serve CustomResourceDefinitions)."""
+    version, apiextensions.k8s.io (CustomResourceDefinitions) included."""
     assert (await CoreApi(api).get_api_versions()).versions == ["v1"]
     groups = {
         g.name: g.preferred_version.group_version
         for g in (await ApisApi(api).get_api_versions()).groups
     }
     assert groups == {
+        "apiextensions.k8s.io": "apiextensions.k8s.io/v1",
         "apps": "apps/v1",
         "batch": "batch/v1",
         "coordination.k8s.io": "coordination.k8s.io/v1",
@@ -139,7 +140,7 @@ def test_the_fake_serves_the_shared_table_of_built_in_resources() -> None:
         assert (parsed.kind, parsed.namespaced) == (info.kind, info.namespaced)
         assert resolve_builtin_resource(info.plural) == parsed
     served = {(r.group, r.plural) for r in BUILTIN_RESOURCES}
-    assert set(client) - served == {("apiextensions.k8s.io", "customresourcedefinitions")}
+    assert set(client) == served
 
 
 async def test_status_on_a_kind_without_it_is_404_and_unsupported_verbs_are_405(

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from aioinformer._selectors import parse_field_selector, parse_label_selector
 from aioinformer.errors import SelectorSyntaxError
-from aioinformer.selectors import parse_field_selector, parse_label_selector
 from aioinformer.testing import BUILTIN_RESOURCES, ResourceInfo
 from aioinformer.testing._failure import StatusFailure
 from aioinformer.testing._selectors import compile_selectors

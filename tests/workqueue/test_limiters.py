@@ -13,8 +13,8 @@ from aioinformer.workqueue import (
     MaxOfRateLimiter,
     WithMaxWaitRateLimiter,
     default_controller_rate_limiter,
-    default_item_based_rate_limiter,
 )
+from aioinformer.workqueue._limiters import default_item_based_rate_limiter
 
 from ._support import FakeClock
 

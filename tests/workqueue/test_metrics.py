@@ -8,14 +8,13 @@ from collections.abc import Callable
 import pytest
 
 from aioinformer.testing import FakeClock
-from aioinformer.workqueue import (
+from aioinformer.workqueue import DelayingQueue, WorkQueue
+from aioinformer.workqueue._metrics import (
     HISTOGRAM_BUCKETS,
     METRIC_NAMES,
-    DelayingQueue,
+    NOOP_METRIC,
     NoopMetricsProvider,
-    WorkQueue,
 )
-from aioinformer.workqueue.metrics import NOOP_METRIC
 
 from ._support import RecordedMetric, RecordingProvider
 

@@ -1,0 +1,7 @@
+"""``python -m examples.demo``: see :mod:`examples.demo`."""
+
+import sys
+
+from .command import main
+
+sys.exit(main())
