@@ -42,8 +42,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(SRC)
 	$(BIN)/ruff format --check $(SRC)
 
+# The library, its tests and the examples (the demo among them), all strict. The examples
+# are scripts run from examples/ (they import each other by file name): a run of their own.
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict aioinformer
+	$(BIN)/mypy --strict aioinformer tests
+	$(BIN)/mypy --strict examples
 
 pytest: $(STAMP)
 	$(BIN)/pytest -q

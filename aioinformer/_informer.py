@@ -1,6 +1,6 @@
 """The SharedIndexInformer: one LIST+WATCH shared by any number of consumers.
 
-Data path: the :class:`~aioinformer.lowlevel.Reflector` feeds a
+Data path: the :class:`~aioinformer.Reflector` feeds a
 :class:`~aioinformer.delta_fifo.DeltaFIFO`; one processing task pops batches from it, applies
 each delta to the :class:`~aioinformer.store.Indexer` and distributes a notification to every
 listener by appending to its deque. Nothing downstream of the FIFO can block the watch stream.
@@ -152,7 +152,7 @@ class SharedIndexInformer(Service):
     indexer = cache  # the former name, kept as an alias of the same read-only view
 
     def lister(self) -> Lister:
-        """A :class:`~aioinformer.Lister` over the cache."""
+        """A :class:`~aioinformer.lister.Lister` over the cache."""
         resource = getattr(self._lw, "resource", None)
         return Lister(self._indexer, resource=resource if isinstance(resource, Resource) else None)
 

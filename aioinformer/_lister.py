@@ -52,7 +52,7 @@ def _what(resource: Resource | None) -> str:
 class Lister:
     """Reads an informer's cache. Objects are shared with the cache: never mutate them.
 
-    :param indexer: the informer's writable cache.
+    :param indexer: the cache (``informer.indexer``).
     :param resource: what the cache holds, for the namespace checks of :meth:`get` and for
         messages. Default None: unknown (the cache's content tells the scope).
     """

@@ -13,7 +13,7 @@ __all__ = ["Counters", "ReflectorStatistics"]
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ReflectorStatistics:
     """A snapshot of one reflector's counters (they only grow); see
-    :meth:`~aioinformer.lowlevel.Reflector.statistics`."""
+    :meth:`~aioinformer.Reflector.statistics`."""
 
     #: Successful lists (the first one included; a streaming list counts as a list).
     lists: int = 0

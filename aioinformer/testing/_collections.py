@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 from .._objects import KubeObject
 from ._deletion import DeleteOptions
 from ._failure import StatusFailure
-from .resources import ResourceInfo
+from ._resources import ResourceInfo
 
 if TYPE_CHECKING:
     from ._rest import RestStorage
-    from .storage import Storage
+    from ._storage import Storage
 
 __all__ = ["delete_collection", "matching"]
 

@@ -34,13 +34,13 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .._objects import KubeObject
-from . import status
+from . import _status as status
 from ._failure import StatusFailure
 from ._fielderrors import FieldError, invalid, invalid_failure, not_supported
+from ._history import DELETED, MODIFIED, with_resource_version
 from ._object_rules import check_preconditions, now, object_key
+from ._resources import ResourceInfo
 from ._rest_types import Written
-from .history import DELETED, MODIFIED, with_resource_version
-from .resources import ResourceInfo
 
 if TYPE_CHECKING:
     from ._rest import RestStorage

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._resources import ResourceInfo, ResourceRegistry
 from ._subresources import aggregated_entries
-from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["aggregated_media_type", "api_discovery", "apis_discovery"]
 

@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any
 from .._objects import KubeObject
 from ._deletion import FOREGROUND, ORPHAN, DeleteOptions, delete_object, is_namespace, remove
 from ._failure import StatusFailure
+from ._history import DELETED, MODIFIED, StoredEvent
 from ._namespaces import namespace_conditions, same_conditions
 from ._object_rules import now, object_key
+from ._resources import ResourceInfo
 from ._rest_types import WriteOptions
-from .history import DELETED, MODIFIED, StoredEvent
-from .resources import ResourceInfo
 
 if TYPE_CHECKING:
     from ._rest import RestStorage

@@ -21,16 +21,16 @@ import orjson
 from aiohttp import web
 from multidict import CIMultiDict, MultiMapping
 
-from . import status
+from . import _status as status
 from ._crd_rules import view_result
 from ._deletion import DeleteOptions
 from ._failure import StatusFailure
 from ._fieldvalidation import warning_header
+from ._patch import patch_type_of
 from ._protobuf import body_format, decode_protobuf_object
+from ._resources import ResourceInfo
 from ._rest_types import WriteOptions, kind_of
 from ._table import Target, include_object, negotiate, to_partial, to_table
-from .patch import patch_type_of
-from .resources import ResourceInfo
 
 __all__ = [
     "Output",

@@ -14,10 +14,10 @@ from ._collections import delete_collection, matching
 from ._crd_rules import view
 from ._deletion import DeleteOptions
 from ._podlog import pick_container
+from ._resources import ResourceInfo, ResourceRegistry
 from ._rest import RestStorage
 from ._rest_types import WriteOptions, Written
 from ._selectors import compile_selectors
-from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["ServerObjects"]
 

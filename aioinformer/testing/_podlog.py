@@ -24,7 +24,7 @@ from typing import Any
 
 import anyio
 
-from . import status
+from . import _status as status
 from ._fielderrors import invalid, invalid_failure
 
 __all__ = ["LogOptions", "PodLogs", "pick_container"]

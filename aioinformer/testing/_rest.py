@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from .._objects import KubeObject
-from . import status
+from . import _status as status
 from ._crd_controller import CrdController
 from ._crd_rules import (
     create_rules,
@@ -41,6 +41,7 @@ from ._crd_rules import (
 from ._deletion import DeleteOptions, delete_object, deleted_by_update, terminating_namespace
 from ._failure import StatusFailure
 from ._gc import Controllers
+from ._history import ADDED, DELETED, MODIFIED
 from ._object_rules import (
     check_body,
     check_name,
@@ -52,14 +53,13 @@ from ._object_rules import (
     shape,
 )
 from ._podlog import PodLogs
+from ._resources import ResourceInfo
 from ._rest_types import WriteOptions, Written
 from ._scale import patch_scale, update_scale
+from ._storage import Storage
 from ._strategy import generate_name
 from ._strategy_service import ServiceAllocator
 from ._writes import applied_object, managed_fields_after_update, patched_object
-from .history import ADDED, DELETED, MODIFIED
-from .resources import ResourceInfo
-from .storage import Storage
 
 __all__ = ["RestStorage"]
 

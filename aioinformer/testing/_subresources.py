@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from aiohttp import web
 
-from . import status
+from . import _status as status
 from ._deletion import DeleteOptions
 from ._failure import StatusFailure
 from ._fielderrors import invalid, invalid_failure
@@ -33,7 +33,7 @@ from ._http_io import json_response
 from ._object_rules import now
 from ._podlog import LogOptions
 from ._protobuf import body_format, decode_protobuf_object
-from .resources import ResourceInfo
+from ._resources import ResourceInfo
 
 if TYPE_CHECKING:
     from ._rest import RestStorage

@@ -20,7 +20,7 @@ address and resources, a server has three entry points:
   answered so far and the watches open now, with awaitable lookups.
 
 The standalone server (``aioinformer fake-apiserver``) exposes the faults over HTTP too, see
-:mod:`aioinformer.testing.admin`.
+:mod:`aioinformer.testing._admin`.
 """
 
 from __future__ import annotations
@@ -32,20 +32,20 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from ..errors import LifecycleError
+from ._admin import AdminApi
 from ._boundary import client_error, client_errors
+from ._faults import RequestFaults, ServerFaults
+from ._http_api import ApiHandler
 from ._listoptions import MIN_REQUEST_TIMEOUT
 from ._network import Listener
 from ._objects import ServerObjects
+from ._request_log import RequestLog, ServerRequests
+from ._resources import ResourceInfo, ResourceRegistry
 from ._rest import RestStorage
 from ._shard import ShardingGate
-from .admin import AdminApi
-from .faults import RequestFaults, ServerFaults
-from .http_api import ApiHandler
-from .request_log import RequestLog, ServerRequests
-from .resources import ResourceInfo, ResourceRegistry
-from .status import status_error
-from .storage import Storage
-from .watch import WatchHub
+from ._status import status_error
+from ._storage import Storage
+from ._watch import WatchHub
 
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient, Configuration

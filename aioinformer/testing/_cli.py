@@ -1,6 +1,6 @@
 """``aioinformer fake-apiserver``: run the fake API server standalone until interrupted.
 
-Serves the fault-injection API under ``/_fake/`` (see :mod:`aioinformer.testing.admin`), so
+Serves the fault-injection API under ``/_fake/`` (see :mod:`aioinformer.testing._admin`), so
 kubectl and programs in other languages can be tested against it::
 
     aioinformer fake-apiserver --port 8001 -f manifests.yaml
@@ -22,8 +22,8 @@ import anyio
 from .._cli_support import Interrupts, fail, run_command
 from .._objects import KubeObject
 from ..errors import ApiError
-from .manifests import create_manifest_objects, read_manifest_objects
-from .server import FakeApiServer
+from ._manifests import create_manifest_objects, read_manifest_objects
+from ._server import FakeApiServer
 
 __all__ = ["add_parser", "read_manifests", "run", "serve"]
 

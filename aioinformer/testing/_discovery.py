@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._resources import ResourceInfo, ResourceRegistry
 from ._schema import schemas
 from ._subresources import discovery_entries
-from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["api_group", "api_group_list", "api_resource_list", "api_versions", "version_info"]
 

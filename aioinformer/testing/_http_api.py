@@ -1,7 +1,7 @@
 """The HTTP face of the fake API server: one aiohttp handler for every path.
 
-Each request is parsed (:mod:`.routing`), delayed by the configured latency, possibly
-answered by an armed failure (:mod:`.faults`), then served: discovery, CRUD, LIST or WATCH.
+Each request is parsed (:mod:`._routing`), delayed by the configured latency, possibly
+answered by an armed failure (:mod:`._faults`), then served: discovery, CRUD, LIST or WATCH.
 Every answer is logged in the request log; every failure is a ``Status``.
 """
 
@@ -15,10 +15,12 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from . import discovery, status
+from . import _discovery as discovery
+from . import _status as status
 from ._collections import delete_collection
 from ._discovery_aggregated import aggregated_media_type, api_discovery, apis_discovery
 from ._failure import StatusFailure
+from ._faults import RequestFaults
 from ._http_io import (
     Output,
     delete_options,
@@ -27,22 +29,21 @@ from ._http_io import (
     patch_body,
     write_options,
 )
+from ._listing import ListRequest, compile_matcher, list_document, shard_filter, with_shard
 from ._listoptions import MIN_REQUEST_TIMEOUT, server_watch_timeout, validate_list_options
 from ._managed import manager_from_user_agent
 from ._openapi import v2_acceptable
+from ._openapi_served import ServedDocuments
+from ._patch import patch_type_of
+from ._request_log import RequestLog, RequestRecord
+from ._resources import ResourceInfo, ResourceRegistry
 from ._rest import RestStorage
+from ._routing import RequestInfo, parse_request, truthy
 from ._scale import get_scale
 from ._shard import ShardingGate
 from ._subresources import CONNECT_SUBRESOURCES, serve_subresource
+from ._watch import WatchHub
 from ._writes import accepted_patch_types
-from .faults import RequestFaults
-from .listing import ListRequest, compile_matcher, list_document, shard_filter, with_shard
-from .openapi import ServedDocuments
-from .patch import patch_type_of
-from .request_log import RequestLog, RequestRecord
-from .resources import ResourceInfo, ResourceRegistry
-from .routing import RequestInfo, parse_request, truthy
-from .watch import WatchHub
 
 __all__ = ["ApiHandler", "json_response"]
 

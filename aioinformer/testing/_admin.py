@@ -36,11 +36,11 @@ import orjson
 from aiohttp import web
 
 from ..errors import ApiError
-from . import status
+from . import _status as status
 from ._failure import StatusFailure
 
 if TYPE_CHECKING:
-    from .server import FakeApiServer
+    from ._server import FakeApiServer
 
 __all__ = ["AdminApi"]
 

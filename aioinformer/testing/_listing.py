@@ -31,13 +31,13 @@ from typing import Any
 import orjson
 
 from .._objects import KubeObject
-from . import status
+from . import _status as status
 from ._failure import StatusFailure
+from ._resources import BUILTIN_RESOURCES, ResourceInfo
 from ._selectors import Matcher, compile_selectors
 from ._shard import ShardFilter, ShardingGate, ShardSelectorRefused, parse_shard_filter
-from .resources import BUILTIN_RESOURCES, ResourceInfo
-from .storage import Storage
-from .watch import parse_resource_version
+from ._storage import Storage
+from ._watch import parse_resource_version
 
 __all__ = [
     "ListRequest",
