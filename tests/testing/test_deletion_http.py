@@ -45,6 +45,15 @@ def _owned_rs(server: FakeApiServer, owner: dict[str, Any], name: str) -> None:
     server.objects.create("replicasets.apps", rs)
 
 
+DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
+
+
+def _web_owning_a_replicaset(server: FakeApiServer) -> FakeApiServer:
+    """Deployment ``web`` owning ReplicaSet ``web-rs``; returns the server."""
+    _owned_rs(server, server.objects.create("deployments.apps", deployment("web")), "web-rs")
+    return server
+
+
 async def _events(
     http: aiohttp.ClientSession, path: str, since: str, count: int
 ) -> list[tuple[str, str, int]]:
@@ -100,10 +109,8 @@ async def test_orphan_and_grace_period_from_the_query_and_202_for_cascading(
     ``propagationPolicy=Orphan`` keeps the dependents; ``gracePeriodSeconds=0`` removes a
     scheduled pod at once. A delete that does not remove the object and asked to cascade
     (``orphanDependents=false``) is answered 202 Accepted."""
-    server = fake_apiserver
-    owner = server.objects.create("deployments.apps", deployment("web"))
-    _owned_rs(server, owner, "web-rs")
-    path = "/apis/apps/v1/namespaces/default/deployments/web"
+    server = _web_owning_a_replicaset(fake_apiserver)
+    path = f"{DEPLOYMENTS}/web"
     async with http.delete(path, params={"propagationPolicy": "Orphan"}) as response:
         assert response.status == 200
     assert "ownerReferences" not in server.objects.get("replicasets.apps", "web-rs")["metadata"]
@@ -162,10 +169,8 @@ async def test_deletecollection_reads_its_options_like_delete(
     """``DELETE`` on a collection deletes each object with the request's ``DeleteOptions``
     (``Store.DeleteCollection``): an orphaning delete keeps the dependents, a bad policy is
     422 before anything is deleted (``ValidateDeleteOptions``)."""
-    server = fake_apiserver
-    owner = server.objects.create("deployments.apps", deployment("web"))
-    _owned_rs(server, owner, "web-rs")
-    path = "/apis/apps/v1/namespaces/default/deployments"
+    server = _web_owning_a_replicaset(fake_apiserver)
+    path = DEPLOYMENTS
     async with http.delete(path, json={"propagationPolicy": "Sideways"}) as response:
         assert response.status == 422
     assert len(server.objects.list("deployments.apps")) == 1
