@@ -58,6 +58,7 @@ demo: $(STAMP)
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench.py --mode $(BENCH)
+	$(BIN)/python benchmarks/shards.py --mode $(BENCH)
 
 bench-profile: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/profile_b1.py

@@ -18,6 +18,8 @@ from ._config import WatchConfig
 from ._informer import InformerStatistics, SharedIndexInformer
 from ._lifecycle import Service, State
 from ._listwatch import ListerWatcher, ListOptions, Resource
+from ._sharding import ShardSelector
+from ._sharding._informer_filter import as_shard_selector
 from ._store import Indexers
 from ._transport import KubeListerWatcher
 from .errors import LifecycleError
@@ -89,6 +91,10 @@ def _as_resource(resource: Resource | str) -> Resource:
     return resource if isinstance(resource, Resource) else resolve_builtin_resource(resource)
 
 
+def _shard_or_none(selector: ShardSelector | str | None) -> ShardSelector | None:
+    return None if selector is None else as_shard_selector(selector)
+
+
 class ListerWatcherFactory(Protocol):
     """Makes the lister-watcher of one resource for a factory (``lister_watcher=``):
     ``functools.partial(KubeListerWatcher, client)`` by default, an in-memory one in tests
@@ -138,6 +144,13 @@ class SharedInformerFactory(Service):
     :param custom_watch: watch configurations per resource, overriding ``watch``.
     :param clock: time for every informer (resync, backoff waits, deadlines). Default the
         system clock.
+    :param shard_selector: every informer caches only this shard (a
+        :class:`~aioinformer.ShardSelector` or its text; see the informer's
+        ``shard_selector``). Default None: every object.
+    :param custom_shard_selector: shard selectors per resource, overriding ``shard_selector``
+        (None for a resource: unsharded).
+
+    :raises InvalidShardSelectorError: for a selector text the API server would refuse.
 
     Each running informer holds one connection of the client's pool for its watch
     (kubernetes_asyncio's ``configuration.connection_pool_maxsize``, 100 by default).
@@ -160,6 +173,8 @@ class SharedInformerFactory(Service):
         watch: WatchConfig = WatchConfig(),
         custom_watch: Mapping[Resource | str, WatchConfig] | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        shard_selector: ShardSelector | str | None = None,
+        custom_shard_selector: Mapping[Resource | str, ShardSelector | str | None] | None = None,
     ) -> None:
         if lister_watcher is None:
             if client is None:
@@ -175,6 +190,10 @@ class SharedInformerFactory(Service):
         self._watch = watch
         self._custom_watch = {_as_resource(r): c for r, c in (custom_watch or {}).items()}
         self._clock = clock
+        self._shard = _shard_or_none(shard_selector)
+        self._custom_shard = {
+            _as_resource(r): _shard_or_none(v) for r, v in (custom_shard_selector or {}).items()
+        }
         self._informers: dict[Resource, SharedIndexInformer] = {}
         # The informers the factory runs; those started before _serve began wait for it.
         self._started: set[Resource] = set()
@@ -234,6 +253,7 @@ class SharedInformerFactory(Service):
             name=str(key),
             watch=self._custom_watch.get(key, self._watch),
             clock=self._clock,
+            shard_selector=self._custom_shard.get(key, self._shard),
         )
         self._informers[key] = informer
         return informer

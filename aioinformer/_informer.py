@@ -42,6 +42,7 @@ from ._lister import Lister
 from ._listwatch import ListerWatcher, Resource
 from ._objects import try_resource_version
 from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
+from ._sharding._informer_filter import ShardSelector, ShardStatistics, sharded_lister_watcher
 from ._store import Indexer, Indexers
 from .errors import FIFOClosedError, LifecycleError
 
@@ -73,6 +74,7 @@ class InformerStatistics:
     reflector: ReflectorStatistics
     #: Every consumer (event streams and handlers), in registration order.
     listeners: tuple[ListenerStatistics, ...]
+    shard: ShardStatistics | None = None  #: a sharded informer's filter, else None
 
 
 class SharedIndexInformer(Service):
@@ -101,6 +103,7 @@ class SharedIndexInformer(Service):
         (``make bench`` measures the effect). Default False.
     :param clock: time for resync scheduling, the reflector's waits and :meth:`aclose`'s
         bound. Default the system clock.
+    :param shard_selector: cache one shard only (:mod:`aioinformer._sharding._informer_filter`).
     """
 
     def __init__(
@@ -114,11 +117,13 @@ class SharedIndexInformer(Service):
         batch_size: int = DEFAULT_BATCH_SIZE,
         freeze_gc_after_sync: bool = False,
         clock: Clock = SYSTEM_CLOCK,
+        shard_selector: ShardSelector | str | None = None,
     ) -> None:
         self.name = name or f"informer-{next(_names)}"
+        self._shard = sharded_lister_watcher(lister_watcher, shard_selector, self.name)
         self._freeze_gc = freeze_gc_after_sync
         self._watch_config = watch
-        self._lw = lister_watcher
+        self._lw = self._shard or lister_watcher
         self._default_resync = max(0.0, resync_period)
         self._check_period = self._default_resync
         self._indexer = Indexer(indexers=indexers)
@@ -218,6 +223,7 @@ class SharedIndexInformer(Service):
             store_errors=self._store_errors,
             reflector=reflector.statistics() if reflector else ReflectorStatistics(),
             listeners=tuple(listener.statistics() for listener in self._listeners),
+            shard=self._shard.statistics() if self._shard is not None else None,
         )
 
     @property

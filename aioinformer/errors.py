@@ -34,6 +34,7 @@ The hierarchy::
         │   └── InvalidError             422 Invalid: the object fails validation; ``causes``
         ├── TooManyRequestsError         429, with ``retry_after``
         ├── InternalServerError          500
+        │   └── ShardSelectorRejectedError  500 ``invalid shard selector:``: a configuration error
         ├── ServiceUnavailableError      503
         └── ServerTimeoutError           504
             └── TooLargeResourceVersionError  504 with cause ``ResourceVersionTooLarge``
@@ -44,7 +45,7 @@ Retry policy lives with the reflector, not here; these classes only say what hap
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 __all__ = [
     "AlreadyExistsError",
@@ -71,6 +72,7 @@ __all__ = [
     "QueueShutDown",
     "SelectorSyntaxError",
     "ServerTimeoutError",
+    "ShardSelectorRejectedError",
     "ServiceUnavailableError",
     "TooLargeResourceVersionError",
     "TooManyRequestsError",
@@ -299,6 +301,14 @@ class ServiceUnavailableError(ApiError):
     """503 Service Unavailable."""
 
 
+class ShardSelectorRejectedError(InternalServerError):
+    """The API server refused a shard selector: HTTP 500 ``invalid shard selector: ...``
+    (KEP-5866; the registry returns a plain error, which the handler maps to 500).
+
+    A configuration error, not a server fault: an informer stops with it instead of retrying.
+    """
+
+
 class ServerTimeoutError(ApiError):
     """504 Gateway Timeout (and Status reason ``Timeout``)."""
 
@@ -309,6 +319,10 @@ class TooLargeResourceVersionError(ServerTimeoutError):
     The Status carries the cause ``ResourceVersionTooLarge`` (older servers: only the message).
     """
 
+
+#: The message prefix of the API server's answer to an invalid shard selector (registry
+#: ``store.go``: ``fmt.Errorf("invalid shard selector: %w", err)``).
+_SHARD_REFUSED: Final = "invalid shard selector:"
 
 _BY_CODE: dict[int, type[ApiError]] = {
     400: BadRequestError,
@@ -376,6 +390,8 @@ def api_error_from_status(
         cls = AlreadyExistsError
     elif code == 422 and reason == "Invalid":
         cls = InvalidError
+    elif code == 500 and message.startswith(_SHARD_REFUSED):
+        cls = ShardSelectorRejectedError
     else:
         cls = _BY_CODE.get(code, ApiError)
     return cls(code=code, reason=reason, message=message, status=status, retry_after=retry_after)

@@ -30,6 +30,7 @@ from ..errors import (
     ExpiredError,
     LifecycleError,
     MalformedWatchEventError,
+    ShardSelectorRejectedError,
     TransportError,
     WatchIdleTimeoutError,
 )
@@ -171,6 +172,8 @@ class Reflector:
         """List and watch until cancelled; never returns otherwise.
 
         :raises LifecycleError: if this reflector is already running.
+        :raises ShardSelectorRejectedError: when the API server refuses the shard selector
+            (retrying cannot help).
         """
         if self._running:
             raise LifecycleError(f"reflector {self.name} is already running")
@@ -199,6 +202,7 @@ class Reflector:
             try:
                 result = await self._lw.list(action.options)
             except Exception as exc:
+                self._stop_if_fatal(exc)
                 return machine.feed(ListFailed(exc)), None
             return machine.feed(ListPage(result)), None
         if isinstance(action, ReplaceStore):
@@ -252,6 +256,7 @@ class Reflector:
                 await _close(stream)
                 raise
         except Exception as exc:
+            self._stop_if_fatal(exc)
             return machine.feed(StreamingListFailed(exc)), None
         finally:
             counters = self._counters
@@ -311,6 +316,7 @@ class Reflector:
                         self._timed(action.options), idle_timeout=self._config.idle_timeout
                     )
                 except Exception as exc:
+                    self._stop_if_fatal(exc)
                     action = machine.feed(WatchOpenFailed(exc))
                     continue
                 self._counters.watches += 1
@@ -400,6 +406,13 @@ class Reflector:
             await refresh()
         except Exception as exc:
             logger.warning("%s: reloading credentials failed: %s", self.name, type(exc).__name__)
+
+    def _stop_if_fatal(self, exc: Exception) -> None:
+        """Re-raise an error no retry can cure (the server refused the shard selector): the
+        reflector, and its informer, stop with it."""
+        if isinstance(exc, ShardSelectorRejectedError):
+            self._report(exc, level=logging.ERROR)
+            raise exc
 
     def _report(self, exc: BaseException, *, level: int | None = None) -> None:
         counters = self._counters
