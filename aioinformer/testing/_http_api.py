@@ -30,6 +30,7 @@ from ._http_io import (
     write_options,
 )
 from ._listing import ListRequest, compile_matcher, list_document, shard_filter, with_shard
+from ._listoptions import MIN_REQUEST_TIMEOUT, server_watch_timeout, validate_list_options
 from ._managed import manager_from_user_agent
 from ._openapi import v2_acceptable
 from ._openapi_served import ServedDocuments
@@ -40,6 +41,7 @@ from ._rest import RestStorage
 from ._routing import RequestInfo, parse_request, truthy
 from ._scale import get_scale
 from ._shard import ShardingGate
+from ._subresources import CONNECT_SUBRESOURCES, serve_subresource
 from ._watch import WatchHub
 from ._writes import accepted_patch_types
 
@@ -89,7 +91,9 @@ class ApiHandler:
         log: RequestLog,
         admin: AdminHandler | None,
         sharding: ShardingGate | None = None,
+        min_request_timeout: float = MIN_REQUEST_TIMEOUT,
     ) -> None:
+        self._min_request_timeout = min_request_timeout
         self._sharding = sharding
         self._registry = registry
         self._rest = rest
@@ -161,6 +165,16 @@ class ApiHandler:
         res = self._registry.lookup(info.group, info.version, info.resource)
         if res is None or (info.namespace and not res.namespaced):
             raise _not_found_path()
+        if (res.group, res.plural, info.subresource) in CONNECT_SUBRESOURCES:
+            return await serve_subresource(
+                self._rest,
+                request,
+                res,
+                subresource=info.subresource,
+                verb=info.verb,
+                name=info.name,
+                namespace=info.namespace,
+            )
         if info.subresource and info.subresource not in res.subresources:
             raise _not_found_path()
         if info.subresource and info.verb not in ("get", "update", "patch"):
@@ -191,6 +205,7 @@ class ApiHandler:
             return await self._watch(request, info, res, query, record, output)
         matcher = compile_matcher(res, query)
         if verb == "list":
+            validate_list_options(query, watch=False)
             list_request = ListRequest.from_query(query)
             shard = shard_filter(query, self._sharding)  # in the registry: after 400s and 422s
             doc = list_document(
@@ -203,13 +218,12 @@ class ApiHandler:
             )
             return json_response(output.convert(doc))
         shard = shard_filter(query, self._sharding)
-        _, dry_run = await delete_options(request, res, request.query)
         deleted = delete_collection(
             self._rest,
             res,
             namespace=info.namespace,
             matcher=with_shard(matcher, shard),
-            dry_run=dry_run,
+            options=await delete_options(request, res, request.query),
         )
         doc = {
             "kind": res.list_kind,
@@ -316,16 +330,13 @@ class ApiHandler:
         self, request: web.Request, info: RequestInfo, res: ResourceInfo
     ) -> web.StreamResponse:
         output = Output(request, res, dict(request.query))
-        preconditions, dry_run = await delete_options(request, res, request.query)
-        written = self._rest.delete(
-            res,
-            name=info.name,
-            namespace=info.namespace,
-            preconditions=preconditions,
-            dry_run=dry_run,
-        )
+        options = await delete_options(request, res, request.query)
+        written = self._rest.delete(res, name=info.name, namespace=info.namespace, options=options)
         obj = written.obj
-        if not written.gone or res.delete_returns_object:
+        if not written.gone:  # 202 only when asked to cascade (handlers/delete.go)
+            code = 202 if options.orphan_dependents is False else 200
+            return json_response(output.convert(obj), code)
+        if res.delete_returns_object:
             return json_response(output.convert(obj))
         details: dict[str, Any] = {"name": info.name}
         if res.group:
@@ -351,29 +362,15 @@ class ApiHandler:
         raw_initial = query.get("sendInitialEvents")
         send_initial = None if raw_initial is None else truthy(raw_initial)
         allow_bookmarks = truthy(query.get("allowWatchBookmarks"))
-        match = query.get("resourceVersionMatch", "")
-        if send_initial:
-            if match != "NotOlderThan":
-                raise _invalid_watch(
-                    "resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
-                    "resourceVersionMatch to NotOlderThan"
-                )
-            if not allow_bookmarks:
-                raise _invalid_watch(
-                    "allowWatchBookmarks: Forbidden: sendInitialEvents requires "
-                    "allowWatchBookmarks=true"
-                )
-        elif match:
-            raise _invalid_watch(
-                "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch "
-                "unless sendInitialEvents is provided"
-            )
+        validate_list_options(query, watch=True)
         timeout: float | None = None
         if query.get("timeoutSeconds"):
             try:
                 timeout = float(query["timeoutSeconds"])
             except ValueError:
                 raise status.bad_request("invalid timeoutSeconds") from None
+        else:
+            timeout = server_watch_timeout(self._min_request_timeout)
         matcher = with_shard(matcher, shard_filter(query, self._sharding))
         watcher = self._hub.open(
             res,
@@ -398,7 +395,3 @@ class ApiHandler:
             return response
         finally:
             self._hub.close(watcher)
-
-
-def _invalid_watch(why: str) -> StatusFailure:
-    return status.status_error(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {why}')

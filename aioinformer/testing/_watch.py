@@ -281,7 +281,7 @@ class WatchHub:
                 obj = objects[key]
                 if watcher.visible(obj):
                     watcher.push(encode_event(ADDED, obj))
-            if send_initial_events:
+            if send_initial_events and allow_bookmarks:
                 watcher.bookmark(current, initial_end=True)
         elif not from_state:
             history = storage.history(info)

@@ -232,11 +232,15 @@ async def test_status_subresource_changes_only_status(
 
 
 async def test_delete_missing_is_404_and_delete_returns_object_or_status(api: ApiClient) -> None:
-    """Deleting a pod returns it at its deletion RV, a ConfigMap returns Success; twice is 404."""
+    """Deleting a pod returns it at its deletion RV, a ConfigMap returns Success; twice is 404.
+
+    An unscheduled pod's deletion is graceful with period 0 (``podStrategy.CheckGracefulDelete``):
+    ``Store.Delete`` first writes ``deletionTimestamp`` (one RV), then deletes (the next)."""
     core = CoreV1Api(api)
     pod = await core.create_namespaced_pod("default", _pod("p"))
     deleted = await core.delete_namespaced_pod("p", "default")
-    assert int(deleted.metadata.resource_version) == int(pod.metadata.resource_version) + 1
+    assert int(deleted.metadata.resource_version) == int(pod.metadata.resource_version) + 2
+    assert deleted.metadata.deletion_grace_period_seconds == 0
     await core.create_namespaced_config_map("default", {"metadata": {"name": "c"}})
     status = await core.delete_namespaced_config_map("c", "default")
     assert status.status == "Success" and status.details.name == "c"
@@ -246,7 +250,8 @@ async def test_delete_missing_is_404_and_delete_returns_object_or_status(api: Ap
 
 
 async def test_delete_precondition_on_uid_is_a_conflict(api: ApiClient) -> None:
-    """DeleteOptions preconditions must match the stored object."""
+    """DeleteOptions preconditions must match the stored object: 409 on the object's Kind
+    with ``rest.BeforeDelete``'s message (``apiserver/pkg/registry/rest/delete.go``)."""
     core = CoreV1Api(api)
     await core.create_namespaced_config_map("default", {"metadata": {"name": "c"}})
     with pytest.raises(ApiException) as caught:
@@ -254,7 +259,12 @@ async def test_delete_precondition_on_uid_is_a_conflict(api: ApiClient) -> None:
             "c", "default", body={"preconditions": {"uid": "nope"}}
         )
     assert caught.value.status == 409
-    assert "Precondition failed" in _status(caught.value)["message"]
+    message = _status(caught.value)["message"]
+    assert message.startswith(
+        'Operation cannot be fulfilled on ConfigMap "c": the UID in the precondition (nope) '
+        "does not match the UID in record ("
+    )
+    assert message.endswith("The object might have been deleted and then recreated")
 
 
 async def test_finalizers_defer_deletion_until_they_are_removed(
