@@ -12,7 +12,11 @@ DOCS_STAMP := $(VENV)/.installed-docs
 BENCH  ?= full
 SRC    := $(wildcard aioinformer tests benchmarks examples docs)
 
-.PHONY: all venv test lint typecheck pytest demo bench bench-profile docs clean
+# `make soak` runs the soak under faults for SOAK_SECONDS at SOAK_RATE writes/s.
+SOAK_SECONDS ?= 300
+SOAK_RATE    ?= 50
+
+.PHONY: all venv test lint typecheck pytest demo bench bench-profile docs soak clean
 
 all: test
 
@@ -42,8 +46,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(SRC)
 	$(BIN)/ruff format --check $(SRC)
 
+# The library, its tests and the examples (the demo among them), all strict. The examples
+# are scripts run from examples/ (they import each other by file name): a run of their own.
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict aioinformer
+	$(BIN)/mypy --strict aioinformer tests
+	$(BIN)/mypy --strict examples
 
 pytest: $(STAMP)
 	$(BIN)/pytest -q
@@ -55,6 +62,7 @@ demo: $(STAMP)
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench.py --mode $(BENCH)
+	$(BIN)/python benchmarks/shards.py --mode $(BENCH)
 
 bench-profile: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/profile_b1.py
@@ -63,6 +71,9 @@ bench-profile: $(BENCH_STAMP)
 # NO_MKDOCS_2_WARNING: Material's end-of-life notice, printed on every build, is not ours.
 docs: $(DOCS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+soak: $(STAMP)
+	$(BIN)/python benchmarks/soak.py --seconds $(SOAK_SECONDS) --rate $(SOAK_RATE)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site

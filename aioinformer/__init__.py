@@ -46,6 +46,12 @@ from ._objects import meta_namespace_key as meta_namespace_key
 from ._objects import split_meta_namespace_key as split_meta_namespace_key
 from ._selectors import LabelSelector as LabelSelector
 from ._selectors import parse_label_selector as parse_label_selector
+from ._sharded_controller import ShardedController as ShardedController
+from ._sharding import ShardSelector as ShardSelector
+from ._sharding import equal_shards as equal_shards
+from ._sharding import shard_range as shard_range
+from ._sharding._handover import RangeExit as RangeExit
+from ._sharding._handover import ShardTiming as ShardTiming
 from ._store import NAMESPACE_INDEX as NAMESPACE_INDEX
 from ._verbs import PatchType as PatchType
 from ._version import __version__ as __version__
@@ -85,6 +91,13 @@ __all__ = (
     "LeaderElector",
     "ElectorStatistics",
     "LeadershipTerm",
+    # sharding
+    "ShardedController",
+    "ShardSelector",
+    "shard_range",
+    "equal_shards",
+    "ShardTiming",
+    "RangeExit",
     # the client
     "KubeClient",
     "connect",

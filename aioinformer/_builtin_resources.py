@@ -8,7 +8,7 @@ API server uses: the field labels its field selectors accept beyond ``metadata.n
 has none), and whether a DELETE answers with the object rather than a ``Status``.
 
 This module is data, not logic: the client (:class:`~aioinformer.listwatch.Resource`, the
-factory's kubectl names) and the fake (:mod:`aioinformer.testing.resources`) each build their
+factory's kubectl names) and the fake (:mod:`aioinformer.testing._resources`) each build their
 own view of it. Sources: ``kubectl api-resources`` of a Kubernetes 1.3x cluster; the field
 labels from the ``AddFieldLabelConversionsFor*`` functions of ``k8s.io/kubernetes``
 (``pkg/apis/core/v1/conversion.go``, ``pkg/apis/apps/v1/conversion.go``,

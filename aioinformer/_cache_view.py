@@ -1,8 +1,9 @@
 """The read side of an informer's cache: what ``informer.cache`` hands out.
 
-The informer's :class:`~aioinformer.lowlevel.Indexer` is written only by the informer
-(from the reflector's deltas); consumers get this view of it, which has the reads and no
-writes, so a caller cannot put the cache out of step with the API server by accident.
+The informer's writable cache (an :class:`~aioinformer.lowlevel.Indexer`, or the compact
+variant) is written only by the informer, from the reflector's deltas; consumers get this view
+of it, which has the reads and no writes, so a caller cannot put the cache out of step with
+the API server by accident.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from ._compact import CacheIndexer
 from ._objects import KubeObject
+from ._store import IndexFunc
 
 __all__ = ["Cache"]
 
@@ -67,7 +69,7 @@ class Cache:
         """The names of the indexes (the built-in ``"namespace"`` and those added)."""
         return builtins.list(self._indexer.get_indexers())
 
-    def get_indexers(self) -> dict[str, Any]:
+    def get_indexers(self) -> dict[str, IndexFunc]:
         """A copy of the index functions by name."""
         return self._indexer.get_indexers()
 

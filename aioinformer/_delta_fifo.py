@@ -17,10 +17,10 @@ being processed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from enum import StrEnum
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeAlias
 
 import anyio.lowlevel
@@ -38,6 +38,8 @@ __all__ = [
     "WatchChange",
 ]
 
+from ._deltas import Delta, DeltaType, WatchChange
+
 logger = logging.getLogger(__name__)
 
 #: The most keys one :meth:`DeltaFIFO.pop_batch` hands to its ``process`` callable.
@@ -48,53 +50,6 @@ _PREPARE_CHUNK = 2000
 #: Transforms an object before it is queued (for example to drop ``managedFields``).
 #: It must be idempotent; it may mutate and return its argument.
 TransformFunc: TypeAlias = Callable[[Any], Any]
-
-
-class DeltaType(StrEnum):
-    """What happened to an object."""
-
-    ADDED = "Added"
-    UPDATED = "Updated"
-    DELETED = "Deleted"
-    #: The object was in a (re)list; emitted by ``replace`` unless ``emit_delta_type_replaced``
-    #: is false (then ``SYNC`` is used).
-    REPLACED = "Replaced"
-    #: A periodic resync re-delivers the cached object.
-    SYNC = "Sync"
-
-
-class Delta:
-    """One change: its type, the object (or a tombstone, for some ``DELETED`` deltas) and,
-    when the producer had it, the object's JSON (``raw``, which a compact cache stores as is).
-
-    ``delta_type, obj = delta`` unpacks the type and the object; equality compares those two.
-    """
-
-    __slots__ = ("object", "raw", "type")
-
-    def __init__(self, type: DeltaType, object: Any, raw: bytes | None = None) -> None:
-        self.type = type
-        self.object = object
-        #: The JSON of ``object`` exactly (None when not known; never for a tombstone).
-        self.raw = raw
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter((self.type, self.object))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Delta):
-            return NotImplemented
-        return self.type == other.type and self.object == other.object
-
-    __hash__ = None  # type: ignore[assignment]  # objects are dicts: never hashable
-
-    def __repr__(self) -> str:
-        return f"Delta({self.type!r}, {self.object!r})"
-
-
-#: One watch event for :meth:`DeltaFIFO.apply`: ``(ADDED | UPDATED | DELETED, object, raw)``,
-#: ``raw`` being the object's JSON or None.
-WatchChange: TypeAlias = tuple[DeltaType, Any, bytes | None]
 
 
 class KeyListerGetter(Protocol):
@@ -258,18 +213,45 @@ class DeltaFIFO:
 
         ``resource_version`` is not used by the FIFO (it is part of the store contract).
         """
+        await self._replace(objs, None)
+
+    async def replace_skipping(
+        self, objs: Iterable[KubeObject], resource_version: str
+    ) -> list[tuple[Any, Exception]]:
+        """:meth:`replace`, except that an object whose key or transform fails is skipped
+        instead of failing the whole list: it is returned with its exception. Its key (when
+        the key function worked) is not deleted: what the cache has for it stays, stale, until
+        a version of it is accepted.
+        """
+        refused: list[tuple[Any, Exception]] = []
+        await self._replace(objs, refused)
+        return refused
+
+    async def _replace(
+        self, objs: Iterable[KubeObject], refused: list[tuple[Any, Exception]] | None
+    ) -> None:
         action = DeltaType.REPLACED if self._emit_replaced else DeltaType.SYNC
         prepared: list[tuple[str, Any]] = []
-        for obj in objs:
-            prepared.append(self._prepare(obj, transform=True))
-            if len(prepared) % _PREPARE_CHUNK == 0:
+        kept: set[str] = set()  # keys of refused objects: not deleted
+        for count, obj in enumerate(objs, 1):
+            if refused is None:
+                prepared.append(self._prepare(obj, transform=True))
+            else:
+                try:
+                    prepared.append(self._prepare(obj, transform=True))
+                except Exception as exc:
+                    refused.append((obj, exc))
+                    with contextlib.suppress(Exception):
+                        kept.add(self.key_of(obj))
+            if count % _PREPARE_CHUNK == 0:
                 await anyio.lowlevel.checkpoint()  # a large list: let other tasks run
         listed: set[str] = set()
         for key, obj in prepared:
             listed.add(key)
             self._append(key, Delta(action, obj))
+        kept -= listed
         queued_deletions = 0
-        for key in [k for k in self._queue if k not in listed]:
+        for key in [k for k in self._queue if k not in listed and k not in kept]:
             last = self._items[key][-1].object
             if isinstance(last, DeletedFinalStateUnknown):
                 last = last.obj
@@ -277,7 +259,7 @@ class DeltaFIFO:
             queued_deletions += 1
         if self._known is not None:
             for key in self._known.list_keys():
-                if key in listed or key in self._items:
+                if key in listed or key in self._items or key in kept:
                     continue
                 known = self._known.get_by_key(key)
                 if known is None:

@@ -14,17 +14,14 @@ cache (a :class:`~aioinformer._compact.LazyObject` behind ``Event.old_object``).
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ._compact import CacheIndexer, previous_resource_version
 from ._delta_fifo import Delta, DeltaType
 from ._listener import Event, EventType, Listener
-from ._objects import try_resource_version
+from ._objects import KubeObject, try_resource_version
 
 __all__ = ["apply_deltas", "distribute"]
-
-logger = logging.getLogger(__name__)
 
 _DELETED = DeltaType.DELETED
 _SYNC = DeltaType.SYNC
@@ -36,10 +33,11 @@ def apply_deltas(
     deltas: list[Delta],
     is_in_initial_list: bool,
     events: list[Event],
-    name: str,
+    refused_by_cache: Callable[[DeltaType, KubeObject, Exception], None],
 ) -> tuple[int, int]:
     """Apply one key's deltas (oldest first) to the cache, appending a notification per
-    applied delta to ``events``. A delta the cache refuses is logged and skipped.
+    applied delta to ``events``. A delta the cache refuses is skipped and handed to
+    ``refused_by_cache`` (the informer reports it).
 
     :returns: ``(sync notifications made, deltas refused)``.
     """
@@ -54,13 +52,7 @@ def apply_deltas(
                 old = indexer.upsert(obj, raw=delta.raw)
         except Exception as exc:
             refused += 1
-            logger.warning(
-                "%s: cache refused a %s delta: %s: %s",
-                name,
-                delta_type.value,
-                type(exc).__name__,
-                exc,
-            )
+            refused_by_cache(delta_type, obj, exc)
             continue
         if delta_type is _DELETED:
             append(Event(EventType.DELETED, obj, old))

@@ -19,6 +19,8 @@ from ._config import WatchConfig
 from ._informer import InformerStatistics, SharedIndexInformer
 from ._lifecycle import Service, State
 from ._listwatch import ListerWatcher, ListOptions, Resource
+from ._sharding import ShardSelector
+from ._sharding._informer_filter import as_shard_selector
 from ._store import Indexers
 from ._transport import KubeListerWatcher
 from .errors import LifecycleError
@@ -90,6 +92,10 @@ def _as_resource(resource: Resource | str) -> Resource:
     return resource if isinstance(resource, Resource) else resolve_builtin_resource(resource)
 
 
+def _shard_or_none(selector: ShardSelector | str | None) -> ShardSelector | None:
+    return None if selector is None else as_shard_selector(selector)
+
+
 class ListerWatcherFactory(Protocol):
     """Makes the lister-watcher of one resource for a factory (``lister_watcher=``):
     ``functools.partial(KubeListerWatcher, client)`` by default, an in-memory one in tests
@@ -144,15 +150,21 @@ class SharedInformerFactory(Service):
     :param custom_cache: cache modes per resource, overriding ``cache``.
     :param clock: time for every informer (resync, backoff waits, deadlines). Default the
         system clock.
+    :param shard_selector: every informer caches only this shard (a
+        :class:`~aioinformer.ShardSelector` or its text; see the informer's
+        ``shard_selector``). Default None: every object.
+    :param custom_shard_selector: shard selectors per resource, overriding ``shard_selector``
+        (None for a resource: unsharded).
+    :param stop_timeout: the most seconds stopping may take (on ``clock``): informers still
+        busy then (a list in flight, a handler mid-event) are cancelled. Default 5.
+
+    :raises InvalidShardSelectorError: for a selector text the API server would refuse.
 
     Each running informer holds one connection of the client's pool for its watch
     (kubernetes_asyncio's ``configuration.connection_pool_maxsize``, 100 by default).
 
     :raises ValueError: unless exactly one of ``client`` and ``lister_watcher`` is given.
     """
-
-    #: Stopping closes every informer, each bounded by its own stop timeout.
-    _stop_timeout = 10.0
 
     def __init__(
         self,
@@ -168,7 +180,14 @@ class SharedInformerFactory(Service):
         cache: CacheMode = DEFAULT_CACHE_MODE,
         custom_cache: Mapping[Resource | str, CacheMode] | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        shard_selector: ShardSelector | str | None = None,
+        custom_shard_selector: Mapping[Resource | str, ShardSelector | str | None] | None = None,
+        stop_timeout: float = 5.0,
     ) -> None:
+        if not stop_timeout > 0:
+            raise ValueError("stop_timeout must be positive")
+        # Stopping closes every informer concurrently, each bounded by the same timeout.
+        self._stop_timeout = stop_timeout
         if lister_watcher is None:
             if client is None:
                 raise ValueError("give a client (or a lister_watcher)")
@@ -185,6 +204,10 @@ class SharedInformerFactory(Service):
         self._cache = cache
         self._custom_cache = {_as_resource(r): m for r, m in (custom_cache or {}).items()}
         self._clock = clock
+        self._shard = _shard_or_none(shard_selector)
+        self._custom_shard = {
+            _as_resource(r): _shard_or_none(v) for r, v in (custom_shard_selector or {}).items()
+        }
         self._informers: dict[Resource, SharedIndexInformer] = {}
         # The informers the factory runs; those started before _serve began wait for it.
         self._started: set[Resource] = set()
@@ -245,7 +268,9 @@ class SharedInformerFactory(Service):
             watch=self._custom_watch.get(key, self._watch),
             cache=self._custom_cache.get(key, self._cache),
             clock=self._clock,
+            shard_selector=self._custom_shard.get(key, self._shard),
         )
+        informer._stop_timeout = self._stop_timeout
         self._informers[key] = informer
         return informer
 

@@ -21,6 +21,7 @@ from typing import Any, Final, Protocol
 import aiohttp
 import orjson
 
+from ._redact import excerpt
 from ._version import __version__
 from .errors import (
     ApiError,
@@ -62,7 +63,10 @@ _REQUEST_TIMEOUT: Final = _Default.TIMEOUT
 
 @contextmanager
 def map_errors(
-    what: str, *, on_timeout: Callable[[], InformerError] | None = None
+    what: str,
+    *,
+    on_timeout: Callable[[], InformerError] | None = None,
+    phase: Callable[[TimeoutError], str] | None = None,
 ) -> Iterator[None]:
     """Raise the aiohttp, OS and timeout errors of the block as aioinformer's typed errors.
 
@@ -73,6 +77,7 @@ def map_errors(
     ``__cause__``. aioinformer's own errors pass unchanged.
 
     :param what: the request, for the message (``"GET /api"``); never a credential.
+    :param phase: says what timed out (``"timed out connecting ..."``), for the message.
     """
     try:
         yield
@@ -81,7 +86,7 @@ def map_errors(
     except TimeoutError as exc:  # before ClientError: aiohttp's timeouts are both
         if on_timeout is not None:
             raise on_timeout() from exc
-        raise TransportTimeoutError(f"{what}: timed out") from exc
+        raise TransportTimeoutError(f"{what}: {phase(exc) if phase else 'timed out'}") from exc
     except (aiohttp.ClientError, OSError) as exc:
         raise _transport_error(exc, what) from exc
 
@@ -109,15 +114,16 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
 def error_from_response(
     status: int, reason: str | None, headers: Mapping[str, str], body: bytes
 ) -> ApiError:
-    """The typed error of a failed response: its ``Status`` body (or a Status built from the
-    text), the HTTP status and ``Retry-After``."""
+    """The typed error of a failed response: its ``Status`` body (or a Status built from a
+    one-line, bounded, redacted excerpt of the text), the HTTP status and ``Retry-After``."""
     try:
         decoded = orjson.loads(body) if body else None
     except orjson.JSONDecodeError:
         decoded = None
     document = decoded if isinstance(decoded, dict) and decoded.get("kind") == "Status" else None
     if document is None:
-        text = body[:500].decode("utf-8", "replace").strip()
+        # Not a Status: a proxy's page (HTML, several lines, maybe echoing our headers).
+        text = excerpt(body, markup=True)
         document = {"kind": "Status", "code": status, "message": text or reason or ""}
     return api_error_from_status(document, http_status=status, retry_after=_retry_after(headers))
 
@@ -217,11 +223,13 @@ class Transport:
         if self.closed:
             raise LifecycleError(f"{what}: the client is closed")
         endpoint = self.endpoint
+        sock_read = self.request_timeout if read_timeout is _REQUEST_TIMEOUT else read_timeout
+        assert not isinstance(sock_read, _Default)
         timeout = aiohttp.ClientTimeout(
             total=None,
             connect=self.connect_timeout,
             sock_connect=self.connect_timeout,
-            sock_read=self.request_timeout if read_timeout is _REQUEST_TIMEOUT else read_timeout,
+            sock_read=sock_read,
         )
         request_headers = {"Accept": JSON, "User-Agent": USER_AGENT}
         if content_type is not None:
@@ -235,7 +243,8 @@ class Transport:
                 options["proxy_headers"] = dict(endpoint.proxy_headers)
         if endpoint.server_hostname:
             options["server_hostname"] = endpoint.server_hostname
-        with map_errors(what):
+        phase = functools.partial(self._timeout_phase, read_timeout=sock_read)
+        with map_errors(what, phase=phase):
             request_headers.update(await self.auth.headers())
             response = await endpoint.session.request(
                 method,
@@ -249,6 +258,16 @@ class Transport:
         if response.status >= 400:
             raise await _error_of(response, what)
         return response
+
+    def _timeout_phase(self, exc: TimeoutError, *, read_timeout: float | None) -> str:
+        """What timed out before a response's headers arrived."""
+        if isinstance(exc, aiohttp.ConnectionTimeoutError):
+            return (
+                f"timed out connecting: no connection within {self.connect_timeout:g} s (the"
+                " server unreachable, or every pooled connection busy)"
+            )
+        within = "in time" if read_timeout is None else f"within {read_timeout:g} s"
+        return f"timed out waiting for the response: connected and sent, no answer {within}"
 
     async def call(
         self,
@@ -307,10 +326,14 @@ class Transport:
 async def read(response: aiohttp.ClientResponse, what: str) -> bytes:
     """The whole body of a response, which is released."""
     try:
-        with map_errors(what):
+        with map_errors(what, phase=_body_stalled):
             return await response.read()
     finally:
         response.release()
+
+
+def _body_stalled(exc: TimeoutError) -> str:
+    return "timed out reading the response body: it stopped arriving"
 
 
 async def _error_of(response: aiohttp.ClientResponse, what: str) -> ApiError:

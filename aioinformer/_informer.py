@@ -21,7 +21,6 @@ import gc
 import itertools
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import anyio
 import anyio.lowlevel
@@ -30,13 +29,12 @@ from ._cache_view import Cache
 from ._clock import SYSTEM_CLOCK, Clock
 from ._compact import DEFAULT_CACHE_MODE, CacheIndexer, CacheMode, new_indexer
 from ._config import WatchConfig
-from ._delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, TransformFunc
+from ._delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
 from ._dispatch import apply_deltas, distribute
 from ._event_stream import (
     Event,
     EventStream,
     Listener,
-    ListenerStatistics,
     Registration,
     validate_handler,
 )
@@ -44,11 +42,15 @@ from ._lifecycle import Service, State
 from ._listener import effective_resync
 from ._lister import Lister
 from ._listwatch import ListerWatcher, Resource
+from ._objects import KubeObject
 from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
+from ._sharding._informer_filter import ShardSelector, sharded_lister_watcher
 from ._store import Indexers
 from .errors import FIFOClosedError, LifecycleError
 
 __all__ = ["MINIMUM_RESYNC_PERIOD", "InformerStatistics", "SharedIndexInformer"]
+
+from ._informer_statistics import InformerStatistics
 
 logger = logging.getLogger(__name__)
 
@@ -56,26 +58,6 @@ logger = logging.getLogger(__name__)
 MINIMUM_RESYNC_PERIOD = 1.0
 
 _names = itertools.count(1)
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class InformerStatistics:
-    """A snapshot of an informer, read with :meth:`SharedIndexInformer.statistics`."""
-
-    #: The informer's name (``v1/pods`` in a factory).
-    name: str
-    #: Where the informer is in its life.
-    state: State
-    #: Whether the initial list is in the cache.
-    synced: bool
-    #: Objects in the cache.
-    objects: int
-    #: Deltas the cache refused (index or key errors); each was skipped.
-    store_errors: int
-    #: The reflector's counters (all zero before the informer started).
-    reflector: ReflectorStatistics
-    #: Every consumer (event streams and handlers), in registration order.
-    listeners: tuple[ListenerStatistics, ...]
 
 
 class SharedIndexInformer(Service):
@@ -113,6 +95,7 @@ class SharedIndexInformer(Service):
         second per 10,000 Pods. Default False.
     :param clock: time for resync scheduling, the reflector's waits and :meth:`aclose`'s
         bound. Default the system clock.
+    :param shard_selector: cache one shard only (:mod:`aioinformer._sharding._informer_filter`).
     """
 
     def __init__(
@@ -127,11 +110,13 @@ class SharedIndexInformer(Service):
         cache: CacheMode = DEFAULT_CACHE_MODE,
         freeze_gc_after_sync: bool = False,
         clock: Clock = SYSTEM_CLOCK,
+        shard_selector: ShardSelector | str | None = None,
     ) -> None:
         self.name = name or f"informer-{next(_names)}"
+        self._shard = sharded_lister_watcher(lister_watcher, shard_selector, self.name)
         self._freeze_gc = freeze_gc_after_sync
         self._watch_config = watch
-        self._lw = lister_watcher
+        self._lw = self._shard or lister_watcher
         self._default_resync = max(0.0, resync_period)
         self._check_period = self._default_resync
         self._indexer: CacheIndexer = new_indexer(cache, indexers=indexers)
@@ -173,7 +158,7 @@ class SharedIndexInformer(Service):
         return self._cache_mode
 
     def lister(self) -> Lister:
-        """A :class:`~aioinformer.Lister` over the cache."""
+        """A :class:`~aioinformer.lister.Lister` over the cache."""
         resource = getattr(self._lw, "resource", None)
         return Lister(self._indexer, resource=resource if isinstance(resource, Resource) else None)
 
@@ -239,6 +224,7 @@ class SharedIndexInformer(Service):
             store_errors=self._store_errors,
             reflector=reflector.statistics() if reflector else ReflectorStatistics(),
             listeners=tuple(listener.statistics() for listener in self._listeners),
+            shard=self._shard.statistics() if self._shard is not None else None,
         )
 
     @property
@@ -424,9 +410,24 @@ class SharedIndexInformer(Service):
         self._distribute(events, syncs, is_in_initial_list)
 
     def _apply(self, deltas: list[Delta], is_in_initial_list: bool, events: list[Event]) -> int:
-        syncs, refused = apply_deltas(self._indexer, deltas, is_in_initial_list, events, self.name)
+        syncs, refused = apply_deltas(
+            self._indexer, deltas, is_in_initial_list, events, self._cache_refused
+        )
         self._store_errors += refused
         return syncs
+
+    def _cache_refused(self, delta_type: DeltaType, obj: KubeObject, exc: Exception) -> None:
+        if self._reflector is not None and delta_type is not DeltaType.DELETED:
+            # The hook, a once-per-key log line and the stale keys say it.
+            self._reflector._cache_refused(obj, exc)
+        else:
+            logger.warning(
+                "%s: cache refused a %s delta: %s: %s",
+                self.name,
+                delta_type.value,
+                type(exc).__name__,
+                exc,
+            )
 
     def _distribute(self, events: list[Event], syncs: int, is_in_initial_list: bool) -> None:
         distribute(self._listeners, events, syncs, is_in_initial_list)

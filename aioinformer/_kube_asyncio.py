@@ -11,6 +11,7 @@ which for an exec plugin means reaching into the kubeconfig loader's cached
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -55,9 +56,22 @@ Reload = Callable[[bool], Awaitable[float | None]]
 
 
 def endpoint_of(api_client: ApiClient) -> Endpoint:
-    """Where the client's requests go, and its aiohttp session (TLS, connection pool)."""
+    """Where the client's requests go, and its aiohttp session (TLS, connection pool).
+
+    Logs a WARNING when the server's certificate is not verified (``insecure-skip-tls-verify``
+    in the kubeconfig, or ``connect(insecure_skip_tls_verify=True)``): anyone on the path can
+    then read and change the traffic, credentials included.
+    """
     configuration = api_client.configuration
     rest = api_client.rest_client
+    host = str(configuration.host)
+    if host.lower().startswith("https:") and not configuration.verify_ssl:
+        logger.warning(
+            "TLS certificate verification is OFF for %s (insecure-skip-tls-verify): the"
+            " connection and its credentials are open to interception; configure the"
+            " cluster's CA (certificate-authority) instead",
+            re.sub(r"//[^/@]*@", "//", host.rstrip("/")),  # never a user:password@
+        )
     return Endpoint(
         session=rest.pool_manager,
         host=str(configuration.host).rstrip("/"),

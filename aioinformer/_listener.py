@@ -242,8 +242,9 @@ class Listener:
         buffer.append(event)
         if event.is_in_initial_list:
             self._initial_pending += 1
-        if len(buffer) > self.peak_backlog:
-            self.peak_backlog = len(buffer)
+        backlog = len(buffer) + len(self._replay)  # a late joiner's replay counts too
+        if backlog > self.peak_backlog:
+            self.peak_backlog = backlog
         if self._wake is not None:
             self._wake_up()
 
@@ -256,8 +257,9 @@ class Listener:
         buffer.extend(events)
         if initial:
             self._initial_pending += initial
-        if len(buffer) > self.peak_backlog:
-            self.peak_backlog = len(buffer)
+        backlog = len(buffer) + len(self._replay)  # a late joiner's replay counts too
+        if backlog > self.peak_backlog:
+            self.peak_backlog = backlog
         if self._wake is not None:
             self._wake_up()
 

@@ -57,7 +57,7 @@ class Lister:
     which the caller may mutate; with ``cache="dict"`` it returns the cached objects
     themselves, shared with the cache and every other reader: never mutate them.
 
-    :param indexer: the informer's writable cache.
+    :param indexer: the cache (``informer.indexer``).
     :param resource: what the cache holds, for the namespace checks of :meth:`get` and for
         messages. Default None: unknown (the cache's content tells the scope).
     """

@@ -123,6 +123,8 @@ class ListOptions:
     :param timeout_seconds: server-side timeout of the request (watches end cleanly after it).
     :param allow_watch_bookmarks: ask for BOOKMARK events on a watch.
     :param send_initial_events: streaming list: the watch starts with the current state.
+    :param shard_selector: a KEP-5866 shard selector (``shardSelector``), e.g. the ``str()``
+        of a :class:`~aioinformer.ShardSelector`; sent as given.
     """
 
     resource_version: str | None = None
@@ -134,6 +136,7 @@ class ListOptions:
     timeout_seconds: int | None = None
     allow_watch_bookmarks: bool = False
     send_initial_events: bool | None = None
+    shard_selector: str | None = None
 
     def to_query(self) -> dict[str, str]:
         """The options as URL query parameters."""
@@ -156,6 +159,8 @@ class ListOptions:
             query["allowWatchBookmarks"] = "true"
         if self.send_initial_events is not None:
             query["sendInitialEvents"] = "true" if self.send_initial_events else "false"
+        if self.shard_selector:
+            query["shardSelector"] = self.shard_selector
         return query
 
 
@@ -166,12 +171,15 @@ class ListResult(NamedTuple):
     :ivar resource_version: the resource version the list represents.
     :ivar continue_token: the token for the next page, or None on the last page.
     :ivar remaining_item_count: the server's estimate of the items after this page, if given.
+    :ivar shard_info: ``metadata.shardInfo.selector``: the shard selector the server filtered
+        the list with (KEP-5866), if it says so.
     """
 
     items: list[KubeObject]
     resource_version: str
     continue_token: str | None = None
     remaining_item_count: int | None = None
+    shard_info: str | None = None
 
 
 class WatchEventType(StrEnum):
@@ -292,9 +300,12 @@ def list_result_from_body(body: Any) -> ListResult:
                 item["apiVersion"] = api_version
     metadata = body.get("metadata") or {}
     remaining = metadata.get("remainingItemCount")
+    shard_info = metadata.get("shardInfo")
+    selector = shard_info.get("selector") if isinstance(shard_info, dict) else None
     return ListResult(
         items=items,
         resource_version=str(metadata.get("resourceVersion") or ""),
         continue_token=metadata.get("continue") or None,
         remaining_item_count=remaining if isinstance(remaining, int) else None,
+        shard_info=selector if isinstance(selector, str) else None,
     )

@@ -39,6 +39,7 @@ from ._informer import SharedIndexInformer
 from ._lifecycle import State
 from ._listwatch import WatchEventType
 from ._reflector import RestartCause
+from ._sharding._metrics import ShardedControllerCollector as ShardedControllerCollector
 from .workqueue._metrics import (
     HISTOGRAM_BUCKETS,
     METRIC_HELP,
@@ -60,6 +61,7 @@ __all__ = [
     "InformerCollector",
     "InformerSource",
     "PrometheusWorkqueueMetricsProvider",
+    "ShardedControllerCollector",
     "prometheus_available",
     "register_informer_metrics",
     "render_metrics",
@@ -276,6 +278,8 @@ _INFORMER_FAMILIES: Final[tuple[tuple[str, str, tuple[str, ...], str], ...]] = (
         "Exceptions raised by a handler (resets when the handler is removed).",
     ),
     ("listener_backlog", "gauge", ("listener",), "Notifications waiting for a consumer."),
+    ("shard_filtering", "gauge", ("mode",), "Sharded informers: 1 for who filters the shard."),
+    ("shard_dropped_total", "counter", (), "Sharded informers: objects dropped by the client."),
     (
         "listener_peak_backlog",
         "gauge",
@@ -394,6 +398,10 @@ class InformerCollector:
             add("synced", [name], 1.0 if snapshot.synced else 0.0)
             running = snapshot.state not in (State.NEW, State.STOPPED)
             add("running", [name], 1.0 if running else 0.0)
+            if (shard := snapshot.shard) is not None:
+                for mode in ("server-side", "client-side", "unknown"):
+                    add("shard_filtering", [name, mode], 1.0 if shard.filtering == mode else 0.0)
+                add("shard_dropped_total", [name], shard.dropped)
             listeners = snapshot.listeners
             add("listeners", [name], len(listeners))
             if self.include_listeners:

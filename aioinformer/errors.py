@@ -14,6 +14,9 @@ The hierarchy::
     ├── FIFOClosedError                  pop() on a DeltaFIFO that is closed and drained
     ├── QueueShutDown                    get() on a work queue that is shut down and drained
     ├── MalformedWatchEventError         a watch line that is not a decodable watch event
+    ├── InvalidObjectError (ValueError)  an object from the server that cannot be cached
+    ├── ObjectRejectedError              a transform, key or index function raised for an object
+    ├── ResourceVersionError (ValueError)  a resource version that is not a string, or went back
     ├── WatchIdleTimeoutError (TimeoutError)  a watch that sent no bytes for the idle timeout
     ├── VeryShortWatchError              a watch that ended in under 1 s without any event
     ├── TransportError (OSError)         the request did not get an HTTP response
@@ -34,6 +37,7 @@ The hierarchy::
         │   └── InvalidError             422 Invalid: the object fails validation; ``causes``
         ├── TooManyRequestsError         429, with ``retry_after``
         ├── InternalServerError          500
+        │   └── ShardSelectorRejectedError  500 ``invalid shard selector:``: a configuration error
         ├── ServiceUnavailableError      503
         └── ServerTimeoutError           504
             └── TooLargeResourceVersionError  504 with cause ``ResourceVersionTooLarge``
@@ -44,7 +48,10 @@ Retry policy lives with the reflector, not here; these classes only say what hap
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
+
+from ._redact import excerpt
+from ._status_parts import causes, is_too_large_rv
 
 __all__ = [
     "AlreadyExistsError",
@@ -62,15 +69,19 @@ __all__ = [
     "InformerError",
     "InternalServerError",
     "InvalidError",
+    "InvalidObjectError",
     "InvalidShardSelectorError",
     "KeyFuncError",
     "LifecycleError",
     "MalformedWatchEventError",
     "MethodNotAllowedError",
     "NotFoundError",
+    "ObjectRejectedError",
     "QueueShutDown",
+    "ResourceVersionError",
     "SelectorSyntaxError",
     "ServerTimeoutError",
+    "ShardSelectorRejectedError",
     "ServiceUnavailableError",
     "TooLargeResourceVersionError",
     "TooManyRequestsError",
@@ -175,6 +186,61 @@ class MalformedWatchEventError(InformerError, ValueError):
         self.line = line[:200]
 
 
+class InvalidObjectError(InformerError, ValueError):
+    """An object from the server (a list item or a watch event's object) that cannot be cached:
+    no ``metadata``, no usable ``name``, a ``namespace`` or ``resourceVersion`` that is not a
+    string, a key listed twice in one list, a bookmark without a resource version.
+
+    The object is skipped and the rest goes on; the reflector reports it to the watch-error
+    handler and counts it (``invalid_objects``). The message never holds the object.
+
+    :ivar reason: what is wrong, e.g. ``"metadata.name is missing"``.
+    :ivar key: the object's ``namespace/name`` key when it has one, else None.
+    :ivar position: the item's index in its list page (None for a watch event).
+    """
+
+    def __init__(self, reason: str, *, key: str | None = None, position: int | None = None) -> None:
+        where = f"object {key!r}" if key is not None else "an object"
+        if position is not None:
+            where += f" (list item {position})"
+        super().__init__(f"{where} skipped: {reason}")
+        self.reason = reason
+        self.key = key
+        self.position = position
+
+
+class ObjectRejectedError(InformerError):
+    """A transform, key or index function raised for one object, so that version of it was
+    not cached: the cache keeps the last version it accepted (or nothing), and the key counts
+    as stale until a later version is accepted. The original exception is the ``__cause__``.
+
+    :ivar key: the object's key.
+    :ivar stage: ``"transform"``, ``"key"`` or ``"index"``.
+    """
+
+    def __init__(self, key: str, stage: str, cause: BaseException) -> None:
+        detail = f"{type(cause).__name__}: {cause}"
+        if len(detail) > 200:
+            detail = detail[:199] + "…"
+        super().__init__(f"{stage} failed for {key!r} ({detail}); that version was not cached")
+        self.key = key
+        self.stage = stage
+
+
+class ResourceVersionError(InformerError, ValueError):
+    """A resource version the reflector cannot use: not a string, or older than one already
+    seen on the same stream (a misbehaving server or proxy, or an etcd restored from a backup).
+
+    :ivar resource_version: the offending value, as text (bounded).
+    :ivar previous: the last good resource version.
+    """
+
+    def __init__(self, message: str, *, resource_version: str, previous: str) -> None:
+        super().__init__(message)
+        self.resource_version = resource_version
+        self.previous = previous
+
+
 class WatchIdleTimeoutError(InformerError, TimeoutError):
     """A watch stream delivered no bytes at all (not even a bookmark) for the idle timeout."""
 
@@ -229,7 +295,7 @@ class ApiError(InformerError):
     @property
     def causes(self) -> list[dict[str, Any]]:
         """The ``details.causes`` of the Status (may be empty)."""
-        return _causes(self.status)
+        return causes(self.status)
 
 
 class BadRequestError(ApiError):
@@ -299,6 +365,14 @@ class ServiceUnavailableError(ApiError):
     """503 Service Unavailable."""
 
 
+class ShardSelectorRejectedError(InternalServerError):
+    """The API server refused a shard selector: HTTP 500 ``invalid shard selector: ...``
+    (KEP-5866; the registry returns a plain error, which the handler maps to 500).
+
+    A configuration error, not a server fault: an informer stops with it instead of retrying.
+    """
+
+
 class ServerTimeoutError(ApiError):
     """504 Gateway Timeout (and Status reason ``Timeout``)."""
 
@@ -309,6 +383,12 @@ class TooLargeResourceVersionError(ServerTimeoutError):
     The Status carries the cause ``ResourceVersionTooLarge`` (older servers: only the message).
     """
 
+
+#: The message prefix of the API server's answer to an invalid shard selector (registry
+#: ``store.go``: ``fmt.Errorf("invalid shard selector: %w", err)``).
+_SHARD_REFUSED: Final = "invalid shard selector:"
+#: The longest Status message kept (a validation error listing many fields stays whole).
+_MESSAGE_LIMIT = 2000
 
 _BY_CODE: dict[int, type[ApiError]] = {
     400: BadRequestError,
@@ -327,23 +407,6 @@ _BY_CODE: dict[int, type[ApiError]] = {
 }
 
 
-def _causes(status: Mapping[str, Any]) -> list[dict[str, Any]]:
-    details = status.get("details")
-    causes = details.get("causes") if isinstance(details, Mapping) else None
-    return [c for c in causes if isinstance(c, dict)] if isinstance(causes, list) else []
-
-
-def _is_too_large_rv(status: Mapping[str, Any], code: int, reason: str, message: str) -> bool:
-    for cause in _causes(status):
-        if cause.get("reason") == "ResourceVersionTooLarge":
-            return True
-        # API servers 1.17.0-1.18.5 sent a cause with only this message.
-        if cause.get("message") == "Too large resource version":
-            return True
-    # Older servers say it only in the message of a Timeout.
-    return (code == 504 or reason == "Timeout") and "Too large resource version" in message
-
-
 def api_error_from_status(
     status: Mapping[str, Any] | None,
     *,
@@ -351,6 +414,9 @@ def api_error_from_status(
     retry_after: float | None = None,
 ) -> ApiError:
     """Build the most specific :class:`ApiError` for a Kubernetes ``Status``.
+
+    The message is made one line of at most 2,000 characters, with credentials masked (see
+    ``status`` for the Status as it came).
 
     :param status: the decoded Status object (or None when the body was not a Status).
     :param http_status: the HTTP status of the response, used when the Status has no ``code``.
@@ -360,15 +426,16 @@ def api_error_from_status(
     status = status or {}
     raw_code = status.get("code")
     code = raw_code if isinstance(raw_code, int) and raw_code > 0 else (http_status or 500)
-    reason = str(status.get("reason") or "")
-    message = str(status.get("message") or "")
+    reason = excerpt(str(status.get("reason") or ""), limit=100)
+    # Messages end up in logs: one bounded line, credentials masked (a proxy may echo them).
+    message = excerpt(str(status.get("message") or ""), limit=_MESSAGE_LIMIT)
     if retry_after is None:
         details = status.get("details")
         seconds = details.get("retryAfterSeconds") if isinstance(details, Mapping) else None
         if isinstance(seconds, int | float) and seconds > 0:
             retry_after = float(seconds)
     cls: type[ApiError]
-    if _is_too_large_rv(status, code, reason, message):
+    if is_too_large_rv(status, code, reason, message):
         cls = TooLargeResourceVersionError
     elif reason in ("Expired", "Gone"):
         cls = ExpiredError
@@ -376,6 +443,8 @@ def api_error_from_status(
         cls = AlreadyExistsError
     elif code == 422 and reason == "Invalid":
         cls = InvalidError
+    elif code == 500 and message.startswith(_SHARD_REFUSED):
+        cls = ShardSelectorRejectedError
     else:
         cls = _BY_CODE.get(code, ApiError)
     return cls(code=code, reason=reason, message=message, status=status, retry_after=retry_after)

@@ -16,6 +16,7 @@ install.
 from ._exports import publish as _publish
 from ._prometheus import InformerCollector as InformerCollector
 from ._prometheus import PrometheusWorkqueueMetricsProvider as PrometheusWorkqueueMetricsProvider
+from ._prometheus import ShardedControllerCollector as ShardedControllerCollector
 from ._prometheus import register_informer_metrics as register_informer_metrics
 from ._prometheus import render_metrics as render_metrics
 from ._prometheus import workqueue_metrics_provider as workqueue_metrics_provider
@@ -24,6 +25,7 @@ __all__ = (
     "PrometheusWorkqueueMetricsProvider",
     "workqueue_metrics_provider",
     "InformerCollector",
+    "ShardedControllerCollector",
     "register_informer_metrics",
     "render_metrics",
 )

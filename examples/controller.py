@@ -298,10 +298,11 @@ async def demo(*, within: float = 20.0) -> list[str]:
             lines.append("initial:")
             lines.extend(describe(await actual_configmaps(server)))
 
-            # Pods cannot change nodes: "moving" one means deleting and recreating it.
-            server.objects.delete("pods", "web-2", namespace="team-a")
+            # Pods cannot change nodes: "moving" one means deleting and recreating it. A
+            # scheduled pod waits out its grace period for its kubelet; 0 removes it at once.
+            server.objects.delete("pods", "web-2", namespace="team-a", grace_period_seconds=0)
             server.objects.create("pods", pod("web-2", "team-a", "node-3"))
-            server.objects.delete("pods", "db-0", namespace="team-b")  # team-b has no pods left
+            server.objects.delete("pods", "db-0", namespace="team-b", grace_period_seconds=0)
             server.objects.create("pods", pod("api-0", "default", "node-2"))
             server.objects.delete("configmaps", CONFIGMAP, namespace="team-c")  # by hand
             await wait_converged(server, reconciled, within)

@@ -341,5 +341,5 @@ async def test_informer_survives_chaos(seed: int) -> None:
     assert stats is not None and stats.errors > 0  # the faults were felt
     assert fault_log[0], "no fault fired"
     leftover = {t for t in asyncio.all_tasks() - tasks_before if not t.done()}
-    leftover.discard(asyncio.current_task())  # type: ignore[arg-type]
+    leftover.discard(asyncio.current_task())
     assert leftover == set()

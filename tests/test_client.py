@@ -312,9 +312,9 @@ async def test_delete_checks_its_preconditions(server: FakeApiServer, client: Ku
     """A precondition that does not hold (uid or resourceVersion) answers 409 Conflict and
     deletes nothing; when they hold the object goes (a Status Success for ConfigMaps)."""
     made = await client.create("configmaps", configmap("a"))
-    with pytest.raises(ConflictError, match="Precondition failed"):
+    with pytest.raises(ConflictError, match="the UID in the precondition"):
         await client.delete("configmaps", "a", uid="another-uid")
-    with pytest.raises(ConflictError, match="Precondition failed"):
+    with pytest.raises(ConflictError, match="the ResourceVersion in the precondition"):
         await client.delete("configmaps", "a", resource_version="1")
     gone = await client.delete(
         "configmaps",

@@ -8,6 +8,7 @@ import io
 import re
 import signal
 import sys
+from typing import Any
 
 from examples.demo import controller
 from examples.demo.command import build_parser, run
@@ -45,7 +46,11 @@ def test_demo_options_and_defaults() -> None:
 
 def test_summary_counts_pods_by_phase() -> None:
     """A node summary counts its pods, and each phase, with every key always present."""
-    pods = [{"status": {"phase": "Running"}}, {"status": {"phase": "Running"}}, {"spec": {}}]
+    pods: list[dict[str, Any]] = [
+        {"status": {"phase": "Running"}},
+        {"status": {"phase": "Running"}},
+        {"spec": {}},
+    ]
     assert controller.summary_of(pods) == {
         "pods": "3", "pending": "0", "running": "2", "succeeded": "0", "failed": "0",
     }  # fmt: skip

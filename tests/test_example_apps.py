@@ -109,7 +109,7 @@ def test_app_code_is_told_apart_whatever_the_checkout_is_called() -> None:
     """The test's own file is not app code even when the checkout's path contains
     ``/aioinformer/`` (issue 10: ``git clone`` names the directory so)."""
     assert not runs_app_code(__file__)
-    assert not runs_app_code(str(LIBRARY / "testing" / "server.py"))
+    assert not runs_app_code(str(LIBRARY / "testing" / "_server.py"))
     assert runs_app_code(str(LIBRARY / "informer.py"))
     assert runs_app_code(str(ROOT / "examples" / "fastapi_app.py"))
 

@@ -80,13 +80,13 @@ async def test_reconcile_keeps_configmaps_right(
         stored = fake_apiserver.objects.get("configmaps", example.CONFIGMAP, namespace="shop")
         assert stored["data"] == {"nodes": "node-a,node-b", "pods": "2"}
 
-        fake_apiserver.objects.delete("pods", "cart", namespace="shop")
+        fake_apiserver.objects.delete("pods", "cart", namespace="shop", grace_period_seconds=0)
         await example.wait_converged(fake_apiserver, reconciled, GUARD)
         assert await example.actual_configmaps(fake_apiserver) == {
             "shop": {"nodes": "node-b", "pods": "1"}
         }
 
-        fake_apiserver.objects.delete("pods", "pay", namespace="shop")
+        fake_apiserver.objects.delete("pods", "pay", namespace="shop", grace_period_seconds=0)
         await example.wait_converged(fake_apiserver, reconciled, GUARD)
         assert await example.actual_configmaps(fake_apiserver) == {}
         assert running.controller.statistics().errors == 0

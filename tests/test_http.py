@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import gc
 import ssl
+from collections.abc import Mapping
 
 import aiohttp
 import orjson
@@ -12,7 +14,7 @@ import pytest
 from aiohttp.client_reqrep import ConnectionKey
 from multidict import CIMultiDict
 
-from aioinformer._http import decode_body, error_from_response, map_errors
+from aioinformer._http import Endpoint, Transport, decode_body, error_from_response, map_errors
 from aioinformer.errors import (
     ConflictError,
     ConnectionRefused,
@@ -24,6 +26,19 @@ from aioinformer.errors import (
     TransportTimeoutError,
     WatchIdleTimeoutError,
 )
+
+
+class NoAuth:
+    """No credentials (an :class:`~aioinformer._http.Auth` that never changes)."""
+
+    generation = 0
+
+    async def headers(self) -> Mapping[str, str]:
+        return {}
+
+    async def refresh(self, generation: int) -> bool:
+        return False
+
 
 KEY = ConnectionKey("api.example", 6443, True, True, None, None, None, None)
 
@@ -127,15 +142,17 @@ def test_an_error_response_with_a_status_becomes_its_error() -> None:
     assert throttled.retry_after == 7.0
 
 
-def test_an_error_response_without_a_status_keeps_its_text() -> None:
-    """A proxy's HTML or plain text becomes the message (at most 500 bytes); no body: the
-    HTTP reason. An HTTP-date Retry-After is ignored (backoff instead)."""
-    html = b"<html>" + b"x" * 1000
+def test_an_error_response_without_a_status_keeps_an_excerpt_of_its_text() -> None:
+    """A proxy's HTML or plain text becomes the message as one line of at most 200
+    characters, tags dropped; no body: the HTTP reason. An HTTP-date Retry-After is ignored
+    (backoff instead)."""
+    html = b"<html>\n<body>\n<h1>Oops</h1>\n" + b"x" * 1000
     error = error_from_response(
         500, "Internal Server Error", headers(**{"Retry-After": "Wed, 21 Oct 2026"}), html
     )
     assert type(error) is InternalServerError
-    assert error.message.startswith("<html>") and len(error.message) == 500
+    assert error.message.startswith("Oops x") and len(error.message) == 200
+    assert "\n" not in error.message and "<" not in error.message
     assert error.retry_after is None
     empty = error_from_response(404, "Not Found", headers(), b"")
     assert type(empty) is NotFoundError and empty.message == "Not Found"
@@ -158,3 +175,72 @@ def test_decoding_a_large_body_leaves_the_gc_alone(monkeypatch: pytest.MonkeyPat
     with pytest.raises(TransportError):
         decode_body(b"x" * 2_000_000, "list")
     assert calls == []
+
+
+PROXY_ECHO = b"""<html><head><title>502 Bad Gateway</title></head>
+<body><h1>Bad Gateway</h1><p>The upstream did not answer. Your request:</p>
+<pre>GET /api/v1/pods?watch=1 HTTP/1.1
+Host: kubernetes
+Authorization: Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW0ifQ.c2lnbmF0dXJl
+Cookie: session=abcdef123456
+X-Auth-Token: abcdef987654
+</pre></body></html>"""
+
+
+def test_an_error_body_echoing_credentials_is_redacted() -> None:
+    """A proxy page that echoes the request's headers (issue 15: the bearer token reached
+    INFO logs) keeps no credential in the error message, on one line."""
+    error = error_from_response(502, "Bad Gateway", headers(), PROXY_ECHO)
+    assert "\n" not in error.message
+    for secret in ("eyJhbGciOiJSUzI1NiJ9", "c2lnbmF0dXJl", "abcdef123456", "abcdef987654"):
+        assert secret not in error.message and secret not in str(error)
+    assert error.message.startswith("502 Bad Gateway Bad Gateway The upstream did not answer.")
+
+
+@pytest.mark.parametrize(
+    ("text", "leaked"),
+    [
+        ('{"headers": {"Authorization": ["Bearer abc.def-ghi"]}}', "abc.def-ghi"),
+        ("authorization=Basic dXNlcjpwYXNz", "dXNlcjpwYXNz"),
+        ("token=s3cr3t&x=1", "s3cr3t"),
+        ('"client-key-data": "LS0tLS1CRUdJTg=="', "LS0tLS1CRUdJTg"),
+        ("password: hunter2", "hunter2"),
+        ("a JWT eyJhbGciOiJI.eyJzdWIiOiIx.sig-nature in prose", "eyJzdWIiOiIx"),
+    ],
+)
+def test_a_status_message_is_redacted_too(text: str, leaked: str) -> None:
+    """Even a proper Status message is masked (the message is logged; the Status dict keeps
+    what came)."""
+    body = orjson.dumps({"kind": "Status", "code": 500, "message": text})
+    error = error_from_response(500, "Internal Server Error", headers(), body)
+    assert leaked not in error.message and "<redacted>" in error.message
+
+
+async def test_a_request_nobody_answers_names_the_phase_that_timed_out() -> None:
+    """A server that accepts the connection and never answers: the error says the request
+    was sent and no answer came, not that connecting timed out (issue 15)."""
+    silent: list[asyncio.StreamWriter] = []
+
+    async def accept(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        silent.append(writer)
+
+    server = await asyncio.start_server(accept, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with aiohttp.ClientSession() as session:
+            transport = Transport(
+                Endpoint(session, f"http://127.0.0.1:{port}"),
+                NoAuth(),
+                connect_timeout=5.0,
+                request_timeout=0.2,
+            )
+            with pytest.raises(TransportTimeoutError) as caught:
+                await transport.open("GET", "/api/v1/pods", what="list of v1/pods")
+    finally:
+        for writer in silent:
+            writer.close()
+        server.close()
+        await server.wait_closed()
+    message = str(caught.value)
+    assert message.startswith("list of v1/pods: timed out waiting for the response")
+    assert "connected and sent" in message and "connecting" not in message

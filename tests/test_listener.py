@@ -656,3 +656,23 @@ async def test_a_late_joiner_replays_a_large_cache_lazily(
                 names = [(await anext(stream)).object["metadata"]["name"] for _ in range(50)]
                 assert stream.backlog == 0
     assert sorted(names) == [f"cm-{i:02d}" for i in range(50)]
+
+
+async def test_a_late_joiner_peak_backlog_counts_its_replay(fake_apiserver: FakeApiServer) -> None:
+    """A consumer joining a synced informer starts with the cache replayed; notifications
+    arriving on top of that replay raise the peak with the whole backlog (issue 15: the peak
+    read lower than the backlog)."""
+    await create(fake_apiserver, "a", "b", "c")
+    async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
+        informer = new_informer(api_client)
+        reader = Recorder()
+        tg.start_soon(reader.consume, informer.events())
+        async with informer:
+            await reader.wait_for_count(3)
+            late: EventStream = informer.events()
+            assert late.backlog == 3 and late.peak_backlog == 3
+            await create(fake_apiserver, "d")
+            await reader.wait_for_count(4)
+            assert late.backlog == 4
+            assert late.peak_backlog == 4
+            await late.aclose()

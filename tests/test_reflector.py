@@ -23,6 +23,7 @@ from aioinformer.errors import (
     ConnectionRefused,
     ExpiredError,
     LifecycleError,
+    MalformedWatchEventError,
     NotFoundError,
 )
 from aioinformer.lowlevel import Reflector
@@ -343,18 +344,14 @@ async def test_dropped_connection_after_events_rewatches_at_once(server: FakeApi
         assert pipeline.reflector.statistics().watch_restarts["disconnect"] == 1
 
 
-async def test_malformed_lines_and_unknown_types_are_counted_and_skipped(
-    server: FakeApiServer,
-) -> None:
-    """Garbage lines and unknown event types are skipped; the same watch goes on."""
+async def test_unknown_event_types_are_counted_and_skipped(server: FakeApiServer) -> None:
+    """An event of an unknown type is skipped; the same watch goes on."""
     async with running_pipeline(server) as pipeline:
         await next_watch(server, 0)
-        server.faults.inject_malformed_line()
         server.faults.inject_raw_line(b'{"type": "SURPRISE", "object": {"metadata": {}}}')
         await write(server, "after", v="1")
         await pipeline.converged()
         stats = pipeline.reflector.statistics()
-        assert stats.malformed_events == 1
         assert stats.unknown_events == 1
         assert stats.watches == 1
         assert len(watches(server)) == 1
@@ -646,23 +643,29 @@ async def test_reflector_feeds_a_deltafifo_directly(server: FakeApiServer) -> No
     assert reflector.last_sync_resource_version == server.objects.resource_version
 
 
-async def test_a_malformed_line_makes_the_next_rewatch_a_relist(server: FakeApiServer) -> None:
-    """The watch goes on past a malformed line, but the next re-watch relists (at the last RV)
-    to repair whatever change that line carried."""
-    async with running_pipeline(server) as pipeline:
+async def test_a_malformed_line_ends_the_watch_and_relists_from_the_last_good_rv(
+    server: FakeApiServer,
+) -> None:
+    """A malformed line may have carried a change: the watch ends at once and a relist at the
+    last good RV repairs the store (not minutes later, when the server ends the watch); the
+    watch-error handler hears of it."""
+    errors: list[BaseException] = []
+    async with running_pipeline(
+        server, watch_error_handler=lambda _r, error: errors.append(error)
+    ) as pipeline:
         await next_watch(server, 0)
         last = await write(server, "a", v="1")
         await pipeline.converged()
-        server.faults.inject_malformed_line()
-        await write(server, "b", v="1")  # still delivered by the same watch
-        await pipeline.converged()
-        assert len(watches(server)) == 1
         start = len(server.requests.records)
-        server.faults.drop_watches()
+        server.faults.inject_malformed_line()
         relist = await next_list(server, start)
         await next_watch(server, start)
-    assert relist == {"resourceVersion": pipeline.cache()["default/b"]}
-    assert relist["resourceVersion"] != last
+        await write(server, "b", v="1")
+        await pipeline.converged()
+        stats = pipeline.reflector.statistics()
+    assert relist == {"resourceVersion": last}
+    assert [type(e) for e in errors] == [MalformedWatchEventError]
+    assert stats.malformed_events == 1 and stats.watch_restarts["malformed"] == 1
 
 
 async def test_a_list_with_null_items_syncs_an_empty_store(server: FakeApiServer) -> None:

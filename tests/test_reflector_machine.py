@@ -4,7 +4,9 @@ No server, no clock, no I/O: each row is one transition of
 :func:`aioinformer._reflector._machine.step`. The rules are client-go's
 ``tools/cache/reflector.go`` (``relistResourceVersion``, ``list``, ``watch``,
 ``handleAnyWatch``, ``isWatchErrorRetriable``), plus the documented differences (idle
-watches, the streaming-list deadline, relisting after malformed lines).
+watches, the streaming-list deadline, and the checks of what the server sends: a malformed
+line or a resource version going back ends the watch and relists from the last good RV; an
+object that cannot be cached is rejected, in lists and watches alike).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from aioinformer._reflector._steps import (
     OpenWatch,
     Pause,
     Proceed,
+    Reject,
     ReplaceStore,
     RequestList,
     Skip,
@@ -58,7 +61,9 @@ from aioinformer.errors import (
     ExpiredError,
     ForbiddenError,
     InternalServerError,
+    InvalidObjectError,
     MalformedWatchEventError,
+    ResourceVersionError,
     TooLargeResourceVersionError,
     TooManyRequestsError,
     TransportError,
@@ -81,6 +86,11 @@ class Like(Exception):
         return isinstance(other, self.kind)
 
     __hash__ = Exception.__hash__
+
+
+def like(kind: type[Exception]) -> Any:
+    """A :class:`Like` where a more specific error type is expected."""
+    return Like(kind)
 
 
 def ev(event_type: str, rv: str | None = "8") -> WatchEvent:
@@ -256,8 +266,53 @@ LIST_ROWS = [
         NeedList(C0),
     ),
     Row(
-        "the store replaced: watch from the list's RV (skipped events forgotten)",
-        Replacing(Cursor("5", skipped=2), "7"),
+        "a list item without a name is left out and reported; the rest is stored",
+        Listing(C0, "0", 500),
+        ListPage(ListResult([A, {"metadata": {"namespace": "default"}}, B], "7")),
+        ReplaceStore([A, B], "7", (like(InvalidObjectError),)),
+        Replacing(C0, "7"),
+    ),
+    Row(
+        "so is an item without metadata, or with a non-string name or RV",
+        Listing(C0, "0", 500),
+        ListPage(
+            ListResult(
+                [
+                    {"kind": "ConfigMap"},
+                    {"metadata": {"name": 7}},
+                    {"metadata": {"name": "c", "resourceVersion": 9}},
+                    A,
+                ],
+                "7",
+            )
+        ),
+        ReplaceStore([A], "7", (like(InvalidObjectError),) * 3),
+        Replacing(C0, "7"),
+    ),
+    Row(
+        "a key listed twice: the later item is kept, the duplicate reported",
+        Listing(C0, "0", 500),
+        ListPage(ListResult([obj("a", "3"), B, obj("a", "5")], "7")),
+        ReplaceStore([B, obj("a", "5")], "7", (like(InvalidObjectError),)),
+        Replacing(C0, "7"),
+    ),
+    Row(
+        "a relist answering an older RV than asked is stored and reported",
+        Listing(C42, "42", 0),
+        ListPage(ListResult([A], "40")),
+        ReplaceStore([A], "40", (like(ResourceVersionError),)),
+        Replacing(C42, "40"),
+    ),
+    Row(
+        "... but a list at RV '' may answer any RV (an etcd restored from a backup)",
+        Listing(Cursor("42", unavailable=True), "", 0),
+        ListPage(ListResult([A], "40")),
+        ReplaceStore([A], "40"),
+        Replacing(Cursor("42"), "40"),
+    ),
+    Row(
+        "the store replaced: watch from the list's RV",
+        Replacing(Cursor("5"), "7"),
         Proceed(),
         OpenWatch(watch_options("7")),
         OpeningWatch(Cursor("7")),
@@ -350,11 +405,81 @@ WATCH_ROWS = [
         Watching(Cursor("7")),
     ),
     Row(
-        "a malformed line is skipped and remembered",
+        "a malformed line ends the watch: back off, relist from the last good RV",
         WATCHING_42,
         Malformed(MALFORMED),
-        Skip("", MALFORMED),
-        Watching(Cursor("42", skipped=1), delivered=True),
+        Pause(Delay.BACKOFF, RestartCause.MALFORMED, (MALFORMED,)),
+        NeedList(C42),
+    ),
+    Row(
+        "an event going back to an older RV ends the watch the same way (not applied)",
+        WATCHING_42,
+        ev("MODIFIED", "41"),
+        Pause(Delay.BACKOFF, RestartCause.BACKWARDS, (like(ResourceVersionError),)),
+        NeedList(C42),
+    ),
+    Row(
+        "... compared as numbers (9 is older than 10)",
+        Watching(Cursor("10")),
+        ev("MODIFIED", "9"),
+        Pause(Delay.BACKOFF, RestartCause.BACKWARDS, (like(ResourceVersionError),)),
+        NeedList(Cursor("10")),
+    ),
+    Row(
+        "... and 10 is newer than 9",
+        Watching(Cursor("9")),
+        ev("MODIFIED", "10"),
+        Apply(WatchEventType.MODIFIED),
+        Watching(Cursor("10"), delivered=True),
+    ),
+    Row(
+        "opaque (non-decimal) RVs are never compared",
+        Watching(Cursor("b")),
+        ev("MODIFIED", "a"),
+        Apply(WatchEventType.MODIFIED),
+        Watching(Cursor("a"), delivered=True),
+    ),
+    Row(
+        "a bookmark going back is caught too",
+        WATCHING_42,
+        ev("BOOKMARK", "40"),
+        Pause(Delay.BACKOFF, RestartCause.BACKWARDS, (like(ResourceVersionError),)),
+        NeedList(C42),
+    ),
+    Row(
+        "synthetic ADDED events of a replay have any RV",
+        Watching(Cursor("0"), replaying=True),
+        ev("ADDED", "3"),
+        Apply(WatchEventType.ADDED),
+        Watching(Cursor("0"), replaying=True, delivered=True),
+    ),
+    Row(
+        "an event whose RV is not a string is rejected; the RV stays, the watch goes on",
+        Watching(Cursor("7")),
+        WatchEvent("MODIFIED", {"metadata": {"name": "a", "resourceVersion": 8}}),
+        Reject(like(InvalidObjectError)),
+        Watching(Cursor("7"), delivered=True),
+    ),
+    Row(
+        "so is an object without metadata",
+        Watching(Cursor("7")),
+        WatchEvent("ADDED", {"kind": "ConfigMap"}),
+        Reject(like(InvalidObjectError)),
+        Watching(Cursor("7"), delivered=True),
+    ),
+    Row(
+        "... or without a name",
+        Watching(Cursor("7")),
+        WatchEvent("DELETED", {"metadata": {"resourceVersion": "8"}}),
+        Reject(like(InvalidObjectError)),
+        Watching(Cursor("7"), delivered=True),
+    ),
+    Row(
+        "... and a bookmark without an RV",
+        Watching(Cursor("7")),
+        WatchEvent("BOOKMARK", {"metadata": {}}),
+        Reject(like(InvalidObjectError)),
+        Watching(Cursor("7"), delivered=True),
     ),
     Row(
         "a clean end re-watches at once, no relist",
@@ -425,25 +550,6 @@ WATCH_ROWS = [
         WatchEnded(DENIED, 5.0),
         Pause(Delay.BACKOFF, RestartCause.UNAUTHORIZED, (DENIED,), refresh_credentials=True),
         NeedWatch(C42),
-    ),
-    Row(
-        "after malformed lines a re-watch becomes a relist at the last RV, after a backoff",
-        Watching(Cursor("42", skipped=2), delivered=True),
-        WatchEnded(None, 300.0),
-        Pause(Delay.BACKOFF, RestartCause.TIMEOUT, (Like(MalformedWatchEventError),)),
-        NeedList(C42),
-    ),
-    Row(
-        "... keeping a 429's Retry-After",
-        Watching(Cursor("42", skipped=1), delivered=True),
-        WatchEnded(THROTTLED, 5.0),
-        Pause(
-            Delay.RETRY_AFTER,
-            RestartCause.TOO_MANY_REQUESTS,
-            (THROTTLED, Like(MalformedWatchEventError)),
-            seconds=3.0,
-        ),
-        NeedList(C42),
     ),
     Row(
         "a refused watch backs off and re-watches, no relist",
@@ -551,11 +657,11 @@ STREAMING_ROWS = [
         streaming=True,
     ),
     Row(
-        "malformed lines during the streaming list are remembered",
-        StreamingList(C0),
-        StreamingListSynced("9", skipped=1),
-        NextEvent(),
-        Watching(Cursor("9", skipped=1), delivered=True),
+        "a malformed line during the streaming list: a LIST instead",
+        StreamingList(C42),
+        StreamingListFailed(MALFORMED),
+        RequestList(ListOptions(resource_version="42"), ListReason.STREAMING_FALLBACK, MALFORMED),
+        Listing(C42, "42", 0),
         streaming=True,
     ),
     Row(

@@ -15,8 +15,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
-from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -25,28 +25,27 @@ from anyio import CancelScope
 from .._backoff import Backoff
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
-from .._delta_fifo import WatchChange
 from .._listwatch import ListerWatcher, ListOptions, WatchEvent, WatchStream
 from .._objects import KubeObject
 from ..errors import (
-    ExpiredError,
+    InformerError,
     LifecycleError,
     MalformedWatchEventError,
+    ResourceVersionError,
+    ShardSelectorRejectedError,
     TransportError,
-    WatchIdleTimeoutError,
 )
-from ._batches import CHANGES, BatchWriter, batch_reader, batch_writer
+from ._batches import BatchWriter, batch_reader, batch_writer, hand_off
 from ._machine import ListWatch
+from ._reports import Reporter
 from ._states import RestartCause
 from ._statistics import Counters, ReflectorStatistics
 from ._steps import (
     Action,
-    Apply,
     Delay,
     ListFailed,
     ListPage,
     ListReason,
-    Malformed,
     NextEvent,
     OpenWatch,
     Pause,
@@ -65,34 +64,9 @@ from ._streaming import InitialEvents, collect
 
 __all__ = ["Reflector", "ReflectorStore", "WatchErrorHandler"]
 
+from ._protocols import ReflectorStore, WatchErrorHandler
+
 logger = logging.getLogger(__name__)
-
-
-class ReflectorStore(Protocol):
-    """What a reflector writes to; :class:`~aioinformer.delta_fifo.DeltaFIFO` implements it.
-
-    A store may also have ``async def apply(changes)`` (as the DeltaFIFO has): the reflector
-    then hands it each batch of watch events in one call (see :meth:`DeltaFIFO.apply
-    <aioinformer.delta_fifo.DeltaFIFO.apply>`) instead of one ``add``/``update``/``delete``
-    per event.
-    """
-
-    async def add(self, obj: KubeObject) -> None: ...
-
-    async def update(self, obj: KubeObject) -> None: ...
-
-    async def delete(self, obj: Any) -> None: ...
-
-    async def replace(self, objs: Iterable[KubeObject], resource_version: str) -> None: ...
-
-    async def resync(self) -> None: ...
-
-
-class WatchErrorHandler(Protocol):
-    """Called with the reflector and the error for every list or watch error (before the
-    wait that follows it)."""
-
-    def __call__(self, reflector: Reflector, error: BaseException, /) -> object: ...
 
 
 class Reflector:
@@ -140,6 +114,7 @@ class Reflector:
         self._backoff = Backoff(config.backoff, clock=clock, rand=rand)
         self._machine = ListWatch(page_size=config.page_size, streaming_list=config.streaming_list)
         self._counters = Counters()
+        self._reporter = Reporter(name, self._counters, self._call_handler)
         self._running = False
 
     def __repr__(self) -> str:
@@ -176,6 +151,8 @@ class Reflector:
         """List and watch until cancelled; never returns otherwise.
 
         :raises LifecycleError: if this reflector is already running.
+        :raises ShardSelectorRejectedError: when the API server refuses the shard selector
+            (retrying cannot help).
         """
         if self._running:
             raise LifecycleError(f"reflector {self.name} is already running")
@@ -204,14 +181,16 @@ class Reflector:
             try:
                 result = await self._lw.list(action.options)
             except Exception as exc:
+                self._stop_if_fatal(exc)
                 return machine.feed(ListFailed(exc)), None
             return machine.feed(ListPage(result)), None
         if isinstance(action, ReplaceStore):
             try:
-                await self._store.replace(action.items, action.resource_version)
+                refused = await self._replace(action.items, action.resource_version)
             except Exception as exc:
                 return machine.feed(StoreFailed(exc)), None
             self._counters.listed(len(action.items))
+            self._listed(action.problems, action.items, refused)
             logger.debug(
                 "%s: listed %d objects at RV %s",
                 self.name,
@@ -226,15 +205,50 @@ class Reflector:
             return machine.feed(Proceed()), None
         raise RuntimeError(f"{self.name}: unexpected action {action!r} while listing")
 
+    async def _replace(self, items: list[KubeObject], rv: str) -> list[tuple[Any, Exception]]:
+        """Replace the store's contents; the objects it refused (with a store that can skip
+        them, like :class:`~aioinformer.delta_fifo.DeltaFIFO`: one bad object does not fail
+        the list)."""
+        skipping = getattr(self._store, "replace_skipping", None)
+        if skipping is None:
+            await self._store.replace(items, rv)
+            return []
+        refused: list[tuple[Any, Exception]] = await skipping(items, rv)
+        return refused
+
+    def _listed(
+        self,
+        problems: tuple[InformerError, ...],
+        items: list[KubeObject],
+        refused: list[tuple[Any, Exception]],
+    ) -> None:
+        """Report what a stored list had wrong (see :class:`Reporter`)."""
+        if problems or refused or self._counters.stale:
+            self._reporter.listed(problems, items)
+        for obj, exc in refused:
+            self._reporter.refused(obj, exc, has_transform=self._has_transform)
+
+    def _cache_refused(self, obj: Any, exc: Exception) -> None:
+        """The cache refused ``obj`` after the store accepted it (an index function raised):
+        report it like an object the store refused (hook, once-per-key log, stale keys)."""
+        self._reporter.refused(obj, exc, has_transform=False)
+
     def _before_list(self, action: RequestList) -> None:
         after = action.after
         if action.reason is ListReason.RETRY_AT_EMPTY_RV:
             assert after is not None
             logger.info("%s: list failed (%s); relisting at RV ''", self.name, type(after).__name__)
+        elif action.reason is ListReason.CONTINUE_EXPIRED:
+            assert after is not None
+            self._report(after)  # the next page's snapshot expired
+            logger.debug("%s: listing again without pages", self.name)
         elif action.reason is ListReason.STREAMING_FALLBACK:
             assert after is not None
             self._counters.streaming_list_fallbacks += 1
-            self._report(after)
+            if isinstance(after, ResourceVersionError):
+                self._reporter.version(after)
+            else:
+                self._report(after)
             logger.info("%s: streaming list failed; falling back to a LIST", self.name)
 
     async def _stream_list(self, options: ListOptions) -> tuple[Action, WatchStream | None]:
@@ -249,24 +263,24 @@ class Reflector:
                     initial,
                     clock=self._clock,
                     deadline=config.streaming_list_deadline,
-                    name=self.name,
                 )
                 objects = initial.objects
-                await self._store.replace(objects, rv)
+                refused = await self._replace(objects, rv)
             except BaseException:
                 await _close(stream)
                 raise
         except Exception as exc:
+            self._stop_if_fatal(exc)
+            if isinstance(exc, MalformedWatchEventError):
+                self._counters.malformed_events += 1
             return machine.feed(StreamingListFailed(exc)), None
         finally:
-            counters = self._counters
-            counters.malformed_events += initial.malformed
-            counters.unknown_events += initial.unknown
-            counters.store_errors += initial.key_errors
+            self._counters.unknown_events += initial.unknown
         self._counters.listed(len(objects))
         self._counters.watches += 1
+        self._listed(tuple(initial.invalid), objects, refused)
         logger.debug("%s: streamed %d objects at RV %s", self.name, len(objects), rv)
-        return machine.feed(StreamingListSynced(rv, initial.malformed)), stream
+        return machine.feed(StreamingListSynced(rv)), stream
 
     # -- watching --------------------------------------------------------------------------
 
@@ -316,6 +330,7 @@ class Reflector:
                         self._timed(action.options), idle_timeout=self._config.idle_timeout
                     )
                 except Exception as exc:
+                    self._stop_if_fatal(exc)
                     action = machine.feed(WatchOpenFailed(exc))
                     continue
                 self._counters.watches += 1
@@ -328,7 +343,8 @@ class Reflector:
         return action
 
     async def _consume(self, stream: WatchStream, started: float) -> Action:
-        """Apply a watch's events to the store until it ends (then closes it): each batch the
+        """Apply a watch's events to the store until it ends, or until the machine ends it
+        (a malformed line, a resource version going back); then close it. Each batch the
         stream delivers goes to the store in one hand-off."""
         read, write = batch_reader(stream), batch_writer(self._store)
         ended: Exception | None = None
@@ -341,8 +357,10 @@ class Reflector:
                     break
                 if not batch:
                     break
-                await self._hand_off(batch, write)
+                stop = await self._hand_off(batch, write)
                 del batch
+                if stop is not None:
+                    return stop  # a relist from the last good RV follows
                 # Let the informer and its consumers take this batch before the next is
                 # decoded: objects in flight are what the garbage collector ends up scanning.
                 await anyio.lowlevel.checkpoint()
@@ -353,41 +371,19 @@ class Reflector:
 
     async def _hand_off(
         self, batch: list[WatchEvent | MalformedWatchEventError], write: BatchWriter
-    ) -> None:
-        """Feed a batch to the machine and its changes to the store."""
-        machine, counters, name = self._machine, self._counters, self.name
-        events = counters.events
-        changes: list[WatchChange] = []
-        received: list[WatchEvent] = []
-        for item in batch:
-            if isinstance(item, MalformedWatchEventError):
-                # Counted in the cursor (a relist follows the watch); independent of the
-                # events' resource versions, so it may come before the events around it.
-                machine.feed(Malformed(item))
-                counters.malformed_events += 1
-                logger.warning("%s: skipping malformed watch event: %s", name, item.reason)
-            else:
-                received.append(item)
-        for event, action in zip(received, machine.events(received), strict=True):
-            if action.__class__ is Apply:
-                kind = action.type
-                change = CHANGES.get(kind)
-                if change is not None:
-                    changes.append((change, event.object, event.raw))
-                events[kind] = events.get(kind, 0) + 1
-            else:
-                counters.unknown_events += 1
-                logger.warning("%s: skipping watch event of unknown type %r", name, event.type)
-        if changes:
-            for position, refused in await write(changes):
-                counters.store_errors += 1
-                logger.warning(
-                    "%s: store refused a %s event: %s: %s",
-                    name,
-                    changes[position][0].value,
-                    type(refused).__name__,
-                    refused,
-                )
+    ) -> Action | None:
+        return await hand_off(
+            batch,
+            write,
+            self._machine,
+            self._counters,
+            self._reporter,
+            has_transform=self._has_transform,
+        )
+
+    @property
+    def _has_transform(self) -> bool:
+        return getattr(self._store, "transformer", None) is not None
 
     def _timed(self, options: ListOptions) -> ListOptions:
         """The options with a ``timeoutSeconds`` in ``[min, 2·min)`` of the configuration."""
@@ -400,6 +396,9 @@ class Reflector:
         if pause.cause is not None:
             self._counters.restarted(pause.cause)
         for error in pause.errors:
+            if isinstance(error, ResourceVersionError):
+                self._reporter.version(error)
+                continue
             disconnected = pause.cause is RestartCause.DISCONNECT
             quiet = disconnected and isinstance(error, TransportError)
             self._report(error, level=logging.DEBUG if quiet else None)
@@ -419,20 +418,20 @@ class Reflector:
         except Exception as exc:
             logger.warning("%s: reloading credentials failed: %s", self.name, type(exc).__name__)
 
+    def _stop_if_fatal(self, exc: Exception) -> None:
+        """Re-raise an error no retry can cure (the server refused the shard selector): the
+        reflector, and its informer, stop with it."""
+        if isinstance(exc, ShardSelectorRejectedError):
+            self._report(exc, level=logging.ERROR)
+            raise exc
+
     def _report(self, exc: BaseException, *, level: int | None = None) -> None:
-        counters = self._counters
-        counters.errors += 1
-        counters.last_error = f"{type(exc).__name__}: {exc}"
-        if level is None:
-            quiet = isinstance(exc, ExpiredError | WatchIdleTimeoutError)
-            level = logging.INFO if quiet else logging.WARNING
-        logger.log(level, "%s: list/watch error: %s: %s", self.name, type(exc).__name__, exc)
+        self._reporter.report(exc, level=level)
+
+    def _call_handler(self, exc: BaseException) -> None:
         handler = self._watch_error_handler
         if handler is not None:
-            try:
-                handler(self, exc)
-            except Exception:
-                logger.exception("%s: watch error handler failed", self.name)
+            handler(self, exc)
 
 
 class _ResyncFailed(Exception):

@@ -17,8 +17,14 @@ resource-version rules are client-go's (``tools/cache/reflector.go``):
 * 429 waits for ``Retry-After`` (clamped to [0.5, 60] s) and re-watches; a refused
   connection and 401 (after reloading credentials) back off and re-watch; an idle watch backs
   off and resumes; a broken connection resumes at once; a watch that ends within a second
-  without any event, an ``ERROR`` event and every other error back off and relist; so does a
-  re-watch after malformed lines were skipped (the store may have missed their changes).
+  without any event, an ``ERROR`` event and every other error back off and relist;
+* beyond client-go: what the server sends is checked (:mod:`._checks`). A malformed or
+  oversized watch line, and an event whose RV is older than the cursor's, end the watch at
+  once: back off and relist from the last good RV (the store may have missed a change; a
+  streaming list falls back to a LIST). An event whose object cannot be cached (no usable
+  name, a non-string RV, a bookmark without an RV) is rejected and the watch goes on; so are
+  such list items (the rest of the list is stored), and a list whose RV is older than the one
+  asked for is stored and reported.
 
 How long "back off" lasts is the loop's business (a :class:`~aioinformer.backoff.Backoff`);
 the machine only says which kind of wait comes next.
@@ -29,11 +35,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from .._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
+from .._listwatch import ListOptions, ListResult, WatchEvent
 from ..errors import (
     ConnectionRefused,
     ExpiredError,
-    MalformedWatchEventError,
+    InformerError,
+    ResourceVersionError,
     TooLargeResourceVersionError,
     TooManyRequestsError,
     TransportError,
@@ -41,6 +48,8 @@ from ..errors import (
     VeryShortWatchError,
     WatchIdleTimeoutError,
 )
+from ._checks import older, screen_items
+from ._events import on_events
 from ._states import (
     Cursor,
     Listing,
@@ -55,7 +64,6 @@ from ._states import (
 )
 from ._steps import (
     Action,
-    Apply,
     Delay,
     Input,
     ListFailed,
@@ -68,7 +76,6 @@ from ._steps import (
     Proceed,
     ReplaceStore,
     RequestList,
-    Skip,
     StoreFailed,
     StreamingListFailed,
     StreamingListSynced,
@@ -86,18 +93,6 @@ VERY_SHORT_WATCH: Final = 1.0
 MIN_RETRY_AFTER: Final = 0.5
 MAX_RETRY_AFTER: Final = 60.0
 
-_ADDED = WatchEventType.ADDED
-# What to do with each event type applied to the store (bookmarks only move the RV), by its
-# wire name: one action object per type, as events are the hot path.
-_APPLY: Final = {
-    kind.value: Apply(kind)
-    for kind in (
-        WatchEventType.ADDED,
-        WatchEventType.MODIFIED,
-        WatchEventType.DELETED,
-        WatchEventType.BOOKMARK,
-    )
-}
 _NEXT_EVENT: Final = NextEvent()
 
 # -- the rules -----------------------------------------------------------------------------
@@ -157,38 +152,8 @@ def _retry_watch(error: Exception) -> Pause | None:
 
 
 def _on_event(state: Watching, event: WatchEvent) -> tuple[Action, State]:
-    actions, after = _on_events(state, (event,))
+    actions, after = on_events(state, (event,))
     return actions[0], after
-
-
-def _on_events(state: Watching, events: Sequence[WatchEvent]) -> tuple[list[Action], Watching]:
-    """Events in order: an :class:`Apply` for the known types (the RV follows each event's,
-    except during a replay of synthetic ADDED events), a :class:`Skip` for the others; one
-    new state at the end (the same state when nothing changed)."""
-    cursor, replaying, delivered = state.cursor, state.replaying, state.delivered
-    rv = cursor.resource_version
-    actions: list[Action] = []
-    append = actions.append
-    for event in events:
-        apply = _APPLY.get(event.type)
-        if apply is None:
-            append(Skip(event.type))
-            continue
-        if replaying and apply.type is not _ADDED:
-            replaying = False
-        if not replaying:
-            metadata = event.object.get("metadata")
-            if metadata.__class__ is dict:
-                new = metadata.get("resourceVersion")
-                if new and new.__class__ is str:
-                    rv = new
-        delivered = True
-        append(apply)
-    if rv != cursor.resource_version:
-        cursor = Cursor(rv, cursor.unavailable, cursor.paginated, cursor.skipped)
-    if (cursor, replaying, delivered) == (state.cursor, state.replaying, state.delivered):
-        return actions, state
-    return actions, Watching(cursor, replaying, delivered)
 
 
 def _watch_ended(state: Watching, ended: WatchEnded) -> tuple[Action, State]:
@@ -221,19 +186,7 @@ def _watch_ended(state: Watching, ended: WatchEnded) -> tuple[Action, State]:
             else RestartCause.ERROR
         )
         return _relist(error, cause), NeedList(cursor)
-    if cursor.skipped:
-        # Events were lost to malformed lines: a relist at the last RV repairs the store.
-        lost = MalformedWatchEventError(f"{cursor.skipped} undecodable watch events; relisting")
-        delay = Delay.BACKOFF if pause.delay is Delay.NONE else pause.delay
-        relist = Pause(
-            delay, pause.cause, (*pause.errors, lost), pause.refresh_credentials, pause.seconds
-        )
-        return relist, NeedList(_without_skipped(cursor))
     return pause, NeedWatch(cursor)
-
-
-def _without_skipped(cursor: Cursor) -> Cursor:
-    return Cursor(cursor.resource_version, cursor.unavailable, cursor.paginated)
 
 
 def _on_page(state: Listing, result: ListResult) -> tuple[Action, State]:
@@ -263,9 +216,18 @@ def _on_page(state: Listing, result: ListResult) -> tuple[Action, State]:
         cursor.resource_version,
         unavailable=False,
         paginated=cursor.paginated or (state.resource_version == "0" and paginated),
-        skipped=cursor.skipped,
     )
-    return ReplaceStore(items, list_rv), Replacing(cursor, list_rv)
+    items, invalid = screen_items(items)
+    problems: tuple[InformerError, ...] = tuple(invalid)
+    asked = state.resource_version
+    if asked not in ("", "0") and older(list_rv, asked):
+        went_back = ResourceVersionError(
+            f"a list at resourceVersion {asked!r} answered the older {list_rv!r}",
+            resource_version=list_rv,
+            previous=asked,
+        )
+        problems = (*problems, went_back)
+    return ReplaceStore(items, list_rv, problems), Replacing(cursor, list_rv)
 
 
 def _on_list_error(state: Listing, error: Exception) -> tuple[Action, State]:
@@ -286,7 +248,7 @@ def _on_list_error(state: Listing, error: Exception) -> tuple[Action, State]:
         return RequestList(options, ListReason.CONTINUE_EXPIRED, error), listing
     if _rv_gone(error) and not state.retried:
         old = state.cursor
-        cursor = Cursor(old.resource_version, True, old.paginated, old.skipped)
+        cursor = Cursor(old.resource_version, True, old.paginated)
         options = ListOptions(resource_version="", limit=state.page_size or None)
         listing = Listing(cursor, "", state.page_size, retried=True)
         return RequestList(options, ListReason.RETRY_AT_EMPTY_RV, error), listing
@@ -305,11 +267,10 @@ def step(
     if received.__class__ is WatchEvent and state.__class__ is Watching:  # the hot path
         return _on_event(state, received)
     match state, received:
-        case Watching(cursor, replaying, delivered), Malformed(error):
-            skipped = Cursor(
-                cursor.resource_version, cursor.unavailable, cursor.paginated, cursor.skipped + 1
-            )
-            return Skip("", error), Watching(skipped, replaying, delivered)
+        case Watching(cursor), Malformed(error):
+            # The line may have held a change: relist from the last good RV now, not when
+            # the watch ends (minutes later).
+            return Pause(Delay.BACKOFF, RestartCause.MALFORMED, (error,)), NeedList(cursor)
         case Watching(), WatchEnded() as ended:
             return _watch_ended(state, ended)
         case NeedList(cursor), Proceed():
@@ -329,12 +290,12 @@ def step(
             return _on_list_error(state, error)
         case Replacing(cursor, rv), Proceed():
             return _watch(Cursor(rv, cursor.unavailable, cursor.paginated))
-        case StreamingList(cursor), StreamingListSynced(rv, skipped):
-            synced = Cursor(rv, False, cursor.paginated, skipped)
+        case StreamingList(cursor), StreamingListSynced(rv):
+            synced = Cursor(rv, False, cursor.paginated)
             return _NEXT_EVENT, Watching(synced, replaying=rv in ("", "0"), delivered=True)
         case StreamingList(cursor), StreamingListFailed(error):
             if _rv_gone(error):
-                cursor = Cursor(cursor.resource_version, True, cursor.paginated, cursor.skipped)
+                cursor = Cursor(cursor.resource_version, True, cursor.paginated)
             return _list(cursor, page_size, ListReason.STREAMING_FALLBACK, error)
         case OpeningWatch(cursor), WatchOpened():
             return _NEXT_EVENT, Watching(cursor, replaying=cursor.resource_version in ("", "0"))
@@ -397,9 +358,14 @@ class ListWatch:
         event."""
         state = self.state
         if state.__class__ is not Watching:
-            return [self.event(event) for event in events]
+            actions: list[Action] = []
+            for event in events:
+                actions.append(self.event(event))
+                if isinstance(actions[-1], Pause):
+                    break  # the machine left the watch: the rest is not applied
+            return actions
         assert isinstance(state, Watching)
-        actions, self.state = _on_events(state, events)
+        actions, self.state = on_events(state, events)
         return actions
 
     def feed(self, received: Input) -> Action:

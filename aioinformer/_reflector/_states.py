@@ -46,6 +46,12 @@ class RestartCause(StrEnum):
     ERROR = "error"
     #: Ended within a second without any event.
     VERY_SHORT = "very_short"
+    #: Ended by the client after an undecodable (or oversized) line: the store may have
+    #: missed a change, so a relist from the last good RV repairs it.
+    MALFORMED = "malformed"
+    #: Ended by the client after an event whose resource version was older than one already
+    #: seen: the stream cannot be trusted, so a relist from the last good RV follows.
+    BACKWARDS = "backwards"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +66,6 @@ class Cursor:
     unavailable: bool = False
     #: An RV ``"0"`` list came back paginated: the watch cache is off, so relists paginate.
     paginated: bool = False
-    #: Undecodable watch events skipped since the store was last filled.
-    skipped: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,9 +145,12 @@ class Watching:
     ``replaying``: it started at RV ``""``/``"0"`` and has delivered only synthetic ADDED
     events, so the RV does not move yet. ``delivered``: it delivered at least one event.
 
-    Events and malformed lines stay here (:class:`Apply` / :class:`Skip`); :class:`WatchEnded`
-    leads to :class:`NeedWatch` (re-watch) or :class:`NeedList` (relist), always through a
-    :class:`Pause`; so does :class:`StoreFailed` (a resync) to :class:`NeedList`.
+    Events stay here (:class:`Apply`; :class:`Skip` for an unknown type, :class:`Reject` for
+    an object that cannot be cached). A malformed line, or an event whose RV is older than the
+    cursor's, ends the watch: to :class:`NeedList` (a relist from the last good RV) through a
+    :class:`Pause`. :class:`WatchEnded` leads to :class:`NeedWatch` (re-watch) or
+    :class:`NeedList` (relist), always through a :class:`Pause`; so does :class:`StoreFailed`
+    (a resync) to :class:`NeedList`.
     """
 
     cursor: Cursor

@@ -8,7 +8,7 @@ from enum import StrEnum
 
 from .._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from .._objects import KubeObject
-from ..errors import MalformedWatchEventError
+from ..errors import InformerError, InvalidObjectError, MalformedWatchEventError
 from ._states import RestartCause
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "OpenWatch",
     "Pause",
     "Proceed",
+    "Reject",
     "ReplaceStore",
     "RequestList",
     "Skip",
@@ -66,11 +67,9 @@ class StoreFailed:
 
 @dataclass(frozen=True, slots=True)
 class StreamingListSynced:
-    """The streaming list's initial events are in the store, at ``resource_version``;
-    ``skipped`` undecodable events were dropped on the way."""
+    """The streaming list's initial events are in the store, at ``resource_version``."""
 
     resource_version: str
-    skipped: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +93,7 @@ class WatchOpenFailed:
 
 @dataclass(frozen=True, slots=True)
 class Malformed:
-    """The stream delivered an undecodable line (the stream goes on)."""
+    """The stream delivered an undecodable (or oversized) line."""
 
     error: MalformedWatchEventError
 
@@ -151,10 +150,17 @@ class RequestList:
 
 @dataclass(frozen=True, slots=True)
 class ReplaceStore:
-    """Replace the store's content; feed :class:`Proceed` or :class:`StoreFailed`."""
+    """Replace the store's content; feed :class:`Proceed` or :class:`StoreFailed`.
+
+    ``problems`` are what the list had wrong, to report (they do not stop the replace): list
+    items left out (:class:`~aioinformer.errors.InvalidObjectError`: no usable key, a
+    resource version that is not a string, a key listed twice, the last one kept) and a list
+    RV older than the one asked for (:class:`~aioinformer.errors.ResourceVersionError`).
+    """
 
     items: list[KubeObject]
     resource_version: str
+    problems: tuple[InformerError, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,11 +195,17 @@ class Apply:
 
 @dataclass(frozen=True, slots=True)
 class Skip:
-    """Drop an event (count and log it), then read the next one. ``error`` is set for a
-    malformed line, None for an event of an unknown type."""
+    """Drop an event of an unknown type (count and log it), then read the next one."""
 
     event_type: str
-    error: MalformedWatchEventError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reject:
+    """Drop an event whose object cannot be cached (count it, report ``error``, log it once
+    per key), then read the next one."""
+
+    error: InvalidObjectError
 
 
 class Delay(StrEnum):
@@ -220,4 +232,6 @@ class Pause:
     seconds: float = 0.0
 
 
-Action = RequestList | ReplaceStore | StreamList | OpenWatch | NextEvent | Apply | Skip | Pause
+Action = (
+    RequestList | ReplaceStore | StreamList | OpenWatch | NextEvent | Apply | Skip | Reject | Pause
+)

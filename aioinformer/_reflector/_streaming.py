@@ -9,17 +9,15 @@ forever, a late bookmark makes the attempt fail (and the reflector fall back to 
 
 from __future__ import annotations
 
-import logging
 from typing import Final
 
 from .._clock import Clock
 from .._listwatch import WatchEvent, WatchEventType, WatchStream
-from .._objects import KubeObject, meta_namespace_key
-from ..errors import KeyFuncError, MalformedWatchEventError, TransportError
+from .._objects import KubeObject
+from ..errors import InvalidObjectError, TransportError
+from ._checks import key_hint, object_problem, version_problem
 
 __all__ = ["INITIAL_EVENTS_END", "InitialEvents", "collect"]
-
-logger = logging.getLogger(__name__)
 
 #: The annotation of the bookmark that ends a streaming list's initial events.
 INITIAL_EVENTS_END: Final = "k8s.io/initial-events-end"
@@ -28,18 +26,16 @@ INITIAL_EVENTS_END: Final = "k8s.io/initial-events-end"
 class InitialEvents:
     """The objects of a streaming list so far, by key, and what was dropped on the way."""
 
-    __slots__ = ("_objects", "key_errors", "malformed", "resource_version", "unknown")
+    __slots__ = ("_objects", "invalid", "resource_version", "unknown")
 
     def __init__(self) -> None:
         self._objects: dict[str, KubeObject] = {}
         #: The RV of the initial-events-end bookmark; None until it arrived.
         self.resource_version: str | None = None
-        #: Undecodable lines skipped.
-        self.malformed = 0
         #: Events of an unknown type skipped.
         self.unknown = 0
-        #: Objects without a usable key skipped.
-        self.key_errors = 0
+        #: Objects that cannot be cached (no usable key, a non-string RV), skipped.
+        self.invalid: list[InvalidObjectError] = []
 
     @property
     def objects(self) -> list[KubeObject]:
@@ -47,20 +43,29 @@ class InitialEvents:
         return list(self._objects.values())
 
     def add(self, event: WatchEvent) -> bool:
-        """Take one event; True once the initial-events-end bookmark arrived."""
+        """Take one event; True once the initial-events-end bookmark arrived.
+
+        :raises ResourceVersionError: when that bookmark's resource version is not a string.
+        """
         event_type, obj = event.type, event.object
         if event_type == WatchEventType.BOOKMARK:
-            metadata = obj.get("metadata") or {}
-            annotations = metadata.get("annotations") or {}
-            if annotations.get(INITIAL_EVENTS_END) == "true":
-                self.resource_version = str(metadata.get("resourceVersion") or "")
+            metadata = obj.get("metadata")
+            metadata = metadata if isinstance(metadata, dict) else {}
+            annotations = metadata.get("annotations")
+            if isinstance(annotations, dict) and annotations.get(INITIAL_EVENTS_END) == "true":
+                rv = metadata.get("resourceVersion", "")
+                error = version_problem(rv, "")
+                if error is not None:
+                    raise error
+                self.resource_version = rv
                 return True
             return False
-        try:
-            key = meta_namespace_key(obj)
-        except KeyFuncError:
-            self.key_errors += 1
+        problem = object_problem(obj)
+        if problem is not None:
+            self.invalid.append(InvalidObjectError(problem, key=key_hint(obj)))
             return False
+        key = key_hint(obj)
+        assert key is not None  # a valid object has one
         if event_type == WatchEventType.DELETED:
             self._objects.pop(key, None)
         elif event_type in (WatchEventType.ADDED, WatchEventType.MODIFIED):
@@ -76,12 +81,13 @@ async def collect(
     *,
     clock: Clock,
     deadline: float,
-    name: str,
 ) -> str:
     """Read ``stream`` into ``initial`` until the initial-events-end bookmark; returns its RV.
 
     :raises TimeoutError: when the bookmark has not arrived within ``deadline`` seconds.
     :raises TransportError: when the stream ends before the bookmark.
+    :raises MalformedWatchEventError: for an undecodable line (the stream cannot be trusted to
+        be complete: the reflector falls back to a LIST).
     :raises ApiError: for an ``ERROR`` event (and whatever else the stream raises).
     """
     with clock.move_on_after(deadline):
@@ -92,10 +98,6 @@ async def collect(
                 raise TransportError(
                     "the streaming list ended before its initial-events-end bookmark"
                 ) from None
-            except MalformedWatchEventError as exc:
-                initial.malformed += 1
-                logger.warning("%s: skipping malformed watch event: %s", name, exc.reason)
-                continue
             if initial.add(event):
                 assert initial.resource_version is not None
                 return initial.resource_version

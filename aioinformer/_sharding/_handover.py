@@ -32,7 +32,7 @@ __all__ = [
     "Start",
     "StopAll",
     "StopTaking",
-    "Timing",
+    "ShardTiming",
     "WriteKind",
     "WriteLease",
     "WriteResult",
@@ -40,7 +40,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Timing:
+class ShardTiming:
     """Lease timing, in seconds of each replica's local monotonic clock (client-go's defaults).
 
     :ivar lease_duration: how long a lease record must stay unchanged, as observed locally,

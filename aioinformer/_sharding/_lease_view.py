@@ -34,6 +34,7 @@ from ._ranges import EMPTY, FULL, HashRanges
 
 __all__ = [
     "GROUP_LABEL",
+    "EventKind",
     "READY_ANNOTATION",
     "SERVING_ANNOTATION",
     "LeaseRecord",
@@ -52,7 +53,8 @@ GROUP_LABEL: Final = "sharding.aioinformer.dev/group"
 
 #: Parts of a serving set with the resource version from which each has been served.
 Layers = tuple[tuple[HashRanges, int], ...]
-EventType = Literal["ADDED", "MODIFIED", "DELETED"]
+EventKind = Literal["ADDED", "MODIFIED", "DELETED"]
+EventType = EventKind
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

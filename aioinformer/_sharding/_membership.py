@@ -101,10 +101,10 @@ from ._handover import (
     Action,
     Outcome,
     Resume,
+    ShardTiming,
     Start,
     StopAll,
     StopTaking,
-    Timing,
     WriteKind,
     WriteLease,
     WriteResult,
@@ -247,7 +247,7 @@ def plan(
     view: LeaseView,
     now: float,
     *,
-    timing: Timing = Timing(),  # noqa: B008 (immutable)
+    timing: ShardTiming = ShardTiming(),  # noqa: B008 (immutable)
     assign: Assign = ring_share,
 ) -> Plan:
     """Apply the rules (module docstring) to the state, given the view at local time ``now``.
@@ -330,7 +330,9 @@ def plan(
     return Plan(s, tuple(actions), _wake_at(s, view, now, timing))
 
 
-def _next_write(s: ReplicaState, view: LeaseView, now: float, timing: Timing) -> WriteLease | None:
+def _next_write(
+    s: ReplicaState, view: LeaseView, now: float, timing: ShardTiming
+) -> WriteLease | None:
     if s.inflight is not None:
         return None
     if s.failed and s.attempt_at is not None and now < s.attempt_at + timing.retry_period:
@@ -369,7 +371,7 @@ def _next_write(s: ReplicaState, view: LeaseView, now: float, timing: Timing) ->
     return None
 
 
-def _wake_at(s: ReplicaState, view: LeaseView, now: float, timing: Timing) -> float | None:
+def _wake_at(s: ReplicaState, view: LeaseView, now: float, timing: ShardTiming) -> float | None:
     times: list[float] = []
     if s.inflight is None and s.attempt_at is not None and s.phase is not Phase.LEFT:
         times.append(s.attempt_at + timing.retry_period)

@@ -18,15 +18,15 @@ OpenAPI documents serve kubectl. See :mod:`._rest` for the steps of one write.
 
 from .._exports import publish as _publish
 from ._clock import FakeClock as FakeClock
+from ._faults import ServerFaults as ServerFaults
+from ._manifests import load_manifests as load_manifests
 from ._memory_lw import MemorySource as MemorySource
 from ._objects import ServerObjects as ServerObjects
-from .faults import ServerFaults as ServerFaults
-from .manifests import load_manifests as load_manifests
-from .request_log import RequestRecord as RequestRecord
-from .request_log import ServerRequests as ServerRequests
-from .resources import BUILTIN_RESOURCES as BUILTIN_RESOURCES
-from .resources import ResourceInfo as ResourceInfo
-from .server import FakeApiServer as FakeApiServer
+from ._request_log import RequestRecord as RequestRecord
+from ._request_log import ServerRequests as ServerRequests
+from ._resources import BUILTIN_RESOURCES as BUILTIN_RESOURCES
+from ._resources import ResourceInfo as ResourceInfo
+from ._server import FakeApiServer as FakeApiServer
 
 __all__ = [
     "BUILTIN_RESOURCES",

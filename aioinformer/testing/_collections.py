@@ -1,5 +1,4 @@
-"""Operations on whole collections of objects: selecting, DELETECOLLECTION, and emptying a
-namespace that is deleted."""
+"""Operations on whole collections of objects: selecting and DELETECOLLECTION."""
 
 from __future__ import annotations
 
@@ -7,14 +6,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._objects import KubeObject
+from ._deletion import DeleteOptions
 from ._failure import StatusFailure
-from .resources import ResourceInfo
+from ._resources import ResourceInfo
 
 if TYPE_CHECKING:
     from ._rest import RestStorage
-    from .storage import Storage
+    from ._storage import Storage
 
-__all__ = ["delete_collection", "delete_namespace_contents", "matching"]
+__all__ = ["delete_collection", "matching"]
 
 #: A predicate over a whole object (compiled selectors), None for "every object".
 Matcher = Callable[[Mapping[str, Any]], bool] | None
@@ -41,10 +41,15 @@ def delete_collection(
     namespace: str = "",
     matcher: Matcher = None,
     dry_run: Sequence[str] = (),
+    options: DeleteOptions | None = None,
 ) -> list[KubeObject]:
     """Delete every object of a resource (in ``namespace``) that ``matcher`` accepts, one by
     one like the registry's ``DeleteCollection``; returns their final states. An object that
-    cannot be deleted (gone meanwhile) is skipped. ``dry_run=("All",)`` deletes nothing."""
+    cannot be deleted (gone meanwhile) is skipped. ``dry_run=("All",)`` deletes nothing;
+    ``options`` (every ``DeleteOptions``) win over ``dry_run``."""
+    if options is None:
+        options = DeleteOptions(dry_run=tuple(dry_run))
+    options.check()
     out: list[KubeObject] = []
     for obj in matching(rest.storage, info, namespace=namespace, matcher=matcher):
         meta = obj["metadata"]
@@ -53,17 +58,9 @@ def delete_collection(
                 info,
                 name=meta["name"],
                 namespace=str(meta.get("namespace") or ""),
-                dry_run=dry_run,
+                options=options,
             )
         except StatusFailure:
             continue
         out.append(written.obj)
     return out
-
-
-def delete_namespace_contents(rest: RestStorage, namespace: str) -> None:
-    """Delete every object in a namespace (finalizers are honoured: those are only marked)."""
-    for info in rest.registry:
-        if info.namespaced:
-            for obj in matching(rest.storage, info, namespace=namespace, matcher=None):
-                rest.delete(info, name=obj["metadata"]["name"], namespace=namespace)

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._objects import KubeObject
-from . import status
+from . import _status as status
 from ._crd_kind import CustomKind
 from ._crd_lifecycle import (
     accepted_status,
@@ -35,10 +35,10 @@ from ._crd_lifecycle import (
     is_established,
 )
 from ._crd_rules import CRD_GROUP, CRD_PLURAL, is_crd
+from ._history import DELETED, MODIFIED
 from ._object_rules import check_preconditions, now
+from ._resources import ResourceInfo
 from ._rest_types import Written
-from .history import DELETED, MODIFIED
-from .resources import ResourceInfo
 
 if TYPE_CHECKING:
     from ._rest import RestStorage

@@ -29,10 +29,10 @@ from ._crd_objects import (
 from ._crd_writes import crd_before_create, crd_before_status_update, crd_before_update
 from ._failure import StatusFailure
 from ._fieldvalidation import directive as field_directive
+from ._resources import ResourceInfo
 from ._rest_types import WriteOptions, decoded, kind_of
 from ._strategy_service import ServiceAllocator
 from ._writerules import before_create, before_status_update, before_update, decode
-from .resources import ResourceInfo
 
 __all__ = [
     "CRD_GROUP",

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .resources import ResourceInfo, ResourceRegistry
+from ._resources import ResourceInfo, ResourceRegistry
+from ._subresources import aggregated_entries
 
 __all__ = ["aggregated_media_type", "api_discovery", "apis_discovery"]
 
@@ -78,6 +79,7 @@ def _resource(info: ResourceInfo) -> dict[str, Any]:
         if name == "scale":
             response = {"group": "autoscaling", "version": "v1", "kind": "Scale"}
         subresources.append({"subresource": name, "responseKind": response, "verbs": _SUB_VERBS})
+    subresources.extend(aggregated_entries(info))
     if subresources:
         entry["subresources"] = subresources
     return entry

@@ -21,15 +21,16 @@ import orjson
 from aiohttp import web
 from multidict import CIMultiDict, MultiMapping
 
-from . import status
+from . import _status as status
 from ._crd_rules import view_result
+from ._deletion import DeleteOptions
 from ._failure import StatusFailure
 from ._fieldvalidation import warning_header
+from ._patch import patch_type_of
 from ._protobuf import body_format, decode_protobuf_object
+from ._resources import ResourceInfo
 from ._rest_types import WriteOptions, kind_of
 from ._table import Target, include_object, negotiate, to_partial, to_table
-from .patch import patch_type_of
-from .resources import ResourceInfo
 
 __all__ = [
     "Output",
@@ -135,9 +136,8 @@ async def patch_body(request: web.Request) -> Any:
 
 async def delete_options(
     request: web.Request, info: ResourceInfo, query: MultiMapping[str]
-) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
-    """A DELETE's preconditions and ``dryRun`` (from the ``DeleteOptions`` body, else the
-    query)."""
+) -> DeleteOptions:
+    """A DELETE's options: the ``DeleteOptions`` body, else the query."""
     body: Any = None
     if request.can_read_body:
         form = body_format(request.headers.get("Content-Type"))
@@ -146,13 +146,7 @@ async def delete_options(
             body = decode_protobuf_object(raw, api_version=info.api_version, kind="DeleteOptions")
         elif raw:
             body = _yaml(raw) if form == "yaml" else _json(raw)
-    options = body if isinstance(body, dict) else {}
-    preconditions = options.get("preconditions")
-    dry_run = options.get("dryRun") or query.getall("dryRun", ())
-    return (
-        preconditions if isinstance(preconditions, dict) else None,
-        tuple(str(v) for v in dry_run) if isinstance(dry_run, list | tuple) else (str(dry_run),),
-    )
+    return DeleteOptions.parse(body, {key: query.getall(key) for key in set(query)})
 
 
 class Output:

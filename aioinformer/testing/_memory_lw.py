@@ -29,8 +29,8 @@ from .._listwatch import (
 from .._objects import KubeObject, meta_namespace_key
 from ._boundary import client_error
 from ._failure import StatusFailure
+from ._resources import ResourceInfo, ResourceRegistry
 from ._selectors import compile_selectors
-from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["MemorySource"]
 

@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .._objects import KubeObject
-from . import status
-from .resources import ResourceInfo
+from . import _status as status
+from ._resources import ResourceInfo
 
 __all__ = [
     "check_body",

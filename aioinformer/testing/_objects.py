@@ -12,10 +12,12 @@ from .._objects import KubeObject
 from ._boundary import client_errors
 from ._collections import delete_collection, matching
 from ._crd_rules import view
+from ._deletion import DeleteOptions
+from ._podlog import pick_container
+from ._resources import ResourceInfo, ResourceRegistry
 from ._rest import RestStorage
 from ._rest_types import WriteOptions, Written
 from ._selectors import compile_selectors
-from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["ServerObjects"]
 
@@ -209,21 +211,79 @@ class ServerObjects:
         *,
         namespace: str = "",
         preconditions: Mapping[str, Any] | None = None,
+        grace_period_seconds: int | None = None,
+        propagation_policy: str | None = None,
         dry_run: bool = False,
     ) -> KubeObject:
-        """Delete an object (or mark it, when it has finalizers); returns its final state.
+        """Delete an object as ``DELETE`` would; returns its final state, or its marked
+        state when it stays (finalizers, a pod's grace period, a terminating namespace).
+
+        What follows runs at once, as the cluster's controllers would: dependents are
+        garbage-collected, a namespace is emptied and removed (see :mod:`._gc`).
 
         :param preconditions: ``{"uid": ..., "resourceVersion": ...}`` that must match (409).
+        :param grace_period_seconds: a pod's grace period (default: its
+            ``terminationGracePeriodSeconds``; 0 removes it at once; unscheduled pods go at
+            once anyway, as real).
+        :param propagation_policy: ``"Background"`` (default), ``"Foreground"`` or
+            ``"Orphan"``.
         :param dry_run: answer what would happen, delete nothing (``dryRun=All``).
         """
         written = self._rest.delete(
             self._registry.resolve(resource),
             name=name,
             namespace=namespace,
-            preconditions=preconditions,
-            dry_run=("All",) if dry_run else (),
+            options=DeleteOptions(
+                preconditions=preconditions,
+                dry_run=("All",) if dry_run else (),
+                grace_period_seconds=grace_period_seconds,
+                propagation_policy=propagation_policy,
+            ),
         )
         return _copy(written.obj)
+
+    @client_errors
+    def finish_deletion(
+        self, resource: str | ResourceInfo, name: str, *, namespace: str = ""
+    ) -> KubeObject:
+        """End a graceful deletion now, as the kubelet does once a pod's containers have
+        stopped: ``DELETE`` with ``gracePeriodSeconds=0`` and the object's uid as
+        precondition. The object is gone unless finalizers keep it; returns its final state.
+
+        :raises NotFoundError: when it does not exist.
+        """
+        info = self._registry.resolve(resource)
+        uid = self._storage.get(info, name, namespace or "default")["metadata"].get("uid")
+        written = self._rest.delete(
+            info,
+            name=name,
+            namespace=namespace,
+            options=DeleteOptions(grace_period_seconds=0, preconditions={"uid": uid}),
+        )
+        return _copy(written.obj)
+
+    @client_errors
+    def append_pod_log(
+        self,
+        name: str,
+        text: str,
+        *,
+        namespace: str = "",
+        container: str = "",
+        finished: bool = False,
+    ) -> None:
+        """Add lines to a pod container's log, which ``GET pods/<name>/log`` serves (and
+        ``follow=true`` streams as they come).
+
+        :param container: the container (default: the pod's only one).
+        :param finished: the container has ended: following streams end after these lines.
+        :raises NotFoundError: when the pod does not exist.
+        :raises BadRequestError: when ``container`` is missing or not the pod's.
+        """
+        ns = namespace or "default"
+        pod = self._storage.get(self._registry.resolve("v1/pods"), name, ns)
+        chosen = pick_container(pod, container)
+        self._rest.pod_logs.append(ns, name, chosen, text, finished=finished)
 
     @client_errors
     def delete_collection(
@@ -233,14 +293,24 @@ class ServerObjects:
         namespace: str = "",
         label_selector: str = "",
         field_selector: str = "",
+        grace_period_seconds: int | None = None,
+        propagation_policy: str | None = None,
     ) -> ObjectList:
-        """Delete every matching object (in one namespace); returns their final states.
+        """Delete every matching object (in one namespace), each as :meth:`delete` does;
+        returns their final states.
 
         :raises BadRequestError: for an invalid selector (the server's 400).
         """
         info = self._registry.resolve(resource)
         matcher = compile_selectors(label_selector, field_selector, info)
-        return _copy(delete_collection(self._rest, info, namespace=namespace, matcher=matcher))
+        options = DeleteOptions(
+            grace_period_seconds=grace_period_seconds, propagation_policy=propagation_policy
+        )
+        return _copy(
+            delete_collection(
+                self._rest, info, namespace=namespace, matcher=matcher, options=options
+            )
+        )
 
     @client_errors
     def list(

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from . import _protobuf_apis, _protobuf_core  # noqa: F401  (they register the tables)
 from ._failure import StatusFailure
 from ._protobuf_wire import MESSAGES, ProtobufError, decode_message, iter_fields
-from .status import bad_request, status_error
+from ._status import bad_request, status_error
 
 __all__ = [
     "JSON",

@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from .._objects import KubeObject
-from . import status
+from . import _status as status
 from ._crd_controller import CrdController
 from ._crd_rules import (
     create_rules,
@@ -38,11 +38,13 @@ from ._crd_rules import (
     update_rules,
     view,
 )
+from ._deletion import DeleteOptions, delete_object, deleted_by_update, terminating_namespace
 from ._failure import StatusFailure
+from ._gc import Controllers
+from ._history import ADDED, DELETED, MODIFIED
 from ._object_rules import (
     check_body,
     check_name,
-    check_preconditions,
     check_resource_version,
     namespace_for,
     now,
@@ -50,14 +52,14 @@ from ._object_rules import (
     set_managed_fields,
     shape,
 )
+from ._podlog import PodLogs
+from ._resources import ResourceInfo
 from ._rest_types import WriteOptions, Written
 from ._scale import patch_scale, update_scale
+from ._storage import Storage
 from ._strategy import generate_name
 from ._strategy_service import ServiceAllocator
 from ._writes import applied_object, managed_fields_after_update, patched_object
-from .history import ADDED, DELETED, MODIFIED, with_resource_version
-from .resources import ResourceInfo
-from .storage import Storage
 
 __all__ = ["RestStorage"]
 
@@ -79,6 +81,10 @@ class RestStorage:
         self.services = services or ServiceAllocator()
         self._namespaces = storage.registry.resolve("v1/namespaces")
         self.crds = CrdController(self)
+        #: The garbage collector and the namespace controller (:mod:`._gc`).
+        self.controllers = Controllers(self)
+        #: The containers' logs ``pods/log`` serves (:mod:`._podlog`).
+        self.pod_logs = PodLogs()
 
     # -- create ----------------------------------------------------------------------------
 
@@ -137,12 +143,12 @@ class RestStorage:
         key = object_key(ns, name)
         try:
             if info.namespaced:
-                self._admit_namespace(ns, dry)
+                self._admit_namespace(info, name, ns, dry)
             if key in table:
                 raise status.already_exists(info, name)
         except StatusFailure:
             if not dry:
-                self._release(info, obj)
+                self.release(info, obj)
             raise
         new = shape(info, obj["metadata"], obj)
         if managed_fields is _TRACK:
@@ -157,7 +163,7 @@ class RestStorage:
         self.crds.written(info, new, gone=False)
         return Written(new, tuple(warnings), created=True)
 
-    def _admit_namespace(self, namespace: str, dry: bool) -> None:
+    def _admit_namespace(self, info: ResourceInfo, name: str, namespace: str, dry: bool) -> None:
         """``NamespaceLifecycle`` admission: the namespace exists and is not terminating."""
         existing = self.storage.objects(self._namespaces).get(namespace)
         if existing is None:
@@ -165,17 +171,10 @@ class RestStorage:
                 raise status.not_found(self._namespaces, namespace)
             if not dry:
                 self.create(self._namespaces, {"metadata": {"name": namespace}})
-        elif existing["metadata"].get("deletionTimestamp") or (
-            (existing.get("status") or {}).get("phase") == "Terminating"
-        ):
-            raise status.status_error(
-                403,
-                "Forbidden",
-                f"unable to create new content in namespace {namespace} because it is being "
-                "terminated",
-            )
+        elif (existing.get("status") or {}).get("phase") == "Terminating":
+            raise terminating_namespace(info, name, namespace)
 
-    def _release(self, info: ResourceInfo, obj: Mapping[str, Any]) -> None:
+    def release(self, info: ResourceInfo, obj: Mapping[str, Any]) -> None:
         if (info.group, info.kind) == ("", "Service"):
             self.services.release(dict(obj))
 
@@ -327,12 +326,13 @@ class RestStorage:
         if dry:
             return Written(new, tuple(warnings))
         meta["resourceVersion"] = str(self.storage.next_resource_version())
-        gone = bool(meta.get("deletionTimestamp")) and not meta.get("finalizers")
+        gone = deleted_by_update(info, new, old)
         event = DELETED if gone else MODIFIED
         self.storage.commit(info, event, key, namespace, stored(info, new), old)
         if gone:
-            self._release(info, new)
+            self.release(info, new)
         self.crds.written(info, new, gone=gone)
+        self.controllers.changed(info, new, gone=gone, previous=old)
         return Written(new, tuple(warnings), gone=gone)
 
     # -- delete ----------------------------------------------------------------------------
@@ -345,42 +345,20 @@ class RestStorage:
         namespace: str = "",
         preconditions: Mapping[str, Any] | None = None,
         dry_run: Sequence[str] = (),
+        options: DeleteOptions | None = None,
     ) -> Written:
         """DELETE: remove an object, or mark it (``deletionTimestamp``) when it has
-        finalizers. A namespace takes its contents with it.
+        finalizers or a grace period; a namespace becomes ``Terminating`` (see
+        :mod:`._deletion`).
 
         :param preconditions: ``{"uid": ..., "resourceVersion": ...}`` that must match.
         :param dry_run: ``("All",)``: answer what would happen, change nothing.
+        :param options: every ``DeleteOptions`` (they win over the two above).
         :raises StatusFailure: 404, 409 (a precondition failed), 422 (invalid options).
         """
-        options = WriteOptions(dry_run=tuple(dry_run))
-        options.check("DeleteOptions")
-        dry = options.dry
-        if is_crd(info) and not dry:
-            return self.crds.delete(name, preconditions or {})
-        ns, key, old = self._locate(info, name, namespace)
-        meta = old["metadata"]
-        check_preconditions(info, meta, preconditions or {})
-        if info == self._namespaces and not dry:
-            from ._collections import delete_namespace_contents
-
-            delete_namespace_contents(self, name)
-        if meta.get("finalizers"):
-            if meta.get("deletionTimestamp"):
-                return Written(old)
-            new_meta = {**meta, "deletionTimestamp": now(), "deletionGracePeriodSeconds": 0}
-            if meta.get("generation"):
-                new_meta["generation"] = int(meta["generation"]) + 1
-            if dry:
-                return Written({**old, "metadata": new_meta})
-            new_meta["resourceVersion"] = str(self.storage.next_resource_version())
-            marked = {**old, "metadata": new_meta}
-            self.storage.commit(info, MODIFIED, key, ns, marked, old)
-            return Written(marked)
-        if dry:
-            return Written(old, gone=True)
-        final = with_resource_version(old, self.storage.next_resource_version())
-        self.storage.commit(info, DELETED, key, ns, final, old)
-        self._release(info, final)
-        self.crds.written(info, final, gone=True)
-        return Written(final, gone=True)
+        if options is None:
+            options = DeleteOptions(preconditions=preconditions, dry_run=tuple(dry_run))
+        if is_crd(info) and not options.dry:
+            options.check()
+            return self.crds.delete(name, options.preconditions or {})
+        return delete_object(self, info, name, namespace, options)

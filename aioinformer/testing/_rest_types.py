@@ -9,8 +9,8 @@ from typing import Any, cast
 import orjson
 
 from .._objects import KubeObject
+from ._resources import ResourceInfo
 from ._writerules import Kind, check_options, dry_run
-from .resources import ResourceInfo
 
 __all__ = ["WriteOptions", "Written", "copy_json", "decoded", "kind_of"]
 

@@ -31,10 +31,10 @@ from ._crd_rules import decode_body, view
 from ._failure import StatusFailure
 from ._fielderrors import invalid, invalid_failure
 from ._object_rules import check_resource_version, object_key
+from ._resources import ResourceInfo
 from ._rest_types import WriteOptions, Written
+from ._status import bad_request, not_found
 from ._writes import patched_object
-from .resources import ResourceInfo
-from .status import bad_request, not_found
 
 if TYPE_CHECKING:
     from ._rest import RestStorage

@@ -15,8 +15,8 @@ from typing import Any
 from ._failure import StatusFailure
 from ._fields import field_value, parse_field_selector, untyped_field_value
 from ._labels import SelectorRefused, parse_label_selector
+from ._resources import ResourceInfo
 from ._schema import schemas
-from .resources import ResourceInfo
 
 __all__ = ["Matcher", "compile_selectors", "field_value"]
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from ._status import bad_request, status_error
 from ._table_crd import crd_columns
 from ._table_format import NAME, Column
 from ._table_printers import PRINTERS, row_conditions
-from .status import bad_request, status_error
 
 __all__ = ["Target", "has_printer", "include_object", "negotiate", "to_partial", "to_table"]
 

@@ -17,10 +17,10 @@ from typing import Any
 
 from ._apply import apply, track_update
 from ._failure import StatusFailure
+from ._patch import apply_json_patch, apply_merge_patch
+from ._resources import ResourceInfo
 from ._schema import DEDUCED, TypeInfo, schemas
 from ._strategic import strategic_merge
-from .patch import apply_json_patch, apply_merge_patch
-from .resources import ResourceInfo
 
 __all__ = [
     "PATCH_TYPES",

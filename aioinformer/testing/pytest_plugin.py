@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from .server import FakeApiServer
+from ._server import FakeApiServer
 
 __all__ = ["fake_apiserver"]
 

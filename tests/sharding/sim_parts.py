@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from aioinformer._sharding._handover import Outcome, Timing, WriteKind, WriteLease, WriteResult
+from aioinformer._sharding._handover import Outcome, ShardTiming, WriteKind, WriteLease, WriteResult
 from aioinformer._sharding._lease_view import EventType, LeaseRecord
 from aioinformer._sharding._ranges import EMPTY
 
@@ -25,7 +25,7 @@ class Op:
 
 @dataclass(frozen=True, kw_only=True)
 class Config:
-    timing: Timing = field(default_factory=Timing)
+    timing: ShardTiming = field(default_factory=ShardTiming)
     vnodes: int = 8
     max_lag: float = 1.0  # L
     max_write: float = 0.4  # W: a write's round trip
@@ -76,7 +76,7 @@ class Interval:
 
 
 class Server:
-    def __init__(self, timing: Timing) -> None:
+    def __init__(self, timing: ShardTiming) -> None:
         self.rv = 0
         self.leases: dict[str, LeaseRecord] = {}
         self.log: list[tuple[EventType, LeaseRecord]] = []

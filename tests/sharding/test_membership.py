@@ -19,10 +19,10 @@ from aioinformer._sharding._handover import (
     Outcome,
     RangeExit,
     Resume,
+    ShardTiming,
     Start,
     StopAll,
     StopTaking,
-    Timing,
     WriteKind,
     WriteLease,
     WriteResult,
@@ -309,9 +309,9 @@ def test_drained_and_leave() -> None:
 
 
 def test_timing_is_validated() -> None:
-    Timing(lease_duration=3, renew_deadline=2, retry_period=1)
+    ShardTiming(lease_duration=3, renew_deadline=2, retry_period=1)
     with pytest.raises(ValueError, match="retry_period < renew_deadline < lease_duration"):
-        Timing(lease_duration=10, renew_deadline=10)
+        ShardTiming(lease_duration=10, renew_deadline=10)
 
 
 def test_the_default_assignment_is_the_ring() -> None:

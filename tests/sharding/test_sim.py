@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aioinformer._sharding import _lease_view, _membership
-from aioinformer._sharding._handover import StopAll, Timing
+from aioinformer._sharding._handover import ShardTiming, StopAll
 from aioinformer._sharding._membership import Phase, Plan, ReplicaState, plan
 from aioinformer._sharding._ranges import EMPTY, FULL
 
@@ -145,7 +145,7 @@ def _stop_keeping_claims(s: ReplicaState, actions: list[Any]) -> ReplicaState:
 def broken(rule: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     options: dict[str, Any] = {}
     if rule == "no renew deadline":
-        timing = Timing()
+        timing = ShardTiming()
         object.__setattr__(timing, "renew_deadline", 1e9)
         options["config"] = Config(timing=timing)
     elif rule == "release before drained":

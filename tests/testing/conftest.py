@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import aiohttp
+import kubernetes.client
 import pytest
 from kubernetes_asyncio.client import ApiClient
 
@@ -18,6 +19,14 @@ from .standalone import Kubectl, Standalone
 async def api(fake_apiserver: FakeApiServer) -> AsyncIterator[ApiClient]:
     """A kubernetes_asyncio client of the fake server."""
     async with fake_apiserver.api_client() as client:
+        yield client
+
+
+@pytest.fixture
+def official(fake_apiserver: FakeApiServer) -> Iterator[kubernetes.client.ApiClient]:
+    """The official (synchronous) client of the fake server."""
+    configuration = kubernetes.client.Configuration(host=fake_apiserver.url)
+    with kubernetes.client.ApiClient(configuration) as client:
         yield client
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from aioinformer.errors import NotFoundError
 from aioinformer.testing import FakeApiServer
-from aioinformer.testing import admin as admin_module
-from aioinformer.testing.manifests import load_manifests
+from aioinformer.testing import _admin as admin_module
+from aioinformer.testing._manifests import load_manifests
 
 from .watching import decode, raw_lines
 
@@ -191,3 +191,28 @@ async def test_an_admin_fault_on_an_unknown_resource_is_404(
         "NotFound",
         "the server doesn't have a resource type 'widgets'",
     )
+
+
+async def test_admin_api_refuses_what_a_browser_can_send(
+    admin: tuple[FakeApiServer, aiohttp.ClientSession],
+) -> None:
+    """A web page must not drive the admin API of a server on the developer's machine (issue
+    15: a cross-origin ``text/plain`` POST created objects). Browsers attach ``Origin`` to every
+    cross-origin request and every POST (Fetch standard, "append a request `Origin` header"),
+    and a DNS-rebound page arrives with its own name as ``Host``; a ``text/plain`` body is a
+    CORS "simple request" sent without a preflight. Each is refused, and nothing happens."""
+    _, http = admin
+    attempts: list[tuple[dict[str, str], bytes, int]] = [
+        ({"Origin": "http://evil.example"}, b"", 403),
+        ({"Host": "evil.example:8001"}, b"", 403),
+        ({"Content-Type": "text/plain"}, b'{"n": 1, "status": 500}', 415),
+    ]
+    for headers, body, expected in attempts:
+        async with http.post("/_fake/fail-next", data=body, headers=headers) as resp:
+            assert resp.status == expected, headers
+            assert (await resp.json())["kind"] == "Status"
+    async with http.get("/api/v1/namespaces") as resp:
+        assert resp.status == 200  # no failure was armed
+    for host in ("localhost:1", "127.0.0.1:1", "[::1]:1"):
+        async with http.get("/_fake/state", headers={"Host": host}) as resp:
+            assert resp.status == 200, host

@@ -8,7 +8,7 @@ Each test states the real server's behaviour it checks and where it is specified
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import anyio
@@ -25,14 +25,6 @@ T = TypeVar("T")
 
 async def _in_thread(call: Callable[[], T]) -> T:
     return await anyio.to_thread.run_sync(call)
-
-
-@pytest.fixture
-def official(fake_apiserver: FakeApiServer) -> Iterator[kubernetes.client.ApiClient]:
-    """The official (synchronous) client of the fake server."""
-    configuration = kubernetes.client.Configuration(host=fake_apiserver.url)
-    with kubernetes.client.ApiClient(configuration) as client:
-        yield client
 
 
 async def test_a_put_carrying_status_keeps_the_stored_status_from_both_clients(

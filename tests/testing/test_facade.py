@@ -126,12 +126,14 @@ def test_the_server_keeps_lifecycle_address_and_resources_and_three_entry_points
         "requests",
     }
     assert _public(ServerObjects) == {
+        "append_pod_log",
         "create",
         "get",
         "update",
         "patch",
         "delete",
         "delete_collection",
+        "finish_deletion",
         "list",
         "resource_version",
     }

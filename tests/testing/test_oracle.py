@@ -18,7 +18,7 @@ MODULES = sorted(PACKAGE.glob("*.py"))
 
 #: Modules that use the fake's public Python API, whose failures are the client's exceptions,
 #: and so handle those: the boundary itself and the code built on the public API.
-ABOVE_THE_BOUNDARY = {"_boundary.py", "admin.py", "cli.py", "manifests.py"}
+ABOVE_THE_BOUNDARY = {"_boundary.py", "_admin.py", "_cli.py", "_manifests.py"}
 
 #: What any module may take from the client's errors (not an API error class).
 LIFECYCLE_ONLY = {"LifecycleError"}

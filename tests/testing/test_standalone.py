@@ -129,3 +129,17 @@ def test_kubectl_works_against_the_standalone_server(
                 pipe.close()
     assert run([*kubectl, "delete", "pod", "web"], env=env).strip() == 'pod "web" deleted'
     assert run([*kubectl, "get", "pods", "-o", "name"], env=env).split() == ["pod/web2"]
+
+
+def test_standalone_says_so_when_listening_beyond_this_machine() -> None:
+    """``--host 0.0.0.0`` is honoured with a WARNING naming the exposure (issue 15); the
+    default binds 127.0.0.1 and warns of nothing."""
+    exposed = Standalone("--host", "0.0.0.0")
+    assert exposed.stop() == 0
+    warnings = [line for line in exposed.log.lines if "WARNING" in line]
+    assert len(warnings) == 1
+    assert "0.0.0.0" in warnings[0] and "/_fake/" in warnings[0]
+    default = Standalone()
+    assert default.stop() == 0
+    assert "http://127.0.0.1:" in default.url
+    assert not [line for line in default.log.lines if "WARNING" in line]

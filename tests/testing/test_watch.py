@@ -199,14 +199,15 @@ async def test_send_initial_events_ends_with_the_annotated_bookmark(
     "params",
     [
         {"sendInitialEvents": "true", "allowWatchBookmarks": "true"},
-        {"sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan"},
+        {"sendInitialEvents": "false", "allowWatchBookmarks": "true"},
         {"resourceVersionMatch": "NotOlderThan", "resourceVersion": "1"},
     ],
 )
 async def test_invalid_streaming_list_options_are_422(
     http: aiohttp.ClientSession, params: dict[str, str]
 ) -> None:
-    """sendInitialEvents needs NotOlderThan and bookmarks; a match without it is refused."""
+    """sendInitialEvents (true or false) needs NotOlderThan; a match without it is refused
+    (``validateWatchOptions``)."""
     async with http.get("/api/v1/pods", params={"watch": "1", **params}) as resp:
         assert resp.status == 422
         assert (await resp.json())["reason"] == "Invalid"

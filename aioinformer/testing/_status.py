@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ._failure import StatusFailure
 
 if TYPE_CHECKING:
-    from .resources import ResourceInfo
+    from ._resources import ResourceInfo
 
 __all__ = [
     "already_exists",

@@ -15,7 +15,7 @@ from typing import Any
 from .._builtin_resources import ALL_VERBS, BuiltinResource
 from .._builtin_resources import BUILTIN_RESOURCES as TABLE
 from ._failure import StatusFailure
-from .status import status_error
+from ._status import status_error
 
 __all__ = ["BUILTIN_RESOURCES", "SERVED_SUBRESOURCES", "ResourceInfo", "ResourceRegistry"]
 

@@ -24,11 +24,19 @@ same spellings as the in-process API (``"pods"``, ``"apps/v1/deployments"``, ...
 ==========================================  =================================================
 
 Errors are ``Status`` objects (400 for a bad body, 404 for an unknown endpoint).
+
+The admin API is for programs, not browsers: a page a developer visits must not be able to
+inject faults into (or create objects in) a server on their machine. So a request that carries
+an ``Origin`` header (browsers send one with every cross-origin request and every POST) is
+refused with 403, as is one whose ``Host`` is a name other than ``localhost`` (DNS rebinding:
+a page's own name resolved to 127.0.0.1), and a POST body must be ``application/json`` (415),
+which a browser cannot send cross-origin without a preflight the server never answers.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -36,11 +44,11 @@ import orjson
 from aiohttp import web
 
 from ..errors import ApiError
-from . import status
+from . import _status as status
 from ._failure import StatusFailure
 
 if TYPE_CHECKING:
-    from .server import FakeApiServer
+    from ._server import FakeApiServer
 
 __all__ = ["AdminApi"]
 
@@ -159,6 +167,7 @@ class AdminApi:
         :raises StatusFailure: 404 for an unknown endpoint, 405 for another method, 400 for
             bad arguments, and what the server's API refuses (a resource it does not serve).
         """
+        _refuse_browsers(request)
         action = request.path.removeprefix("/_fake/").strip("/")
         if request.method == "GET":
             read = _GET.get(action)
@@ -185,6 +194,10 @@ class AdminApi:
         raw = await request.read()
         if not raw.strip():
             return {}
+        if request.content_type != "application/json":
+            raise status.status_error(
+                415, message="admin request bodies are JSON (Content-Type: application/json)"
+            )
         try:
             args = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -192,3 +205,25 @@ class AdminApi:
         if not isinstance(args, dict):
             raise status.bad_request("admin request bodies are JSON objects")
         return args
+
+
+def _refuse_browsers(request: web.Request) -> None:
+    """Refuse what a web page could send (see the module documentation).
+
+    :raises StatusFailure: 403 for a request with an ``Origin`` header or a ``Host`` that is
+        a name other than ``localhost``.
+    """
+    if "Origin" in request.headers:
+        raise status.status_error(
+            403, message="the admin API does not answer browsers (the request has an Origin)"
+        )
+    host = request.host.rsplit(":", 1)[0] if request.host.count(":") == 1 else request.host
+    host = host.removeprefix("[").split("]", 1)[0]
+    if host == "localhost":
+        return
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        raise status.status_error(
+            403, message="the admin API answers only an IP address or localhost as Host"
+        ) from None

@@ -1,6 +1,6 @@
 """``aioinformer fake-apiserver``: run the fake API server standalone until interrupted.
 
-Serves the fault-injection API under ``/_fake/`` (see :mod:`aioinformer.testing.admin`), so
+Serves the fault-injection API under ``/_fake/`` (see :mod:`aioinformer.testing._admin`), so
 kubectl and programs in other languages can be tested against it::
 
     aioinformer fake-apiserver --port 8001 -f manifests.yaml
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import logging
 from collections.abc import Sequence
 
@@ -22,8 +23,8 @@ import anyio
 from .._cli_support import Interrupts, fail, run_command
 from .._objects import KubeObject
 from ..errors import ApiError
-from .manifests import create_manifest_objects, read_manifest_objects
-from .server import FakeApiServer
+from ._manifests import create_manifest_objects, read_manifest_objects
+from ._server import FakeApiServer
 
 __all__ = ["add_parser", "read_manifests", "run", "serve"]
 
@@ -123,11 +124,27 @@ async def serve(
                 return fail(f"{exc.message}{hint}")
             logger.info("loaded %d objects from %s", len(created), path)
         logger.info("fake API server listening on %s", server.url)
+        if not _is_loopback(host):
+            logger.warning(
+                "listening on %s, not only on this machine: anyone who can reach it can read"
+                " and write its objects and inject faults through /_fake/ (no authentication)",
+                host,
+            )
         await stop.wait()
         logger.info("shutting down")
         return 0
     finally:
         await server.aclose()
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or name to listen on) is this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ address and resources, a server has three entry points:
   answered so far and the watches open now, with awaitable lookups.
 
 The standalone server (``aioinformer fake-apiserver``) exposes the faults over HTTP too, see
-:mod:`aioinformer.testing.admin`.
+:mod:`aioinformer.testing._admin`.
 """
 
 from __future__ import annotations
@@ -32,19 +32,20 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from ..errors import LifecycleError
+from ._admin import AdminApi
 from ._boundary import client_error, client_errors
+from ._faults import RequestFaults, ServerFaults
+from ._http_api import ApiHandler
+from ._listoptions import MIN_REQUEST_TIMEOUT
 from ._network import Listener
 from ._objects import ServerObjects
+from ._request_log import RequestLog, ServerRequests
+from ._resources import ResourceInfo, ResourceRegistry
 from ._rest import RestStorage
 from ._shard import ShardingGate
-from .admin import AdminApi
-from .faults import RequestFaults, ServerFaults
-from .http_api import ApiHandler
-from .request_log import RequestLog, ServerRequests
-from .resources import ResourceInfo, ResourceRegistry
-from .status import status_error
-from .storage import Storage
-from .watch import WatchHub
+from ._status import status_error
+from ._storage import Storage
+from ._watch import WatchHub
 
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient, Configuration
@@ -73,6 +74,9 @@ class FakeApiServer:
         Kubernetes 1.36): on (the default), LIST, WATCH, streaming lists and DELETECOLLECTION
         honour ``shardSelector``; off, the parameter is ignored like an older server does.
         ``faults.set_sharded_list_and_watch()`` changes it while running.
+    :param min_request_timeout: like kube-apiserver's ``--min-request-timeout``: a watch
+        without ``timeoutSeconds`` is ended by the server after a random time between this
+        and twice this, in seconds (default 1800: 30 to 60 minutes).
     """
 
     def __init__(
@@ -87,7 +91,9 @@ class FakeApiServer:
         admin_api: bool = False,
         max_body_size: int = 64 * 1024 * 1024,
         sharded_list_and_watch: bool = True,
+        min_request_timeout: float = MIN_REQUEST_TIMEOUT,
     ) -> None:
+        self._min_request_timeout = min_request_timeout
         self._sharding = ShardingGate(enabled=sharded_list_and_watch)
         self._listener = Listener(host, port)
         self._max_body_size = max_body_size
@@ -154,6 +160,7 @@ class FakeApiServer:
             log=self._log,
             admin=AdminApi(self).handle if self._admin_enabled else None,
             sharding=self._sharding,
+            min_request_timeout=self._min_request_timeout,
         )
         app = web.Application(client_max_size=self._max_body_size)
         app.router.add_route("*", "/{tail:.*}", handler.handle)

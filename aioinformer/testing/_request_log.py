@@ -12,8 +12,8 @@ import anyio
 
 from ..errors import LifecycleError
 from ._boundary import client_errors
-from .resources import ResourceInfo, ResourceRegistry
-from .watch import WatchHub
+from ._resources import ResourceInfo, ResourceRegistry
+from ._watch import WatchHub
 
 __all__ = ["RequestLog", "RequestRecord", "ServerRequests", "describe_predicate"]
 

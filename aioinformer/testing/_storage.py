@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._objects import KubeObject
-from . import status
+from . import _status as status
+from ._history import DELETED, ResourceHistory, StoredEvent
 from ._object_rules import object_key
+from ._resources import ResourceInfo, ResourceRegistry
 from ._schema import require_schemas
-from .history import DELETED, ResourceHistory, StoredEvent
-from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["Storage", "storage_key"]
 

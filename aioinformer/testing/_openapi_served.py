@@ -9,9 +9,9 @@ registered.
 from __future__ import annotations
 
 from ._openapi import Endpoint, OpenAPIDocuments
+from ._resources import ResourceInfo, ResourceRegistry
 from ._rest_types import kind_of
 from ._schema import schemas
-from .resources import ResourceInfo, ResourceRegistry
 
 __all__ = ["ServedDocuments", "endpoint"]
 

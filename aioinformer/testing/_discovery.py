@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._resources import ResourceInfo, ResourceRegistry
 from ._schema import schemas
-from .resources import ResourceInfo, ResourceRegistry
+from ._subresources import discovery_entries
 
 __all__ = ["api_group", "api_group_list", "api_resource_list", "api_versions", "version_info"]
 
@@ -108,6 +109,7 @@ def api_resource_list(
     for info in infos:
         resources.append(_resource_entry(info))
         resources.extend(_subresource_entry(info, s) for s in info.subresources)
+        resources.extend(discovery_entries(info))
     return {
         "kind": "APIResourceList",
         "apiVersion": "v1",

@@ -15,12 +15,12 @@ from ..errors import LifecycleError
 from ._boundary import client_errors
 from ._failure import StatusFailure
 from ._network import Listener
+from ._resources import ResourceInfo, ResourceRegistry
+from ._routing import RequestInfo
 from ._shard import ShardingGate
-from .resources import ResourceInfo, ResourceRegistry
-from .routing import RequestInfo
-from .status import status_error
-from .storage import Storage
-from .watch import WatchHub
+from ._status import status_error
+from ._storage import Storage
+from ._watch import WatchHub
 
 __all__ = ["MALFORMED_LINE", "FailRule", "RequestFaults", "ServerFaults"]
 
@@ -94,7 +94,7 @@ class ServerFaults:
     that follow. A ``resource`` narrows a fault to one resource (any spelling
     :meth:`FakeApiServer.resource <aioinformer.testing.FakeApiServer.resource>` accepts;
     :class:`~aioinformer.errors.NotFoundError` for one not served). Every fault is also
-    reachable over HTTP on a server with ``admin_api=True`` (:mod:`aioinformer.testing.admin`).
+    reachable over HTTP on a server with ``admin_api=True`` (:mod:`aioinformer.testing._admin`).
     """
 
     def __init__(

@@ -1,7 +1,7 @@
 """The HTTP face of the fake API server: one aiohttp handler for every path.
 
-Each request is parsed (:mod:`.routing`), delayed by the configured latency, possibly
-answered by an armed failure (:mod:`.faults`), then served: discovery, CRUD, LIST or WATCH.
+Each request is parsed (:mod:`._routing`), delayed by the configured latency, possibly
+answered by an armed failure (:mod:`._faults`), then served: discovery, CRUD, LIST or WATCH.
 Every answer is logged in the request log; every failure is a ``Status``.
 """
 
@@ -15,10 +15,12 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from . import discovery, status
+from . import _discovery as discovery
+from . import _status as status
 from ._collections import delete_collection
 from ._discovery_aggregated import aggregated_media_type, api_discovery, apis_discovery
 from ._failure import StatusFailure
+from ._faults import RequestFaults
 from ._http_io import (
     Output,
     delete_options,
@@ -27,20 +29,21 @@ from ._http_io import (
     patch_body,
     write_options,
 )
+from ._listing import ListRequest, compile_matcher, list_document, shard_filter, with_shard
+from ._listoptions import MIN_REQUEST_TIMEOUT, server_watch_timeout, validate_list_options
 from ._managed import manager_from_user_agent
 from ._openapi import v2_acceptable
+from ._openapi_served import ServedDocuments
+from ._patch import patch_type_of
+from ._request_log import RequestLog, RequestRecord
+from ._resources import ResourceInfo, ResourceRegistry
 from ._rest import RestStorage
+from ._routing import RequestInfo, parse_request, truthy
 from ._scale import get_scale
 from ._shard import ShardingGate
+from ._subresources import CONNECT_SUBRESOURCES, serve_subresource
+from ._watch import WatchHub
 from ._writes import accepted_patch_types
-from .faults import RequestFaults
-from .listing import ListRequest, compile_matcher, list_document, shard_filter, with_shard
-from .openapi import ServedDocuments
-from .patch import patch_type_of
-from .request_log import RequestLog, RequestRecord
-from .resources import ResourceInfo, ResourceRegistry
-from .routing import RequestInfo, parse_request, truthy
-from .watch import WatchHub
 
 __all__ = ["ApiHandler", "json_response"]
 
@@ -88,7 +91,9 @@ class ApiHandler:
         log: RequestLog,
         admin: AdminHandler | None,
         sharding: ShardingGate | None = None,
+        min_request_timeout: float = MIN_REQUEST_TIMEOUT,
     ) -> None:
+        self._min_request_timeout = min_request_timeout
         self._sharding = sharding
         self._registry = registry
         self._rest = rest
@@ -160,6 +165,16 @@ class ApiHandler:
         res = self._registry.lookup(info.group, info.version, info.resource)
         if res is None or (info.namespace and not res.namespaced):
             raise _not_found_path()
+        if (res.group, res.plural, info.subresource) in CONNECT_SUBRESOURCES:
+            return await serve_subresource(
+                self._rest,
+                request,
+                res,
+                subresource=info.subresource,
+                verb=info.verb,
+                name=info.name,
+                namespace=info.namespace,
+            )
         if info.subresource and info.subresource not in res.subresources:
             raise _not_found_path()
         if info.subresource and info.verb not in ("get", "update", "patch"):
@@ -190,6 +205,7 @@ class ApiHandler:
             return await self._watch(request, info, res, query, record, output)
         matcher = compile_matcher(res, query)
         if verb == "list":
+            validate_list_options(query, watch=False)
             list_request = ListRequest.from_query(query)
             shard = shard_filter(query, self._sharding)  # in the registry: after 400s and 422s
             doc = list_document(
@@ -202,13 +218,12 @@ class ApiHandler:
             )
             return json_response(output.convert(doc))
         shard = shard_filter(query, self._sharding)
-        _, dry_run = await delete_options(request, res, request.query)
         deleted = delete_collection(
             self._rest,
             res,
             namespace=info.namespace,
             matcher=with_shard(matcher, shard),
-            dry_run=dry_run,
+            options=await delete_options(request, res, request.query),
         )
         doc = {
             "kind": res.list_kind,
@@ -315,16 +330,13 @@ class ApiHandler:
         self, request: web.Request, info: RequestInfo, res: ResourceInfo
     ) -> web.StreamResponse:
         output = Output(request, res, dict(request.query))
-        preconditions, dry_run = await delete_options(request, res, request.query)
-        written = self._rest.delete(
-            res,
-            name=info.name,
-            namespace=info.namespace,
-            preconditions=preconditions,
-            dry_run=dry_run,
-        )
+        options = await delete_options(request, res, request.query)
+        written = self._rest.delete(res, name=info.name, namespace=info.namespace, options=options)
         obj = written.obj
-        if not written.gone or res.delete_returns_object:
+        if not written.gone:  # 202 only when asked to cascade (handlers/delete.go)
+            code = 202 if options.orphan_dependents is False else 200
+            return json_response(output.convert(obj), code)
+        if res.delete_returns_object:
             return json_response(output.convert(obj))
         details: dict[str, Any] = {"name": info.name}
         if res.group:
@@ -350,29 +362,15 @@ class ApiHandler:
         raw_initial = query.get("sendInitialEvents")
         send_initial = None if raw_initial is None else truthy(raw_initial)
         allow_bookmarks = truthy(query.get("allowWatchBookmarks"))
-        match = query.get("resourceVersionMatch", "")
-        if send_initial:
-            if match != "NotOlderThan":
-                raise _invalid_watch(
-                    "resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
-                    "resourceVersionMatch to NotOlderThan"
-                )
-            if not allow_bookmarks:
-                raise _invalid_watch(
-                    "allowWatchBookmarks: Forbidden: sendInitialEvents requires "
-                    "allowWatchBookmarks=true"
-                )
-        elif match:
-            raise _invalid_watch(
-                "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch "
-                "unless sendInitialEvents is provided"
-            )
+        validate_list_options(query, watch=True)
         timeout: float | None = None
         if query.get("timeoutSeconds"):
             try:
                 timeout = float(query["timeoutSeconds"])
             except ValueError:
                 raise status.bad_request("invalid timeoutSeconds") from None
+        else:
+            timeout = server_watch_timeout(self._min_request_timeout)
         matcher = with_shard(matcher, shard_filter(query, self._sharding))
         watcher = self._hub.open(
             res,
@@ -397,7 +395,3 @@ class ApiHandler:
             return response
         finally:
             self._hub.close(watcher)
-
-
-def _invalid_watch(why: str) -> StatusFailure:
-    return status.status_error(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {why}')

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from ._failure import StatusFailure
-from .status import status_error
+from ._status import status_error
 
 __all__ = ["apply_json_patch", "apply_merge_patch", "patch_type_of"]
 

@@ -20,12 +20,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from .._objects import KubeObject
-from . import status
+from . import _status as status
 from ._failure import StatusFailure
+from ._history import ADDED, DELETED, ERROR, StoredEvent, encode_event
+from ._resources import ResourceInfo
 from ._selectors import Matcher
-from .history import ADDED, DELETED, ERROR, StoredEvent, encode_event
-from .resources import ResourceInfo
-from .storage import Storage, storage_key
+from ._storage import Storage, storage_key
 
 #: CustomResourceDefinitions: deleting one ends the watches of its resource.
 _CRDS = ("apiextensions.k8s.io", "customresourcedefinitions")
@@ -281,7 +281,7 @@ class WatchHub:
                 obj = objects[key]
                 if watcher.visible(obj):
                     watcher.push(encode_event(ADDED, obj))
-            if send_initial_events:
+            if send_initial_events and allow_bookmarks:
                 watcher.bookmark(current, initial_end=True)
         elif not from_state:
             history = storage.history(info)

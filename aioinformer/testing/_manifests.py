@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from .._objects import KubeObject
 from ..errors import ApiError, NotFoundError
-from . import status
+from . import _status as status
 from ._boundary import client_error
 
 if TYPE_CHECKING:
-    from .server import FakeApiServer
+    from ._server import FakeApiServer
 
 __all__ = [
     "create_manifest_objects",

@@ -3,10 +3,12 @@
 * ``resourceVersion=""``: the current state (a consistent read).
 * ``resourceVersion="0"``: the current state (the fake has no stale cache). Like the real
   server answering from its watch cache, ``limit`` is **ignored**: one page, no token.
-* ``resourceVersion=N`` with ``resourceVersionMatch`` unset or ``NotOlderThan``: the current
-  state when ``N`` is not in the future, else 504 "Too large resource version".
-* ``resourceVersionMatch=Exact``: the state at ``N``, rebuilt from history (410 Expired when
-  ``N`` is older than the history window).
+* ``resourceVersion=N`` with ``resourceVersionMatch`` ``NotOlderThan``, or unset without a
+  ``limit``: the current state when ``N`` is not in the future, else 504 "Too large resource
+  version".
+* ``resourceVersionMatch=Exact``, and the legacy rule (``limit`` with ``resourceVersion=N``
+  and no ``resourceVersionMatch``): the state at ``N``, rebuilt from history (410 Expired
+  when ``N`` is older than the history window).
 * ``continue`` tokens are opaque (base64 JSON like the real ones) and pin the RV of the first
   page; once that RV leaves the history window they answer 410 Expired.
 * ``metadata.remainingItemCount`` is set when more items remain and no selector was given
@@ -29,13 +31,13 @@ from typing import Any
 import orjson
 
 from .._objects import KubeObject
-from . import status
+from . import _status as status
 from ._failure import StatusFailure
+from ._resources import BUILTIN_RESOURCES, ResourceInfo
 from ._selectors import Matcher, compile_selectors
 from ._shard import ShardFilter, ShardingGate, ShardSelectorRefused, parse_shard_filter
-from .resources import BUILTIN_RESOURCES, ResourceInfo
-from .storage import Storage
-from .watch import parse_resource_version
+from ._storage import Storage
+from ._watch import parse_resource_version
 
 __all__ = [
     "ListRequest",
@@ -218,7 +220,11 @@ def list_document(
         requested = parse_resource_version(request.resource_version)
         if requested > current:
             raise status.too_large_resource_version(requested, current)
-        if request.resource_version_match == "Exact":
+        # "Exact", or the legacy rule: a limit with a resource version and no match is
+        # served from the state at that version too (etcd3 ``GetList``, cacher
+        # ``shouldDelegateList``'s ``isLegacyExactMatch``).
+        legacy_exact = limit > 0 and not request.resource_version_match
+        if request.resource_version_match == "Exact" or legacy_exact:
             rv, objects = requested, storage.state_at(info, requested)
         else:
             rv, objects = current, storage.objects(info)
