@@ -22,9 +22,11 @@ class Cache:
     """A read-only view of an informer's cache (``informer.cache``): lookups by key, the
     whole content, and the indexes.
 
-    It reads the live cache: every call sees the informer's latest state. The objects are
-    the cache's own: never mutate them (copy first). For selector-based reads by namespace
-    and name, :meth:`~aioinformer.SharedIndexInformer.lister` is more convenient.
+    It reads the live cache: every call sees the informer's latest state. With the compact
+    cache (the informer's default) every read decodes fresh dicts, which the caller may
+    mutate; with ``cache="dict"`` the objects are the cache's own: never mutate them (copy
+    first). For selector-based reads by namespace and name,
+    :meth:`~aioinformer.SharedIndexInformer.lister` is more convenient.
     """
 
     __slots__ = ("_indexer",)
@@ -40,7 +42,7 @@ class Cache:
 
     def __contains__(self, key: object) -> bool:
         """Whether an object is cached under ``key`` (``"namespace/name"`` or ``"name"``)."""
-        return isinstance(key, str) and self._indexer.get_by_key(key) is not None
+        return isinstance(key, str) and key in self._indexer
 
     @property
     def resource_version(self) -> str:

@@ -150,6 +150,12 @@ class _IndexState:
 
     def values_for(self, key: str, obj: Any) -> tuple[str, ...]:
         """The canonical values of ``obj`` (raises IndexFuncError; changes nothing)."""
+        if self.func is meta_namespace_index_func and type(obj) is dict:
+            # The built-in index, on a decoded object: what the function computes, directly.
+            metadata = obj.get("metadata")
+            namespace = metadata.get("namespace") if type(metadata) is dict else None
+            if type(namespace) is str:
+                return (self.canon.get(namespace, namespace),)
         values = index_values(self.name, self.func, key, obj)
         canon = self.canon
         if len(values) == 1:

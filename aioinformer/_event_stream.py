@@ -68,16 +68,20 @@ class _Subscription:
 
     async def next(self) -> Event:
         listener = self.listener
-        if self.current is not None:
+        current = self.current
+        if current is not None:
             # Asking for the next event means the consumer is done with the previous one.
-            listener.processed(self.current)
+            if current.is_in_initial_list:
+                listener.processed(current)
             self.current = None
         if self.unregister is None:
             raise StopAsyncIteration
-        event = await listener.next()
+        event = listener.next_nowait()  # the common case: no second coroutine
         if event is None:
-            self.close()
-            raise StopAsyncIteration
+            event = await listener.next()
+            if event is None:
+                self.close()
+                raise StopAsyncIteration
         self.current = event
         return event
 

@@ -14,6 +14,7 @@ import anyio.abc
 
 from ._builtin_resources import BUILTIN_RESOURCES
 from ._clock import SYSTEM_CLOCK, Clock
+from ._compact import DEFAULT_CACHE_MODE, CacheMode
 from ._config import WatchConfig
 from ._informer import InformerStatistics, SharedIndexInformer
 from ._lifecycle import Service, State
@@ -142,6 +143,11 @@ class SharedInformerFactory(Service):
         streaming lists, backoff policy; each informer walks its own backoff sequence).
         Default :class:`~aioinformer.WatchConfig` ``()``.
     :param custom_watch: watch configurations per resource, overriding ``watch``.
+    :param cache: how every informer keeps its cache: ``"compact"`` (the default; JSON bytes
+        the garbage collector never scans, fresh dicts on every read) or ``"dict"`` (the
+        decoded objects, shared with readers). See
+        :class:`~aioinformer.informer.SharedIndexInformer` for the trade-off.
+    :param custom_cache: cache modes per resource, overriding ``cache``.
     :param clock: time for every informer (resync, backoff waits, deadlines). Default the
         system clock.
     :param shard_selector: every informer caches only this shard (a
@@ -171,6 +177,8 @@ class SharedInformerFactory(Service):
         custom_resync: Mapping[Resource | str, float] | None = None,
         watch: WatchConfig = WatchConfig(),
         custom_watch: Mapping[Resource | str, WatchConfig] | None = None,
+        cache: CacheMode = DEFAULT_CACHE_MODE,
+        custom_cache: Mapping[Resource | str, CacheMode] | None = None,
         clock: Clock = SYSTEM_CLOCK,
         shard_selector: ShardSelector | str | None = None,
         custom_shard_selector: Mapping[Resource | str, ShardSelector | str | None] | None = None,
@@ -193,6 +201,8 @@ class SharedInformerFactory(Service):
         self._custom_resync = {_as_resource(r): p for r, p in (custom_resync or {}).items()}
         self._watch = watch
         self._custom_watch = {_as_resource(r): c for r, c in (custom_watch or {}).items()}
+        self._cache = cache
+        self._custom_cache = {_as_resource(r): m for r, m in (custom_cache or {}).items()}
         self._clock = clock
         self._shard = _shard_or_none(shard_selector)
         self._custom_shard = {
@@ -256,6 +266,7 @@ class SharedInformerFactory(Service):
             indexers=indexers,
             name=str(key),
             watch=self._custom_watch.get(key, self._watch),
+            cache=self._custom_cache.get(key, self._cache),
             clock=self._clock,
             shard_selector=self._custom_shard.get(key, self._shard),
         )

@@ -20,22 +20,23 @@ does not parse, the line is decoded whole instead.
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 import orjson
 
-from ._listwatch import WatchEventType
+from ._listwatch import WatchEvent, WatchEventType
 from .errors import MalformedWatchEventError
 
 __all__ = ["DecodedEvent", "LineFramer", "WatchDecoder", "decode_event"]
 
-#: A decoded watch line: ``(type, object, raw)``. ``type`` is a
-#: :class:`~aioinformer.listwatch.WatchEventType` for the known types (else the string sent);
-#: ``raw`` is the object's exact JSON (a slice of the line), or None when the line had another
-#: shape.
-DecodedEvent: TypeAlias = tuple[str, dict[str, Any], bytes | None]
+#: A decoded watch line: a :class:`~aioinformer.listwatch.WatchEvent` ``(type, object, raw)``.
+#: ``type`` is a :class:`~aioinformer.listwatch.WatchEventType` for the known types (else the
+#: string sent); ``raw`` is the object's exact JSON (a slice of the line), or None when the
+#: line had another shape.
+DecodedEvent: TypeAlias = WatchEvent
 
 _loads = orjson.loads
+_event = WatchEvent
 _JSONDecodeError = orjson.JSONDecodeError
 
 _HEAD = b'{"type":"'
@@ -148,7 +149,7 @@ def decode_event(line: bytes) -> DecodedEvent:
                 except _JSONDecodeError:
                     obj = None  # another shape (or not JSON): decode the whole line below
                 if obj.__class__ is dict:
-                    return event_type, obj, raw
+                    return _event(event_type, obj, raw)
     try:
         event = _loads(line)
     except _JSONDecodeError as exc:
@@ -160,7 +161,7 @@ def decode_event(line: bytes) -> DecodedEvent:
     if not isinstance(sent_type, str) or not isinstance(obj, dict):
         raise MalformedWatchEventError("missing 'type' or 'object'", line)
     known = _TYPES.get(sent_type.encode())
-    return (sent_type if known is None else known), obj, None
+    return _event(sent_type if known is None else known, obj, None)
 
 
 class WatchDecoder:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import gc
 import logging
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -53,8 +52,6 @@ USER_AGENT = f"aioinformer/{__version__}"
 JSON = "application/json"
 #: At most this much of an error body is read.
 _ERROR_BODY_LIMIT = 1024 * 1024
-#: Bodies larger than this are decoded with the cyclic GC paused (see :func:`decode_body`).
-GC_PAUSE_THRESHOLD = 1024 * 1024
 
 
 class _Default(Enum):
@@ -132,25 +129,14 @@ def error_from_response(
 
 
 def decode_body(body: bytes, what: str) -> Any:
-    """Decode a JSON response body; a large one with the cyclic garbage collector paused.
-
-    Decoding a big list allocates millions of containers in one C call, and CPython's GC would
-    rescan them (and everything else alive) several times on the way. Pausing it for the
-    duration of the call, and only that, is safe: no Python code runs inside ``orjson.loads``;
-    the previous state is restored.
+    """Decode a JSON response body (the process's garbage-collector state is left alone).
 
     :raises TransportError: when the body is not JSON.
     """
-    pause = len(body) >= GC_PAUSE_THRESHOLD and gc.isenabled()
-    if pause:
-        gc.disable()
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         raise TransportError(f"{what}: undecodable response ({exc})") from exc
-    finally:
-        if pause:
-            gc.enable()
 
 
 class Auth(Protocol):

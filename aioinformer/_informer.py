@@ -1,9 +1,12 @@
 """The SharedIndexInformer: one LIST+WATCH shared by any number of consumers.
 
-Data path: the :class:`~aioinformer.Reflector` feeds a
-:class:`~aioinformer.delta_fifo.DeltaFIFO`; one processing task pops batches from it, applies
-each delta to the :class:`~aioinformer.store.Indexer` and distributes a notification to every
-listener by appending to its deque. Nothing downstream of the FIFO can block the watch stream.
+Data path: the :class:`~aioinformer.lowlevel.Reflector` hands each batch of watch events
+(decoded once) to a :class:`~aioinformer.delta_fifo.DeltaFIFO` in one call; one processing task
+pops batches of keys from it, applies each delta to the cache (a
+:class:`~aioinformer._compact.CompactIndexer` by default, or the dict-backed
+:class:`~aioinformer.store.Indexer`: see ``cache``) and appends the batch's notifications to
+every listener's deque at once. Nothing downstream of the FIFO can block the watch stream, and
+a slow consumer only grows its own backlog.
 
 ``handle_deltas`` follows client-go: ``Sync``/``Replaced``/``Added``/``Updated`` update the
 object when its key is cached (an ``UPDATED`` notification) and add it otherwise (``ADDED``);
@@ -18,21 +21,20 @@ import gc
 import itertools
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import anyio
 import anyio.lowlevel
 
 from ._cache_view import Cache
 from ._clock import SYSTEM_CLOCK, Clock
+from ._compact import DEFAULT_CACHE_MODE, CacheIndexer, CacheMode, new_indexer
 from ._config import WatchConfig
 from ._delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
+from ._dispatch import apply_deltas, distribute
 from ._event_stream import (
     Event,
     EventStream,
-    EventType,
     Listener,
-    ListenerStatistics,
     Registration,
     validate_handler,
 )
@@ -40,13 +42,15 @@ from ._lifecycle import Service, State
 from ._listener import effective_resync
 from ._lister import Lister
 from ._listwatch import ListerWatcher, Resource
-from ._objects import try_resource_version
+from ._objects import KubeObject
 from ._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
-from ._sharding._informer_filter import ShardSelector, ShardStatistics, sharded_lister_watcher
-from ._store import Indexer, Indexers
+from ._sharding._informer_filter import ShardSelector, sharded_lister_watcher
+from ._store import Indexers
 from .errors import FIFOClosedError, LifecycleError
 
 __all__ = ["MINIMUM_RESYNC_PERIOD", "InformerStatistics", "SharedIndexInformer"]
+
+from ._informer_statistics import InformerStatistics
 
 logger = logging.getLogger(__name__)
 
@@ -54,27 +58,6 @@ logger = logging.getLogger(__name__)
 MINIMUM_RESYNC_PERIOD = 1.0
 
 _names = itertools.count(1)
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class InformerStatistics:
-    """A snapshot of an informer, read with :meth:`SharedIndexInformer.statistics`."""
-
-    #: The informer's name (``v1/pods`` in a factory).
-    name: str
-    #: Where the informer is in its life.
-    state: State
-    #: Whether the initial list is in the cache.
-    synced: bool
-    #: Objects in the cache.
-    objects: int
-    #: Deltas the cache refused (index or key errors); each was skipped.
-    store_errors: int
-    #: The reflector's counters (all zero before the informer started).
-    reflector: ReflectorStatistics
-    #: Every consumer (event streams and handlers), in registration order.
-    listeners: tuple[ListenerStatistics, ...]
-    shard: ShardStatistics | None = None  #: a sharded informer's filter, else None
 
 
 class SharedIndexInformer(Service):
@@ -94,13 +77,22 @@ class SharedIndexInformer(Service):
     :param watch: how the reflector lists and watches (page size, watch timeouts, streaming
         lists, backoff). Default :class:`~aioinformer.WatchConfig` ``()``.
     :param batch_size: the most keys processed per FIFO pop. Default 1000.
+    :param cache: how the cache keeps objects. ``"compact"`` (the default): each object as its
+        JSON bytes beside its index values, which CPython's cyclic garbage collector never
+        scans, at about 1.1x the object's wire size; reads (``lister().get``, ``list``, index
+        lookups) decode and return fresh dicts, about 10 µs per 2.5 KB Pod, which callers may
+        mutate. ``"dict"``: the decoded dicts themselves, shared with every reader (never
+        mutate them): reads cost a dict lookup, but the cache is ~6x the wire size and every
+        full collection rescans it (ingest several times slower on a large cache). Choose
+        ``"dict"`` for read-heavy consumers that list thousands of objects often. Events carry
+        the same plain dicts in both modes.
     :param freeze_gc_after_sync: call :func:`gc.freeze` once the initial list is cached, so
         CPython's cyclic garbage collector stops rescanning it (and everything else alive at
-        that moment) on every full collection — the cache is millions of containers for a large
-        cluster. Process-wide and opt-in: objects frozen while alive that later become *cyclic*
-        garbage are never reclaimed (acyclic ones, like cached objects, are freed as usual).
-        A full collection runs first, once: a pause of about a second per 10,000 Pods
-        (``make bench`` measures the effect). Default False.
+        that moment) on every full collection. Only useful with ``cache="dict"`` (the compact
+        cache holds nothing the collector scans). Process-wide and opt-in: objects frozen while
+        alive that later become *cyclic* garbage are never reclaimed (acyclic ones, like cached
+        objects, are freed as usual). A full collection runs first, once: a pause of about a
+        second per 10,000 Pods. Default False.
     :param clock: time for resync scheduling, the reflector's waits and :meth:`aclose`'s
         bound. Default the system clock.
     :param shard_selector: cache one shard only (:mod:`aioinformer._sharding._informer_filter`).
@@ -115,6 +107,7 @@ class SharedIndexInformer(Service):
         name: str | None = None,
         watch: WatchConfig = WatchConfig(),
         batch_size: int = DEFAULT_BATCH_SIZE,
+        cache: CacheMode = DEFAULT_CACHE_MODE,
         freeze_gc_after_sync: bool = False,
         clock: Clock = SYSTEM_CLOCK,
         shard_selector: ShardSelector | str | None = None,
@@ -126,7 +119,8 @@ class SharedIndexInformer(Service):
         self._lw = self._shard or lister_watcher
         self._default_resync = max(0.0, resync_period)
         self._check_period = self._default_resync
-        self._indexer = Indexer(indexers=indexers)
+        self._indexer: CacheIndexer = new_indexer(cache, indexers=indexers)
+        self._cache_mode: CacheMode = cache
         self._batch_size = batch_size
         self._clock = clock
         self._transform: TransformFunc | None = None
@@ -151,10 +145,17 @@ class SharedIndexInformer(Service):
 
     @property
     def cache(self) -> Cache:
-        """The cache, read-only (a :class:`~aioinformer.Cache`); never mutate its objects."""
+        """The cache, read-only (a :class:`~aioinformer.Cache`). With ``cache="compact"``
+        (the default) every read returns fresh dicts; with ``"dict"`` the cached objects
+        themselves: never mutate those."""
         return Cache(self._indexer)
 
     indexer = cache  # the former name, kept as an alias of the same read-only view
+
+    @property
+    def cache_mode(self) -> CacheMode:
+        """How the cache keeps objects: ``"compact"`` or ``"dict"`` (see the class)."""
+        return self._cache_mode
 
     def lister(self) -> Lister:
         """A :class:`~aioinformer.lister.Lister` over the cache."""
@@ -396,53 +397,40 @@ class SharedIndexInformer(Service):
             await anyio.lowlevel.checkpoint()
 
     def _process_batch(self, batch: list[list[Delta]], is_in_initial_list: bool) -> None:
+        events: list[Event] = []
+        syncs = 0
         for deltas in batch:
-            self.handle_deltas(deltas, is_in_initial_list)
+            syncs += self._apply(deltas, is_in_initial_list, events)
+        self._distribute(events, syncs, is_in_initial_list)
 
     def handle_deltas(self, deltas: list[Delta], is_in_initial_list: bool = False) -> None:
         """Apply one key's deltas to the cache and notify listeners (oldest first)."""
-        indexer = self._indexer
-        for delta_type, obj in deltas:
-            try:
-                if delta_type is DeltaType.DELETED:
-                    old = indexer.delete(obj)
-                else:
-                    old = indexer.update(obj)
-            except Exception as exc:
-                self._store_errors += 1
-                if self._reflector is not None and delta_type is not DeltaType.DELETED:
-                    # The hook, a once-per-key log line and the stale keys say it.
-                    self._reflector._cache_refused(obj, exc)
-                else:
-                    logger.warning(
-                        "%s: cache refused a %s delta: %s: %s",
-                        self.name,
-                        delta_type.value,
-                        type(exc).__name__,
-                        exc,
-                    )
-                continue
-            if delta_type is DeltaType.DELETED:
-                self._distribute(Event(EventType.DELETED, obj, old), False)
-            elif old is None:
-                self._distribute(
-                    Event(EventType.ADDED, obj, is_in_initial_list=is_in_initial_list), False
-                )
-            else:
-                is_sync = delta_type is DeltaType.SYNC or (
-                    delta_type is DeltaType.REPLACED
-                    and try_resource_version(old) == try_resource_version(obj)
-                )
-                self._distribute(Event(EventType.UPDATED, obj, old, is_sync=is_sync), is_sync)
+        events: list[Event] = []
+        syncs = self._apply(deltas, is_in_initial_list, events)
+        self._distribute(events, syncs, is_in_initial_list)
 
-    def _distribute(self, event: Event, is_sync: bool) -> None:
-        if is_sync:
-            for listener in self._listeners:
-                if listener.syncing:
-                    listener.add(event)
+    def _apply(self, deltas: list[Delta], is_in_initial_list: bool, events: list[Event]) -> int:
+        syncs, refused = apply_deltas(
+            self._indexer, deltas, is_in_initial_list, events, self._cache_refused
+        )
+        self._store_errors += refused
+        return syncs
+
+    def _cache_refused(self, delta_type: DeltaType, obj: KubeObject, exc: Exception) -> None:
+        if self._reflector is not None and delta_type is not DeltaType.DELETED:
+            # The hook, a once-per-key log line and the stale keys say it.
+            self._reflector._cache_refused(obj, exc)
         else:
-            for listener in self._listeners:
-                listener.add(event)
+            logger.warning(
+                "%s: cache refused a %s delta: %s: %s",
+                self.name,
+                delta_type.value,
+                type(exc).__name__,
+                exc,
+            )
+
+    def _distribute(self, events: list[Event], syncs: int, is_in_initial_list: bool) -> None:
+        distribute(self._listeners, events, syncs, is_in_initial_list)
 
     def _should_resync(self) -> bool:
         """Called by the reflector's resync ticker: mark the listeners due and say if any is."""

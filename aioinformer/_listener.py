@@ -10,13 +10,14 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError, dataclass
 from enum import StrEnum
 from typing import Any
 
 import anyio
 import anyio.lowlevel
 
+from ._compact import LazyObject
 from ._objects import KubeObject
 
 __all__ = [
@@ -47,26 +48,86 @@ class EventType(StrEnum):
     DELETED = "DELETED"
 
 
-@dataclass(frozen=True, slots=True)
 class Event:
-    """One notification.
+    """One notification (immutable).
 
     :ivar type: added, updated or deleted.
     :ivar object: the new object; for ``DELETED`` the final state from the watch, or a
         :class:`~aioinformer.objects.DeletedFinalStateUnknown` when the delete itself was missed.
     :ivar old_object: for ``UPDATED`` the previous cached state; for ``DELETED`` the last cached
-        state (or None); None for ``ADDED``.
+        state (or None); None for ``ADDED``. With the compact cache it is decoded from the
+        cache on first access (then the same dict for every consumer): an event nobody asks
+        the old state of never pays for decoding it.
     :ivar is_sync: True for a resync (or relist) update that did not change the resource
         version; only listeners due for resync receive those.
     :ivar is_in_initial_list: True for an ``ADDED`` that is part of the initial list (or of the
         cache replayed to a consumer that joined late).
+
+    Events compare equal when all five fields do.
     """
+
+    __slots__ = ("_old", "is_in_initial_list", "is_sync", "object", "type")
 
     type: EventType
     object: Any
-    old_object: KubeObject | None = None
-    is_sync: bool = False
-    is_in_initial_list: bool = False
+    _old: KubeObject | LazyObject | None
+    is_sync: bool
+    is_in_initial_list: bool
+
+    def __init__(
+        self,
+        type: EventType,
+        object: Any,
+        old_object: KubeObject | LazyObject | None = None,
+        is_sync: bool = False,
+        is_in_initial_list: bool = False,
+    ) -> None:
+        # Slot descriptors directly: the instance refuses attribute assignment.
+        _set_type(self, type)
+        _set_object(self, object)
+        _set_old(self, old_object)
+        _set_is_sync(self, is_sync)
+        _set_is_in_initial_list(self, is_in_initial_list)
+
+    @property
+    def old_object(self) -> KubeObject | None:
+        """The previous state (see the class); decoded on first access in a compact cache."""
+        old = self._old
+        if old.__class__ is LazyObject:
+            assert isinstance(old, LazyObject)
+            return old.object
+        assert not isinstance(old, LazyObject)
+        return old
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.type, self.object, self.old_object, self.is_sync, self.is_in_initial_list)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Event:
+            return NotImplemented
+        assert isinstance(other, Event)
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # objects are dicts: never hashable
+
+    def __repr__(self) -> str:
+        return (
+            f"Event(type={self.type!r}, object={self.object!r}, old_object={self.old_object!r},"
+            f" is_sync={self.is_sync!r}, is_in_initial_list={self.is_in_initial_list!r})"
+        )
+
+
+_set_type = Event.__dict__["type"].__set__
+_set_object = Event.__dict__["object"].__set__
+_set_old = Event.__dict__["_old"].__set__
+_set_is_sync = Event.__dict__["is_sync"].__set__
+_set_is_in_initial_list = Event.__dict__["is_in_initial_list"].__set__
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -187,6 +248,21 @@ class Listener:
         if self._wake is not None:
             self._wake_up()
 
+    def add_batch(self, events: list[Event], initial: int = 0) -> None:
+        """Append many notifications at once, ``initial`` of them initial-list adds; the
+        consumer is woken once (never blocks)."""
+        if self._closed or not events:
+            return
+        buffer = self._buffer
+        buffer.extend(events)
+        if initial:
+            self._initial_pending += initial
+        backlog = len(buffer) + len(self._replay)  # a late joiner's replay counts too
+        if backlog > self.peak_backlog:
+            self.peak_backlog = backlog
+        if self._wake is not None:
+            self._wake_up()
+
     def should_resync(self, now: float) -> bool:
         """Whether this listener is due for resync at ``now``."""
         return self.resync_period > 0 and now >= self.next_resync
@@ -221,6 +297,16 @@ class Listener:
         self._check_synced()
 
     # -- consumer side ---------------------------------------------------------------------
+
+    def next_nowait(self) -> Event | None:
+        """The next buffered notification if one can be read without yielding to the event
+        loop (one is buffered and the consumer's slice has time left), else None."""
+        if time.perf_counter() - self._slice_start >= SLICE_SECONDS:
+            return None
+        if self._replay:
+            return Event(EventType.ADDED, self._replay.popleft(), is_in_initial_list=True)
+        buffer = self._buffer
+        return buffer.popleft() if buffer else None
 
     async def next(self) -> Event | None:
         """The next notification, waiting for one; None once the listener is closed.

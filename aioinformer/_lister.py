@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import builtins
 
+from ._compact import CacheIndexer
 from ._listwatch import Resource
 from ._objects import KubeObject
 from ._selectors import LabelSelector, parse_label_selector
-from ._store import NAMESPACE_INDEX, Indexer
+from ._store import NAMESPACE_INDEX
 from .errors import IndexNotFoundError
 
 __all__ = ["Lister", "NamespaceLister"]
@@ -28,7 +29,7 @@ def _filtered(objects: builtins.list[KubeObject], selector: Selector) -> builtin
     return [obj for obj in objects if parsed.matches_object(obj)]
 
 
-def _namespaced(indexer: Indexer, resource: Resource | None) -> bool | None:
+def _namespaced(indexer: CacheIndexer, resource: Resource | None) -> bool | None:
     """Whether the cached resource lives in namespaces (None: cannot tell).
 
     Known from the resource when its kind is known (the built-in resources, or discovered
@@ -50,7 +51,11 @@ def _what(resource: Resource | None) -> str:
 
 
 class Lister:
-    """Reads an informer's cache. Objects are shared with the cache: never mutate them.
+    """Reads an informer's cache.
+
+    With the compact cache (the informer's default) every read returns freshly decoded dicts,
+    which the caller may mutate; with ``cache="dict"`` it returns the cached objects
+    themselves, shared with the cache and every other reader: never mutate them.
 
     :param indexer: the cache (``informer.indexer``).
     :param resource: what the cache holds, for the namespace checks of :meth:`get` and for
@@ -59,7 +64,7 @@ class Lister:
 
     __slots__ = ("_indexer", "_resource")
 
-    def __init__(self, indexer: Indexer, *, resource: Resource | None = None) -> None:
+    def __init__(self, indexer: CacheIndexer, *, resource: Resource | None = None) -> None:
         self._indexer = indexer
         self._resource = resource
 
@@ -106,7 +111,7 @@ class NamespaceLister:
     __slots__ = ("_indexer", "_resource", "namespace")
 
     def __init__(
-        self, indexer: Indexer, namespace: str, *, resource: Resource | None = None
+        self, indexer: CacheIndexer, namespace: str, *, resource: Resource | None = None
     ) -> None:
         self._indexer = indexer
         self._resource = resource

@@ -15,8 +15,10 @@ from urllib.parse import quote
 
 from ._builtin_resources import BUILTIN_RESOURCES
 from ._objects import KubeObject
+from .errors import MalformedWatchEventError
 
 __all__ = [
+    "BatchWatchStream",
     "ListOptions",
     "ListResult",
     "ListerWatcher",
@@ -196,10 +198,15 @@ class WatchEvent(NamedTuple):
     ``type`` is a :class:`WatchEventType` value for the known types; unknown types are passed
     through as the server sent them (the reflector logs and skips them). ``ERROR`` events never
     appear: the stream raises them as :class:`~aioinformer.errors.ApiError`.
+
+    ``raw`` is the object's exact JSON when the stream has it (a slice of the watch line, see
+    :mod:`aioinformer._framing`), else None; the compact cache stores it without encoding the
+    object again. ``event_type, obj = event[:2]`` unpacks the other two.
     """
 
     type: str
     object: KubeObject
+    raw: bytes | None = None
 
 
 class WatchStream(Protocol):
@@ -218,6 +225,25 @@ class WatchStream(Protocol):
     async def __anext__(self) -> WatchEvent: ...
 
     async def aclose(self) -> None: ...
+
+
+class BatchWatchStream(WatchStream, Protocol):
+    """A :class:`WatchStream` that also hands out everything one read of the connection
+    completed at once; the reflector uses :meth:`next_batch` when a stream has it (one store
+    hand-off per batch instead of one per event).
+    """
+
+    async def next_batch(self) -> list[WatchEvent | MalformedWatchEventError]:
+        """The events completed by the next read, in order, each undecodable line as its
+        :class:`~aioinformer.errors.MalformedWatchEventError` in its place (not raised).
+
+        Returns an empty list once the stream ended cleanly (and on every call after that);
+        raises what :meth:`__anext__` raises for the stream's end (an ``ERROR`` event as
+        :class:`~aioinformer.errors.ApiError`, after the events before it were returned).
+        Never returns an empty list before the end. Mixing it with ``__anext__`` is allowed:
+        each event is delivered once.
+        """
+        ...
 
 
 class ListerWatcher(Protocol):

@@ -2,8 +2,8 @@
 :class:`~aioinformer.KubeClient`.
 
 Responses are read as raw bytes and decoded with orjson into plain dicts — no model objects.
-The watch stream is framed from the chunks as they arrive, so one event may be many megabytes
-long.
+The watch stream is framed from the chunks as they arrive (whole chunks at a time, see
+:mod:`aioinformer._framing`), so one event may be many megabytes long.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import aiohttp
-import orjson
 
+from ._framing import LineFramer, decode_event
 from ._http import decode_body, map_errors, read
 from ._listwatch import (
     ListOptions,
@@ -41,10 +41,10 @@ logger = logging.getLogger(__name__)
 
 #: The largest watch event (one JSON line) accepted by default: 64 MiB.
 DEFAULT_MAX_EVENT_SIZE = 64 * 1024 * 1024
+#: :meth:`KubeWatchStream.next_batch` decodes about this many bytes of events per batch.
+BATCH_BYTES = 32 * 1024
 
-_KNOWN_TYPES = frozenset(
-    (WatchEventType.ADDED, WatchEventType.MODIFIED, WatchEventType.DELETED, WatchEventType.BOOKMARK)
-)
+_ERROR = WatchEventType.ERROR
 
 #: Watches (streaming lists included) ask for an uncompressed stream. From Kubernetes 1.37 a
 #: gzip-encoded watch-list answer is a stream of many gzip members, and aiohttp before 3.14
@@ -54,11 +54,13 @@ _WATCH_HEADERS = {"Accept-Encoding": "identity"}
 
 
 class KubeWatchStream:
-    """An open watch over HTTP: frames JSON lines from chunks and decodes them with orjson.
+    """An open watch over HTTP: frames whole chunks into JSON lines and decodes each once.
 
     See :class:`~aioinformer.listwatch.WatchStream` for what iteration raises. A malformed line
     raises :class:`~aioinformer.errors.MalformedWatchEventError` and the next read continues
-    with the next line.
+    with the next line. :meth:`next_batch` hands out every event a read completed at once
+    (:class:`~aioinformer.listwatch.BatchWatchStream`); each event's ``raw`` is the object's
+    slice of its line (see :mod:`aioinformer._framing`).
     """
 
     def __init__(
@@ -69,13 +71,17 @@ class KubeWatchStream:
         idle_timeout: float | None = None,
     ) -> None:
         self._response = response
-        self._max_event_size = max_event_size
         self._idle_timeout = idle_timeout
-        # Complete lines not yet decoded, in order; None stands for a line over max_event_size.
-        self._pending: list[bytes | None] = []
-        self._pending_pos = 0
-        self._partial = bytearray()  # the start of a line whose end has not arrived
-        self._skipping = False  # inside a line over max_event_size, dropping until its end
+        self._framer = LineFramer(max_line_size=max_event_size)
+        # Lines received but not decoded yet, from position _line_pos (bytes: nothing the
+        # garbage collector tracks while they wait).
+        self._lines: list[bytes | MalformedWatchEventError] = []
+        self._line_pos = 0
+        # Events read but not handed out yet (by __anext__), from position _ready_pos.
+        self._ready: list[WatchEvent | MalformedWatchEventError] = []
+        self._ready_pos = 0
+        # An ERROR event: raised once the events before it were handed out.
+        self._error: Exception | None = None
         self._eof = False
         self._closed = False
         #: Bytes received so far (for metrics).
@@ -85,22 +91,37 @@ class KubeWatchStream:
         return self
 
     async def __anext__(self) -> WatchEvent:
-        while True:
-            if self._pending_pos < len(self._pending):
-                line = self._pending[self._pending_pos]
-                self._pending_pos += 1
-                if line is None:
-                    raise MalformedWatchEventError(
-                        f"event larger than max_event_size ({self._max_event_size} bytes) skipped"
-                    )
-                if line.strip():
-                    return self._decode(line)
-                continue
-            self._pending.clear()
-            self._pending_pos = 0
-            if self._eof or self._closed:
+        while self._ready_pos >= len(self._ready):
+            self._ready = await self.next_batch()
+            self._ready_pos = 0
+            if not self._ready:
                 raise StopAsyncIteration
-            await self._fill()
+        item = self._ready[self._ready_pos]
+        self._ready_pos += 1
+        if isinstance(item, MalformedWatchEventError):
+            raise item
+        return item
+
+    async def next_batch(self) -> list[WatchEvent | MalformedWatchEventError]:
+        """The events the next read completed (see
+        :meth:`~aioinformer.listwatch.BatchWatchStream.next_batch`)."""
+        if self._ready_pos < len(self._ready):  # left over by __anext__
+            batch = self._ready[self._ready_pos :]
+            self._ready, self._ready_pos = [], 0
+            return batch
+        while True:
+            error = self._error
+            if error is not None:
+                self._error = None
+                raise error
+            if self._line_pos < len(self._lines):
+                batch = self._decode_some()
+                if batch:
+                    return batch
+                continue
+            if self._eof or self._closed:
+                return []
+            await self._read()
 
     async def aclose(self) -> None:
         """Close the connection (idempotent)."""
@@ -109,69 +130,58 @@ class KubeWatchStream:
         self._closed = True
         self._response.close()
 
-    async def _fill(self) -> None:
+    async def _read(self) -> None:
         with map_errors("watch stream broke", on_timeout=self._idle):
             chunk = await self._response.content.readany()
-        if not chunk:
+        if chunk:
+            self.bytes_received += len(chunk)
+            self._lines = self._framer.feed(chunk)
+        else:
             self._eof = True
-            if self._skipping:  # an oversized line cut off by the end: reported like any other
-                self._skipping = False
-                self._pending.append(None)
-            elif self._partial:  # a truncated line: decoding reports it
-                self._pending.append(bytes(self._partial))
-            self._partial.clear()
-            return
-        self.bytes_received += len(chunk)
-        self._split(chunk)
+            self._lines = self._framer.finish()
+        self._line_pos = 0
+
+    def _decode_some(self) -> list[WatchEvent | MalformedWatchEventError]:
+        """Decode the next received lines, about :data:`BATCH_BYTES` of them (at least one).
+
+        Decoding a whole chunk at once would keep hundreds of decoded objects alive until the
+        last consumer read them; any still alive at a collection of the middle generation are
+        promoted to the oldest, and enough of them trigger full collections of the whole
+        program. Small batches, each handed through to the consumers before the next is
+        decoded, keep that window under the youngest generation's threshold.
+        """
+        lines, position = self._lines, self._line_pos
+        end = len(lines)
+        batch: list[WatchEvent | MalformedWatchEventError] = []
+        size = 0
+        while position < end and size < BATCH_BYTES:
+            line = lines[position]
+            position += 1
+            if line.__class__ is not bytes:
+                assert isinstance(line, MalformedWatchEventError)
+                batch.append(line)
+                continue
+            assert isinstance(line, bytes)
+            size += len(line)
+            try:
+                event = decode_event(line)
+            except MalformedWatchEventError as exc:
+                batch.append(exc)
+                continue
+            if event.type is _ERROR:
+                # The stream is over: the events before the error, then the error.
+                self._eof = True
+                self._error = api_error_from_status(event.object)
+                position = end
+                break
+            batch.append(event)
+        if position >= end:
+            self._lines, position = [], 0
+        self._line_pos = position
+        return batch
 
     def _idle(self) -> WatchIdleTimeoutError:
         return WatchIdleTimeoutError(f"no bytes received on the watch for {self._idle_timeout} s")
-
-    def _split(self, chunk: bytes) -> None:
-        start = 0
-        while True:
-            newline = chunk.find(b"\n", start)
-            if newline < 0:
-                if not self._skipping:
-                    self._partial += chunk[start:]
-                    if len(self._partial) > self._max_event_size:
-                        self._partial.clear()
-                        self._skipping = True
-                return
-            if self._skipping:
-                self._skipping = False
-                self._pending.append(None)
-            elif self._partial:
-                self._partial += chunk[start:newline]
-                if len(self._partial) > self._max_event_size:
-                    self._pending.append(None)
-                else:
-                    self._pending.append(bytes(self._partial))
-                self._partial.clear()
-            else:
-                if newline - start > self._max_event_size:
-                    self._pending.append(None)
-                else:
-                    self._pending.append(chunk[start:newline])
-            start = newline + 1
-
-    def _decode(self, line: bytes) -> WatchEvent:
-        try:
-            event = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise MalformedWatchEventError(f"not JSON ({exc})", line) from exc
-        if not isinstance(event, dict):
-            raise MalformedWatchEventError("not a JSON object", line)
-        event_type = event.get("type")
-        obj = event.get("object")
-        if not isinstance(event_type, str) or not isinstance(obj, dict):
-            raise MalformedWatchEventError("missing 'type' or 'object'", line)
-        if event_type == WatchEventType.ERROR:
-            self._eof = True
-            raise api_error_from_status(obj)
-        if event_type in _KNOWN_TYPES:
-            return WatchEvent(WatchEventType(event_type), obj)
-        return WatchEvent(event_type, obj)
 
 
 class KubeListerWatcher:

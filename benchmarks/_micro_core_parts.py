@@ -1,6 +1,5 @@
-"""The inputs of ``micro_core.py`` and the figures it measures in its own process: reads and
-the FIFO runs (the variants that need a fresh process, and the framing figure, are in
-``micro_core.py``)."""
+"""The inputs of ``micro_core.py`` and the figures it measures in its own process (reads,
+framing, the FIFO handoff); the variants that need a fresh process are in ``micro_core.py``."""
 
 from __future__ import annotations
 
@@ -14,24 +13,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
 from podgen import PodEncoder, watch_line
 
 from aioinformer._compact import CompactIndexer
-from aioinformer._delta_fifo import DeltaType
-from aioinformer._framing import decode_event
+from aioinformer._delta_fifo import DeltaFIFO, DeltaType
+from aioinformer._framing import LineFramer, WatchDecoder, decode_event
 from aioinformer._store import Indexer
-
-__all__ = [
-    "BASELINE_COMMIT",
-    "CHUNK",
-    "ROOT",
-    "GcClock",
-    "lines_for",
-    "new_cache",
-    "reads",
-    "rss",
-    "stream_for",
-]
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The last commit of main before this work: its DeltaFIFO is the FIFO baseline.
@@ -74,6 +62,9 @@ class GcClock:
 
 def new_cache(mode: str) -> Any:
     return CompactIndexer() if mode.startswith("compact") else Indexer()
+
+
+# -- variants in this process ----------------------------------------------------------------
 
 
 def reads(n: int) -> dict[str, dict[str, float]]:
@@ -172,3 +163,101 @@ async def _fifo_run(fifo: Any, objects: list[dict[str, Any]], use_apply: bool) -
     elapsed = time.perf_counter() - start
     await consumer
     return elapsed / total * 1e6
+
+
+def fifo_costs(n: int, rounds: int) -> dict[str, float]:
+    """µs per event through the FIFO (producer to popped), chunks of 25 events."""
+    objects = [{"metadata": {"name": f"p{i}", "namespace": "bench"}} for i in range(n)]
+    old = _baseline_fifo()
+    runs: dict[str, list[float]] = {"old single": [], "single": [], "batch": []}
+    for _ in range(rounds * 3):
+        if old is not None:
+            runs["old single"].append(asyncio.run(_fifo_run(old(), objects, False)))
+        runs["single"].append(asyncio.run(_fifo_run(DeltaFIFO(), objects, False)))
+        runs["batch"].append(asyncio.run(_fifo_run(DeltaFIFO(), objects, True)))
+    return {name: statistics.median(values) for name, values in runs.items() if values}
+
+
+class _SplitBeforeWiring:
+    """The line splitting (and decoding) ``KubeWatchStream`` did before it used
+    :class:`WatchDecoder` (kept here as the framing baseline)."""
+
+    def __init__(self, max_event_size: int) -> None:
+        self._max = max_event_size
+        self.pending: list[bytes | None] = []
+        self._partial = bytearray()
+        self._skipping = False
+
+    def split(self, chunk: bytes) -> None:
+        start = 0
+        while True:
+            newline = chunk.find(b"\n", start)
+            if newline < 0:
+                if not self._skipping:
+                    self._partial += chunk[start:]
+                    if len(self._partial) > self._max:
+                        self._partial.clear()
+                        self._skipping = True
+                return
+            if self._skipping:
+                self._skipping = False
+                self.pending.append(None)
+            elif self._partial:
+                self._partial += chunk[start:newline]
+                too_large = len(self._partial) > self._max
+                self.pending.append(None if too_large else bytes(self._partial))
+                self._partial.clear()
+            else:
+                too_large = newline - start > self._max
+                self.pending.append(None if too_large else chunk[start:newline])
+            start = newline + 1
+
+    @staticmethod
+    def decode(line: bytes) -> tuple[str, Any]:
+        event = orjson.loads(line)
+        if not isinstance(event, dict):
+            raise ValueError("not a JSON object")
+        event_type, obj = event.get("type"), event.get("object")
+        if not isinstance(event_type, str) or not isinstance(obj, dict):
+            raise ValueError("missing 'type' or 'object'")
+        return event_type, obj
+
+
+def framing(n: int, rounds: int) -> dict[str, float]:
+    """µs per MB of stream: the transport's split before the wiring (+ decode) vs LineFramer
+    (+ decode)."""
+    chunks = stream_for(lines_for(n))
+    megabytes = sum(map(len, chunks)) / 1e6
+
+    def today(decode: bool) -> None:
+        stream = _SplitBeforeWiring(64 << 20)
+        for chunk in chunks:
+            stream.split(chunk)
+            if decode:  # a chunk's events are held together (as the FIFO holds them)
+                events = [stream.decode(line) for line in stream.pending if line is not None]
+                del events
+            stream.pending.clear()
+
+    def framer() -> None:
+        lines = LineFramer(max_line_size=64 << 20)
+        for chunk in chunks:
+            lines.feed(chunk)
+
+    def decoder() -> None:
+        events = WatchDecoder(max_event_size=64 << 20)
+        for chunk in chunks:
+            events.feed(chunk)
+
+    cases = {
+        "split before wiring": lambda: today(False),
+        "framer": framer,
+        "split+decode before wiring": lambda: today(True),
+        "framer+decode": decoder,
+    }
+    runs: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(rounds * 3):
+        for name, case in cases.items():
+            start = time.perf_counter()
+            case()
+            runs[name].append((time.perf_counter() - start) / megabytes * 1e6)
+    return {name: statistics.median(values) for name, values in runs.items()}

@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _micro_core_parts import (
     _TYPES,
     GcClock,
-    _baseline_fifo,
-    _fifo_run,
+    fifo_costs,
+    framing,
     lines_for,
     new_cache,
     reads,
@@ -45,7 +45,7 @@ from podgen import PodEncoder, watch_line
 
 import aioinformer  # noqa: F401  (imported as an application would: its long-lived objects)
 from aioinformer._delta_fifo import DeltaFIFO
-from aioinformer._framing import LineFramer, WatchDecoder, decode_event
+from aioinformer._framing import WatchDecoder, decode_event
 
 # -- variants (each in a fresh process) ------------------------------------------------------
 
@@ -216,63 +216,6 @@ def in_child(variant: str, *args: Any) -> dict[str, float]:
     return result
 
 
-# -- variants in this process ----------------------------------------------------------------
-
-
-def fifo_costs(n: int, rounds: int) -> dict[str, float]:
-    """µs per event through the FIFO (producer to popped), chunks of 25 events."""
-    objects = [{"metadata": {"name": f"p{i}", "namespace": "bench"}} for i in range(n)]
-    old = _baseline_fifo()
-    runs: dict[str, list[float]] = {"old single": [], "single": [], "batch": []}
-    for _ in range(rounds * 3):
-        if old is not None:
-            runs["old single"].append(asyncio.run(_fifo_run(old(), objects, False)))
-        runs["single"].append(asyncio.run(_fifo_run(DeltaFIFO(), objects, False)))
-        runs["batch"].append(asyncio.run(_fifo_run(DeltaFIFO(), objects, True)))
-    return {name: statistics.median(values) for name, values in runs.items() if values}
-
-
-def framing(n: int, rounds: int) -> dict[str, float]:
-    """µs per MB of stream: today's KubeWatchStream split (+ decode) vs LineFramer (+ decode)."""
-    from aioinformer._transport import KubeWatchStream
-
-    chunks = stream_for(lines_for(n))
-    megabytes = sum(map(len, chunks)) / 1e6
-
-    def today(decode: bool) -> None:
-        stream = KubeWatchStream(None)  # type: ignore[arg-type]
-        for chunk in chunks:
-            stream._split(chunk)
-            if decode:  # a chunk's events are held together (as the FIFO holds them)
-                events = [stream._decode(line) for line in stream._pending if line is not None]
-                del events
-            stream._pending.clear()
-
-    def framer() -> None:
-        lines = LineFramer(max_line_size=64 << 20)
-        for chunk in chunks:
-            lines.feed(chunk)
-
-    def decoder() -> None:
-        events = WatchDecoder(max_event_size=64 << 20)
-        for chunk in chunks:
-            events.feed(chunk)
-
-    cases = {
-        "today split": lambda: today(False),
-        "framer": framer,
-        "today split+decode": lambda: today(True),
-        "framer+decode": decoder,
-    }
-    runs: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(rounds * 3):
-        for name, case in cases.items():
-            start = time.perf_counter()
-            case()
-            runs[name].append((time.perf_counter() - start) / megabytes * 1e6)
-    return {name: statistics.median(values) for name, values in runs.items()}
-
-
 # -- orchestration ---------------------------------------------------------------------------
 
 Row = tuple[str, str, float, str, float, str]
@@ -332,7 +275,10 @@ def measure(sizes: list[int], rounds: int) -> list[Row]:
         for k in ("get p50", "get p99", "list()", "list(), GC paused"):
             add(f"reads {size}", f"{m} {k}", read[m][k], "plain dict", read["plain"][k], "µs")
     frames = framing(n, rounds)
-    for name, base_name in (("framer", "today split"), ("framer+decode", "today split+decode")):
+    for name, base_name in (
+        ("framer", "split before wiring"),
+        ("framer+decode", "split+decode before wiring"),
+    ):
         add("framing", name, frames[name], base_name, frames[base_name], "µs/MB")
     costs = fifo_costs(n, rounds)
     for name in ("single", "batch"):

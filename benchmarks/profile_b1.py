@@ -40,11 +40,12 @@ RESULTS = HERE / "results"
 #: at a path-segment boundary, and function names or None for every function of the file).
 #: First match wins.
 STAGES: list[tuple[str, list[tuple[str, set[str] | None]]]] = [
-    ("decoding", [("orjson", None), ("transport.py", {"_decode"})]),
+    ("decoding", [("orjson", None), ("_framing.py", {"decode_event"})]),
     (
         "framing",
         [
-            ("transport.py", {"_split", "_fill", "__anext__"}),
+            ("_framing.py", None),
+            ("_transport.py", None),
             ("aiohttp/streams.py", None),
             ("aiohttp/client_proto.py", None),
             ("aiohttp/http_parser.py", None),
@@ -55,17 +56,22 @@ STAGES: list[tuple[str, list[tuple[str, set[str] | None]]]] = [
     (
         "FIFO handoff (reflector → DeltaFIFO → pop)",
         [
-            ("reflector.py", None),
-            ("delta_fifo.py", None),
+            ("_reflector/", None),
+            ("_delta_fifo.py", None),
             ("asyncio/locks.py", None),
         ],
     ),
-    ("indexer (cache update)", [("store.py", None), ("objects.py", None)]),
+    (
+        "indexer (cache update)",
+        [("_compact.py", None), ("_store.py", None), ("_objects.py", None)],
+    ),
     (
         "distribution (listeners, events(), consumer)",
         [
-            ("informer.py", None),
-            ("listener.py", None),
+            ("_informer.py", None),
+            ("_dispatch.py", None),
+            ("_listener.py", None),
+            ("_event_stream.py", None),
             ("_variants.py", None),
         ],
     ),
@@ -102,8 +108,12 @@ def stage_of(path: str, function: str) -> str | None:
 # -- children ---------------------------------------------------------------------------------
 
 
+#: The cache mode profiled (``--mode``; the library's default unless told).
+MODE = "compact"
+
+
 def _spec(url: str, n: int) -> dict[str, Any]:
-    return {"variant": "aio_watch", "url": url, "scenario": f"watch-{n}", "n": n, "mode": "dict"}
+    return {"variant": "aio_watch", "url": url, "scenario": f"watch-{n}", "n": n, "mode": MODE}
 
 
 def child_gc(url: str, n: int) -> dict[str, Any]:
@@ -253,6 +263,8 @@ def _child_command(role: str, url: str, n: int) -> list[str]:
         url,
         "--n",
         str(n),
+        "--mode",
+        MODE,
     ]
 
 
@@ -263,11 +275,14 @@ def _run_child(role: str, url: str, n: int) -> dict[str, Any]:
 
 
 def main() -> int:
+    global MODE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50_000, help="watch events (= cached objects)")
     parser.add_argument("--child", choices=sorted(CHILDREN))
     parser.add_argument("--url")
+    parser.add_argument("--mode", default="compact", help="cache mode (default: %(default)s)")
     args = parser.parse_args()
+    MODE = args.mode
     if args.child:
         print(json.dumps(CHILDREN[args.child](args.url, args.n)), flush=True)
         return 0
@@ -298,7 +313,7 @@ def main() -> int:
     cp_total = sum(profiled["stages"].values())
     stages = [name for name, _ in STAGES] + [OTHER]
     lines = [
-        f"B1 profile: {n:,} ADDED events into a growing cache, one events() consumer",
+        f"B1 profile: {n:,} ADDED events into a growing {MODE} cache, one events() consumer",
         f"plain run: {seconds:.2f} s = {n / seconds:,.0f} events/s = {per_event:.1f} µs/event; "
         f"cyclic GC {gc_seconds:.2f} s ({gc_seconds / seconds:.0%}) in "
         f"{'/'.join(map(str, timed['collections']))} collections of generations 0/1/2 "

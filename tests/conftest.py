@@ -19,7 +19,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
+import pytest
 import pytest_asyncio
+
+from aioinformer._compact import CacheMode
 
 #: Seconds the tasks a test leaves still finishing may take before they count as leaked.
 GRACE = 1.0
@@ -95,3 +98,11 @@ async def no_leaks_and_no_asyncio_error_reports() -> AsyncIterator[None]:
         gc.collect()  # a transport in a reference cycle closes its socket when collected
         leaked_fds = {fd: what for fd, what in _open_fds().items() if fds_before.get(fd) != what}
     assert not leaked_fds, f"file descriptors left open: {leaked_fds}"
+
+
+@pytest.fixture(params=["compact", "dict"])
+def cache_mode(request: pytest.FixtureRequest) -> CacheMode:
+    """Each cache mode of the informer (issue 13): informer, lister and controller tests run
+    with both."""
+    mode: CacheMode = request.param
+    return mode

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from aioinformer import NAMESPACE_INDEX, Cache, SharedIndexInformer
+from aioinformer._compact import CacheMode
 from aioinformer.errors import IndexNotFoundError
 from aioinformer.lowlevel import Delta, DeltaType, ListerWatcher
 from aioinformer.testing import FakeClock
@@ -27,21 +28,24 @@ def by_node(obj: Any) -> list[str]:
     return [obj["data"]["node"]]
 
 
-def new_informer() -> SharedIndexInformer:
+def new_informer(cache_mode: CacheMode) -> SharedIndexInformer:
     lister_watcher: ListerWatcher = MemoryListerWatcher(clock=FakeClock())
-    return SharedIndexInformer(lister_watcher, indexers={"by_node": by_node})
+    return SharedIndexInformer(lister_watcher, indexers={"by_node": by_node}, cache=cache_mode)
 
 
-def test_the_cache_has_every_read_and_no_write() -> None:
-    """The view answers what the writable indexer answers and has none of its writes."""
-    informer = new_informer()
+def test_the_cache_has_every_read_and_no_write(cache_mode: CacheMode) -> None:
+    """The view answers what the writable indexer answers and has none of its writes (the
+    dict cache hands out its own objects, the compact cache equal fresh ones)."""
+    informer = new_informer(cache_mode)
     a, b, c = cm("a", "n1"), cm("b", "n2"), cm("c", "n1", namespace="other")
     informer.handle_deltas([Delta(DeltaType.ADDED, obj) for obj in (a, b, c)], False)
     cache = informer.cache
     assert isinstance(cache, Cache)
     assert [name for name in WRITES if hasattr(cache, name)] == []
     assert len(cache) == 3 and "default/a" in cache and "default/x" not in cache
-    assert cache.get_by_key("default/a") is a and cache.get(cm("b", "")) is b
+    assert cache.get_by_key("default/a") == a and cache.get(cm("b", "")) == b
+    same = cache_mode == "dict"
+    assert (cache.get_by_key("default/a") is a) is same and (cache.get(cm("b", "")) is b) is same
     assert sorted(cache.list_keys()) == ["default/a", "default/b", "other/c"]
     assert {o["metadata"]["name"] for o in cache.list()} == {"a", "b", "c"}
     assert {o["metadata"]["name"] for o in cache.by_index("by_node", "n1")} == {"a", "c"}
@@ -53,9 +57,9 @@ def test_the_cache_has_every_read_and_no_write() -> None:
         cache.by_index("by_zone", "z")
 
 
-def test_the_cache_is_live_and_the_old_name_is_the_same_view() -> None:
+def test_the_cache_is_live_and_the_old_name_is_the_same_view(cache_mode: CacheMode) -> None:
     """A view read later sees later changes; ``informer.indexer`` is no writable indexer."""
-    informer = new_informer()
+    informer = new_informer(cache_mode)
     cache = informer.cache
     informer.handle_deltas([Delta(DeltaType.ADDED, cm("a", "n1"))], False)
     informer.add_indexers({"by_name": lambda o: [o["metadata"]["name"]]})

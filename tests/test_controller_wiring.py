@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from aioinformer._compact import CacheMode
 from aioinformer._controller import Controller
 from aioinformer._enqueue import EnqueueHandler, enqueue_keys
 from aioinformer._factory import SharedInformerFactory
@@ -127,10 +128,15 @@ def test_key_func_and_map_func_are_exclusive() -> None:
 # -- against the fake API server ---------------------------------------------------------------
 
 
-async def test_watch_reconciles_adds_updates_and_deletes(fake_apiserver: FakeApiServer) -> None:
+async def test_watch_reconciles_adds_updates_and_deletes(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """Every add, update and delete of a watched resource leads to a reconcile of its key."""
     fake_apiserver.objects.create("configmaps", configmap("one", v="1"))
-    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
+    async with (
+        kube_client(fake_apiserver) as client,
+        SharedInformerFactory(client, cache=cache_mode) as factory,
+    ):
         informer = factory.for_resource("v1/configmaps")
         record = Recorder(informer)
         controller: Controller[str] = Controller(name="wiring", reconcile=record)
@@ -149,7 +155,9 @@ async def test_watch_reconciles_adds_updates_and_deletes(fake_apiserver: FakeApi
             assert record.seen["default/two"] is None  # the reconcile sees it gone
 
 
-async def test_workers_wait_until_watches_have_synced(fake_apiserver: FakeApiServer) -> None:
+async def test_workers_wait_until_watches_have_synced(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """A key queued before start is not reconciled until the watched informer's initial list
     (delayed here by a failing LIST) has been processed by the watch."""
     for i in range(20):
@@ -157,7 +165,7 @@ async def test_workers_wait_until_watches_have_synced(fake_apiserver: FakeApiSer
     fake_apiserver.faults.fail_next(2, 500, verb="list", resource="configmaps")
     async with (
         kube_client(fake_apiserver) as client,
-        SharedInformerFactory(client, watch=FAST_WATCH) as factory,
+        SharedInformerFactory(client, watch=FAST_WATCH, cache=cache_mode) as factory,
     ):
         informer = factory.for_resource("v1/configmaps")
         synced_at_first_call: list[bool] = []
@@ -180,6 +188,7 @@ async def test_workers_wait_until_watches_have_synced(fake_apiserver: FakeApiSer
 
 async def test_stop_while_waiting_for_sync_returns_without_reconciling(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """A controller whose informer never starts can still be stopped; nothing is reconciled."""
     calls: list[str] = []
@@ -187,7 +196,10 @@ async def test_stop_while_waiting_for_sync_returns_without_reconciling(
     async def reconcile(key: str) -> None:
         calls.append(key)
 
-    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
+    async with (
+        kube_client(fake_apiserver) as client,
+        SharedInformerFactory(client, cache=cache_mode) as factory,
+    ):
         controller: Controller[str] = Controller(name="unsynced", reconcile=reconcile)
         controller.watch(factory.for_resource("v1/configmaps"))  # never started
         controller.enqueue("k")
@@ -198,9 +210,13 @@ async def test_stop_while_waiting_for_sync_returns_without_reconciling(
 
 async def test_handlers_are_removed_when_the_controller_stops(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """After the controller stops, its handlers are gone from the informer; watch() raises."""
-    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
+    async with (
+        kube_client(fake_apiserver) as client,
+        SharedInformerFactory(client, cache=cache_mode) as factory,
+    ):
         informer = factory.for_resource("v1/configmaps")
         record = Recorder()
         controller: Controller[str] = Controller(name="cleanup", reconcile=record)
@@ -214,12 +230,17 @@ async def test_handlers_are_removed_when_the_controller_stops(
             controller.watch(informer)
 
 
-async def test_map_func_maps_pods_to_their_namespace(fake_apiserver: FakeApiServer) -> None:
+async def test_map_func_maps_pods_to_their_namespace(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """Owner-style mapping: pod events enqueue their namespace; deleting the last pod of a
     namespace still enqueues it."""
     fake_apiserver.objects.create("namespaces", {"metadata": {"name": "team"}})
     fake_apiserver.objects.create("pods", pod("p", "team"))  # with a container: ValidatePodSpec
-    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
+    async with (
+        kube_client(fake_apiserver) as client,
+        SharedInformerFactory(client, cache=cache_mode) as factory,
+    ):
         record = Recorder()
         controller: Controller[str] = Controller(name="map", reconcile=record)
         controller.watch(
@@ -233,11 +254,16 @@ async def test_map_func_maps_pods_to_their_namespace(fake_apiserver: FakeApiServ
             await wait_until(record.changed, lambda: record.keys == ["team", "team"])
 
 
-async def test_enqueue_keys_feeds_any_work_queue(fake_apiserver: FakeApiServer) -> None:
+async def test_enqueue_keys_feeds_any_work_queue(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """enqueue_keys wires an informer to a plain WorkQueue without a controller."""
     fake_apiserver.objects.create("configmaps", configmap("a"))
     queue: WorkQueue[str] = WorkQueue()
-    async with kube_client(fake_apiserver) as client, SharedInformerFactory(client) as factory:
+    async with (
+        kube_client(fake_apiserver) as client,
+        SharedInformerFactory(client, cache=cache_mode) as factory,
+    ):
         informer = factory.for_resource("v1/configmaps")
         registration = enqueue_keys(informer, queue, filter=lambda o: o["metadata"]["name"] != "b")
         factory.start()
@@ -250,6 +276,7 @@ async def test_enqueue_keys_feeds_any_work_queue(fake_apiserver: FakeApiServer) 
 
 async def test_workers_never_start_when_an_informer_stops_unsynced(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """If a watched informer stops before it synced, the controller stops without reconciling."""
     fake_apiserver.faults.fail_next(1000, 500, verb="list")
@@ -259,7 +286,7 @@ async def test_workers_never_start_when_an_informer_stops_unsynced(
         reconciled.append(key)
 
     async with kube_client(fake_apiserver) as client:
-        factory = SharedInformerFactory(client, watch=FAST_WATCH)
+        factory = SharedInformerFactory(client, watch=FAST_WATCH, cache=cache_mode)
         informer = factory.for_resource("v1/configmaps")
         controller: Controller[str] = Controller(name="c", reconcile=reconcile)
         controller.watch(informer)

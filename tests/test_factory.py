@@ -41,6 +41,21 @@ async def test_one_informer_per_resource(fake_apiserver: FakeApiServer) -> None:
         await factory.aclose()
 
 
+async def test_cache_mode_defaults_and_per_resource(fake_apiserver: FakeApiServer) -> None:
+    """Informers cache compactly by default; ``cache`` sets the factory's mode and
+    ``custom_cache`` one resource's (however the resource is spelled)."""
+    async with kube_client(fake_apiserver) as api_client:
+        default = SharedInformerFactory(api_client)
+        assert default.for_resource(CONFIGMAPS).cache_mode == "compact"
+        factory = SharedInformerFactory(
+            api_client, cache="dict", custom_cache={"v1/secrets": "compact"}
+        )
+        assert factory.for_resource("v1/configmaps").cache_mode == "dict"
+        assert factory.for_resource(SECRETS).cache_mode == "compact"
+        await default.aclose()
+        await factory.aclose()
+
+
 async def test_start_starts_only_new_informers(fake_apiserver: FakeApiServer) -> None:
     """start() starts what is not started yet; a second start() adds only later informers."""
     fake_apiserver.objects.create("configmaps", configmap("a"))

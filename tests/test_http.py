@@ -14,7 +14,6 @@ import pytest
 from aiohttp.client_reqrep import ConnectionKey
 from multidict import CIMultiDict
 
-from aioinformer import _http
 from aioinformer._http import Endpoint, Transport, decode_body, error_from_response, map_errors
 from aioinformer.errors import (
     ConflictError,
@@ -165,25 +164,17 @@ def test_decode_body_refuses_what_is_not_json() -> None:
         decode_body(b"<html>", "list of v1/pods")
 
 
-def test_a_large_body_is_decoded_with_the_gc_paused_and_restored(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Above the threshold the cyclic GC is paused for the decode only: enabled again after,
-    also when decoding fails; left disabled when the caller had disabled it."""
-    monkeypatch.setattr(_http, "GC_PAUSE_THRESHOLD", 10)
-    body = orjson.dumps({"items": [{"n": i} for i in range(100)]})
-    assert gc.isenabled()
-    assert decode_body(body, "list")["items"][99] == {"n": 99}
-    assert gc.isenabled()
+def test_decoding_a_large_body_leaves_the_gc_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library changes no process-wide GC state (issue 13): a large body is decoded with
+    the collector as the application set it, enabled or disabled."""
+    calls: list[str] = []
+    monkeypatch.setattr(gc, "disable", lambda: calls.append("disable"))
+    monkeypatch.setattr(gc, "enable", lambda: calls.append("enable"))
+    body = orjson.dumps({"items": [{"n": i} for i in range(100_000)]})
+    assert decode_body(body, "list")["items"][99_999] == {"n": 99_999}
     with pytest.raises(TransportError):
-        decode_body(b"x" * 20, "list")
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        decode_body(body, "list")
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
+        decode_body(b"x" * 2_000_000, "list")
+    assert calls == []
 
 
 PROXY_ECHO = b"""<html><head><title>502 Bad Gateway</title></head>

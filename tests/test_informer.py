@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from aioinformer import State
+from aioinformer._compact import CacheMode
 from aioinformer._delta_fifo import Delta, DeltaType
 from aioinformer._event_stream import Event, EventType, Listener, ResourceEventHandlerFuncs
 from aioinformer._informer import SharedIndexInformer
@@ -65,15 +66,28 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def informer(clock: FakeClock) -> Iterator[SharedIndexInformer]:
+def informer(clock: FakeClock, cache_mode: CacheMode) -> Iterator[SharedIndexInformer]:
     """An unstarted informer (resync every 1 s) with two subscribers: one resyncing every 1 s
     and one never."""
-    inf = SharedIndexInformer(UnusedListerWatcher(), resync_period=1.0, clock=clock)
+    inf = SharedIndexInformer(
+        UnusedListerWatcher(), resync_period=1.0, clock=clock, cache=cache_mode
+    )
     # A stream unregisters when released: hold them for the test.
     streams = [inf.events(), inf.events(resync_period=0)]
     yield inf
     for stream in streams:
         stream.close()
+
+
+def assert_cached(informer: SharedIndexInformer, key: str, obj: KubeObject) -> None:
+    """The cache holds ``obj`` under ``key``: the same dict in the dict cache, an equal fresh
+    one in the compact cache."""
+    cached = informer.indexer.get_by_key(key)
+    assert cached == obj
+    if informer.cache_mode == "dict":
+        assert cached is obj
+    else:
+        assert cached is not obj and cached is not informer.indexer.get_by_key(key)
 
 
 def mark_syncing(informer: SharedIndexInformer, clock: FakeClock) -> None:
@@ -94,7 +108,7 @@ async def test_any_non_delete_delta_for_an_absent_key_is_an_add(
     mark_syncing(informer, clock)
     obj = cm("a", 5)
     informer.handle_deltas([Delta(delta_type, obj)], is_in_initial_list=True)
-    assert informer.indexer.get_by_key("default/a") is obj
+    assert_cached(informer, "default/a", obj)
     for listener in informer._listeners:
         assert await drain(listener) == [Event(EventType.ADDED, obj, is_in_initial_list=True)]
 
@@ -110,7 +124,7 @@ async def test_a_changed_object_is_an_update_for_every_listener(
     for listener in informer._listeners:
         await drain(listener)
     informer.handle_deltas([Delta(delta_type, new)])
-    assert informer.indexer.get_by_key("default/a") is new
+    assert_cached(informer, "default/a", new)
     for listener in informer._listeners:
         assert await drain(listener) == [Event(EventType.UPDATED, new, old, is_sync=False)]
 
@@ -126,7 +140,7 @@ async def test_a_sync_goes_only_to_listeners_due_for_resync(
     due, never = informer._listeners
     await drain(due), await drain(never)
     informer.handle_deltas([Delta(delta_type, same)])
-    assert informer.indexer.get_by_key("default/a") is same
+    assert_cached(informer, "default/a", same)
     assert await drain(due) == [Event(EventType.UPDATED, same, old, is_sync=True)]
     assert never.backlog == 0
 
@@ -192,21 +206,24 @@ async def test_deltas_of_one_key_are_applied_oldest_first(
         Event(EventType.DELETED, a2, a2),
         Event(EventType.ADDED, a3),
     ]
-    assert informer.indexer.get_by_key("default/a") is a3
+    assert_cached(informer, "default/a", a3)
 
 
 async def test_an_object_the_cache_refuses_is_skipped_and_counted(
     caplog: pytest.LogCaptureFixture,
+    cache_mode: CacheMode,
 ) -> None:
     """A failing index function skips that delta (counted, logged); the others go through."""
 
     def by_owner(obj: KubeObject) -> list[str]:
         return [obj["data"]["owner"]]  # KeyError when there is no owner
 
-    informer = SharedIndexInformer(UnusedListerWatcher(), indexers={"owner": by_owner})
+    informer = SharedIndexInformer(
+        UnusedListerWatcher(), indexers={"owner": by_owner}, cache=cache_mode
+    )
     stream = informer.events()
     good = cm("good", 1, owner="me")
-    with caplog.at_level(logging.WARNING, logger="aioinformer._informer"):
+    with caplog.at_level(logging.WARNING, logger="aioinformer"):
         informer.handle_deltas([Delta(DeltaType.ADDED, cm("bad", 2))])
         informer.handle_deltas([Delta(DeltaType.ADDED, good)])
     assert informer.statistics().store_errors == 1
@@ -220,13 +237,15 @@ async def test_an_object_the_cache_refuses_is_skipped_and_counted(
 # -- against the fake API server ---------------------------------------------------------------
 
 
-async def test_initial_list_then_watch_events(fake_apiserver: FakeApiServer) -> None:
+async def test_initial_list_then_watch_events(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """The initial list arrives as initial adds; later changes as added, updated, deleted."""
     server = fake_apiserver
     for name in ("a", "b"):
         server.objects.create("configmaps", configmap(name, v="0"))
     async with kube_client(server) as api_client, anyio.create_task_group() as tg:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         recorder = Recorder()
         tg.start_soon(recorder.consume, informer.events())
         async with informer:
@@ -261,6 +280,7 @@ async def test_initial_list_then_watch_events(fake_apiserver: FakeApiServer) -> 
 
 async def test_indexers_given_at_construction_and_added_later(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """Index functions from the constructor and from add_indexers (after start) both work."""
 
@@ -273,7 +293,7 @@ async def test_indexers_given_at_construction_and_added_later(
     fake_apiserver.objects.create("configmaps", configmap("a", color="red", size="s"))
     fake_apiserver.objects.create("configmaps", configmap("b", color="blue", size="s"))
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client, indexers={"color": by_color})
+        informer = new_informer(api_client, indexers={"color": by_color}, cache=cache_mode)
         async with informer:
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             assert [o["metadata"]["name"] for o in informer.indexer.by_index("color", "red")] == [
@@ -289,7 +309,9 @@ async def test_indexers_given_at_construction_and_added_later(
             informer.add_indexers({"other": by_size})
 
 
-async def test_transform_runs_before_the_cache(fake_apiserver: FakeApiServer) -> None:
+async def test_transform_runs_before_the_cache(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """set_transform (before start) reshapes objects for the cache and every consumer."""
 
     def drop_managed_fields(obj: KubeObject) -> KubeObject:
@@ -302,7 +324,7 @@ async def test_transform_runs_before_the_cache(fake_apiserver: FakeApiServer) ->
     created = fake_apiserver.objects.create("configmaps", configmap("a", v="0"))
     assert created["metadata"]["managedFields"]
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         informer.set_transform(drop_managed_fields)
         recorder = Recorder()
         informer.add_event_handler(recorder)
@@ -315,12 +337,14 @@ async def test_transform_runs_before_the_cache(fake_apiserver: FakeApiServer) ->
                 informer.set_transform(None)
 
 
-async def test_watch_error_handler_sees_list_errors(fake_apiserver: FakeApiServer) -> None:
+async def test_watch_error_handler_sees_list_errors(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """set_watch_error_handler's handler gets every list/watch error; later calls fail."""
     seen: list[tuple[Reflector, BaseException]] = []
     fake_apiserver.faults.fail_next(2, 500, verb="list", resource="configmaps")
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         informer.set_watch_error_handler(lambda reflector, exc: seen.append((reflector, exc)))
         async with informer:
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
@@ -333,12 +357,13 @@ async def test_watch_error_handler_sees_list_errors(fake_apiserver: FakeApiServe
 
 async def test_wait_for_cache_sync_is_bounded_by_the_caller_and_ends_at_stop(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """Without a successful list, wait_for_cache_sync waits (the caller bounds it with a
     cancel scope) and returns False once the informer stopped."""
     fake_apiserver.faults.fail_next(10_000, 500, verb="list", resource="configmaps")
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         async with anyio.create_task_group() as tg:
             tg.start_soon(informer.run)
             await fake_apiserver.requests.wait_for(lambda r: r.verb == "list" and r.status == 500)
@@ -356,11 +381,11 @@ async def test_wait_for_cache_sync_is_bounded_by_the_caller_and_ends_at_stop(
         assert waiting == [False]
 
 
-async def test_run_and_stop(fake_apiserver: FakeApiServer) -> None:
+async def test_run_and_stop(fake_apiserver: FakeApiServer, cache_mode: CacheMode) -> None:
     """`await run()` lists, watches and returns after aclose(); an informer runs only
     once."""
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         assert informer.statistics().state is State.NEW  # (not narrowing .state for mypy)
         async with anyio.create_task_group() as tg:
             tg.start_soon(informer.run)
@@ -382,10 +407,12 @@ async def test_run_and_stop(fake_apiserver: FakeApiServer) -> None:
             informer.add_event_handler(Recorder())
 
 
-async def test_leaving_async_with_at_once_stops_cleanly(fake_apiserver: FakeApiServer) -> None:
+async def test_leaving_async_with_at_once_stops_cleanly(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """`async with informer:` with an empty body stops without error (and never lists)."""
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         async with informer:
             pass
         assert informer.state is State.STOPPED and not informer.has_synced()
@@ -393,10 +420,12 @@ async def test_leaving_async_with_at_once_stops_cleanly(fake_apiserver: FakeApiS
     assert not [r for r in fake_apiserver.requests.records if r.resource == "configmaps"]
 
 
-async def test_stop_before_run_makes_run_return(fake_apiserver: FakeApiServer) -> None:
+async def test_stop_before_run_makes_run_return(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """aclose() on an informer that never ran makes a later run() return at once."""
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         await informer.aclose()
         assert informer.state is State.STOPPED
         with anyio.fail_after(5):
@@ -407,11 +436,12 @@ async def test_stop_before_run_makes_run_return(fake_apiserver: FakeApiServer) -
 
 async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """A consumer waiting for sync is released (with False) when the informer stops first."""
     fake_apiserver.faults.fail_next(1000, 500, verb="list")  # never syncs
     async with kube_client(fake_apiserver) as client:
-        informer = new_informer(client)
+        informer = new_informer(client, cache=cache_mode)
         registration = informer.add_event_handler(
             ResourceEventHandlerFuncs(on_add=lambda obj: None)
         )
@@ -425,7 +455,7 @@ async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
 
 
 async def test_freeze_gc_after_sync_freezes_once_the_cache_is_synced(
-    fake_apiserver: FakeApiServer, monkeypatch: pytest.MonkeyPatch
+    fake_apiserver: FakeApiServer, monkeypatch: pytest.MonkeyPatch, cache_mode: CacheMode
 ) -> None:
     """With freeze_gc_after_sync the informer calls gc.freeze() once, after the initial list."""
     import gc
@@ -434,11 +464,28 @@ async def test_freeze_gc_after_sync_freezes_once_the_cache_is_synced(
     monkeypatch.setattr(gc, "freeze", lambda: calls.append(1))
     fake_apiserver.objects.create("configmaps", configmap("a"))
     async with kube_client(fake_apiserver) as client:
-        informer = new_informer(client, freeze_gc_after_sync=True)
-        plain = new_informer(client)
+        informer = new_informer(client, freeze_gc_after_sync=True, cache=cache_mode)
+        plain = new_informer(client, cache=cache_mode)
         async with informer, plain:
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             assert await asyncio.wait_for(plain.wait_for_cache_sync(), 10)
             # The freeze happens in the same step that marks the cache synced.
             assert calls == [1]
     assert calls == [1]
+
+
+def test_an_unknown_cache_mode_is_refused(cache_mode: CacheMode) -> None:
+    """``cache`` is "compact" or "dict"; anything else is a ValueError at construction."""
+    with pytest.raises(ValueError, match="unknown cache mode"):
+        SharedIndexInformer(UnusedListerWatcher(), cache="json")  # type: ignore[arg-type]
+
+
+async def test_the_old_object_is_decoded_once_and_shared(informer: SharedIndexInformer) -> None:
+    """An update's old object comes from the cache: equal to the replaced state, and the same
+    dict for every consumer (decoded at most once)."""
+    old, new = cm("a", 5, v="1"), cm("a", 6, v="2")
+    informer.handle_deltas([Delta(DeltaType.ADDED, old)])
+    informer.handle_deltas([Delta(DeltaType.UPDATED, new)])
+    first, second = [await drain(listener) for listener in informer._listeners]
+    assert first[-1].old_object == old and first[-1].old_object is second[-1].old_object
+    assert first[-1].object is new

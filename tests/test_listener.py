@@ -14,6 +14,7 @@ import anyio
 import pytest
 
 from aioinformer import State
+from aioinformer._compact import CacheMode
 from aioinformer._event_stream import Event, EventStream, EventType, ResourceEventHandlerFuncs
 from aioinformer._informer import SharedIndexInformer
 from aioinformer._objects import KubeObject, meta_namespace_key
@@ -41,11 +42,13 @@ def keys(events: list[Event]) -> list[str]:
 
 
 @asynccontextmanager
-async def synced_informer(server: FakeApiServer) -> AsyncIterator[SharedIndexInformer]:
+async def synced_informer(
+    server: FakeApiServer, *, cache: CacheMode
+) -> AsyncIterator[SharedIndexInformer]:
     """A running, synced informer over three ConfigMaps."""
     await create(server, "a", "b", "c")
     async with kube_client(server) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache)
         async with informer:
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             yield informer
@@ -69,9 +72,11 @@ def test_a_stream_has_no_finalizer() -> None:
 
 
 @pytest.mark.usefixtures("no_cyclic_gc")
-async def test_break_unregisters_at_once(fake_apiserver: FakeApiServer) -> None:
+async def test_break_unregisters_at_once(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """`break` out of `async for ev in informer.events()` removes the listener immediately."""
-    async with synced_informer(fake_apiserver) as synced:
+    async with synced_informer(fake_apiserver, cache=cache_mode) as synced:
         async for event in synced.events():
             assert len(synced.statistics().listeners) == 1
             assert event.type is EventType.ADDED and event.is_in_initial_list
@@ -80,9 +85,11 @@ async def test_break_unregisters_at_once(fake_apiserver: FakeApiServer) -> None:
 
 
 @pytest.mark.usefixtures("no_cyclic_gc")
-async def test_an_exception_in_the_loop_unregisters_at_once(fake_apiserver: FakeApiServer) -> None:
+async def test_an_exception_in_the_loop_unregisters_at_once(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """An exception leaving the loop has removed the listener when the except block runs."""
-    async with synced_informer(fake_apiserver) as synced:
+    async with synced_informer(fake_apiserver, cache=cache_mode) as synced:
         counts = []
         try:
             async for _ in synced.events():
@@ -95,9 +102,10 @@ async def test_an_exception_in_the_loop_unregisters_at_once(fake_apiserver: Fake
 @pytest.mark.usefixtures("no_cyclic_gc")
 async def test_cancellation_while_waiting_unregisters_at_once(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """Cancelling a consumer blocked in `async for` removes its listener right away."""
-    async with synced_informer(fake_apiserver) as synced:
+    async with synced_informer(fake_apiserver, cache=cache_mode) as synced:
         drained = asyncio.Event()
         counts: list[int] = []
 
@@ -123,9 +131,10 @@ async def test_cancellation_while_waiting_unregisters_at_once(
 @pytest.mark.usefixtures("no_cyclic_gc")
 async def test_cancelling_a_scope_around_the_loop_unregisters(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """A cancel scope around the loop (as timeouts use) cancelling it also unregisters at once."""
-    async with synced_informer(fake_apiserver) as synced:
+    async with synced_informer(fake_apiserver, cache=cache_mode) as synced:
         with anyio.CancelScope() as scope:
             async for event in synced.events():
                 if event.object["metadata"]["name"] == "c":
@@ -134,9 +143,11 @@ async def test_cancelling_a_scope_around_the_loop_unregisters(
         assert synced.statistics().listeners == ()
 
 
-async def test_aclose_and_async_with_unregister(fake_apiserver: FakeApiServer) -> None:
+async def test_aclose_and_async_with_unregister(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """aclose() and the end of `async with informer.events()` unregister (idempotently)."""
-    async with synced_informer(fake_apiserver) as synced:
+    async with synced_informer(fake_apiserver, cache=cache_mode) as synced:
         stream = synced.events()
         assert len(synced.statistics().listeners) == 1 and not stream.closed
         await stream.aclose()
@@ -151,10 +162,12 @@ async def test_aclose_and_async_with_unregister(fake_apiserver: FakeApiServer) -
 
 
 @pytest.mark.usefixtures("no_cyclic_gc")
-async def test_async_with_closes_a_stream_still_referenced(fake_apiserver: FakeApiServer) -> None:
+async def test_async_with_closes_a_stream_still_referenced(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """The explicit form closes at the end of the block even though a variable (and here a
     list) still references the stream, after a `break` or an exception alike."""
-    async with synced_informer(fake_apiserver) as synced:
+    async with synced_informer(fake_apiserver, cache=cache_mode) as synced:
         kept: list[EventStream] = []
         async with synced.events() as stream:
             kept.append(stream)
@@ -170,9 +183,11 @@ async def test_async_with_closes_a_stream_still_referenced(fake_apiserver: FakeA
         assert all(s.closed for s in kept) and synced.statistics().listeners == ()
 
 
-async def test_a_held_stream_survives_a_timed_out_read(fake_apiserver: FakeApiServer) -> None:
+async def test_a_held_stream_survives_a_timed_out_read(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """A timeout on one `anext()` does not close a stream the caller still holds."""
-    async with synced_informer(fake_apiserver) as synced:
+    async with synced_informer(fake_apiserver, cache=cache_mode) as synced:
         stream = synced.events()
         for _ in range(3):
             await anext(stream)
@@ -182,11 +197,13 @@ async def test_a_held_stream_survives_a_timed_out_read(fake_apiserver: FakeApiSe
         await stream.aclose()
 
 
-async def test_a_stream_ends_when_the_informer_stops(fake_apiserver: FakeApiServer) -> None:
+async def test_a_stream_ends_when_the_informer_stops(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """A consumer's `async for` ends by itself when the informer stops."""
     await create(fake_apiserver, "a")
     async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         recorder = Recorder()
         tg.start_soon(recorder.consume, informer.events())
         async with informer:
@@ -200,6 +217,7 @@ async def test_a_stream_ends_when_the_informer_stops(fake_apiserver: FakeApiServ
 
 async def test_a_late_subscriber_sees_each_existing_object_once(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """Subscribers joining mid-stream get the cache as adds, then every later change, once."""
     server = fake_apiserver
@@ -207,7 +225,7 @@ async def test_a_late_subscriber_sees_each_existing_object_once(
     names = [f"cm-{i}" for i in range(12)]
     await create(server, *names[:4])
     async with kube_client(server) as api_client, anyio.create_task_group() as tg:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         joined: list[tuple[Recorder, set[str]]] = []
         async with informer:
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
@@ -261,11 +279,13 @@ async def test_a_late_subscriber_sees_each_existing_object_once(
             seen[key] = rv
 
 
-async def test_a_handler_added_after_start_gets_the_cache(fake_apiserver: FakeApiServer) -> None:
+async def test_a_handler_added_after_start_gets_the_cache(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """add_event_handler after sync replays the cache as initial adds; then it is synced."""
     await create(fake_apiserver, "a", "b")
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         async with informer:
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             recorder = Recorder()
@@ -283,7 +303,9 @@ async def test_a_handler_added_after_start_gets_the_cache(fake_apiserver: FakeAp
 # -- handlers ------------------------------------------------------------------------------------
 
 
-async def test_handlers_of_every_shape(fake_apiserver: FakeApiServer) -> None:
+async def test_handlers_of_every_shape(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """Handler objects and ResourceEventHandlerFuncs, sync or async, with any subset of methods."""
     calls: dict[str, list[Any]] = {"funcs": [], "async": [], "deletes": []}
     changed = asyncio.Event()
@@ -306,7 +328,7 @@ async def test_handlers_of_every_shape(fake_apiserver: FakeApiServer) -> None:
 
     await create(fake_apiserver, "a")
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         informer.add_event_handler(
             ResourceEventHandlerFuncs(
                 on_add=lambda obj, initial: note("funcs", "add", obj["metadata"]["name"], initial),
@@ -335,7 +357,9 @@ async def test_handlers_of_every_shape(fake_apiserver: FakeApiServer) -> None:
     assert calls["deletes"] == [("a",)]
 
 
-async def test_each_handler_runs_in_its_own_task(fake_apiserver: FakeApiServer) -> None:
+async def test_each_handler_runs_in_its_own_task(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """Every handler has one task of its own, used for all of its calls."""
     tasks: dict[str, set[asyncio.Task[Any] | None]] = {"x": set(), "y": set()}
     recorder = Recorder()
@@ -350,7 +374,7 @@ async def test_each_handler_runs_in_its_own_task(fake_apiserver: FakeApiServer) 
 
     await create(fake_apiserver, "a", "b", "c")
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         x = informer.add_event_handler(handler("x"))
         informer.add_event_handler(handler("y"))
         async with informer:
@@ -361,7 +385,7 @@ async def test_each_handler_runs_in_its_own_task(fake_apiserver: FakeApiServer) 
 
 
 async def test_a_failing_handler_is_logged_counted_and_fed_on(
-    fake_apiserver: FakeApiServer, caplog: pytest.LogCaptureFixture
+    fake_apiserver: FakeApiServer, caplog: pytest.LogCaptureFixture, cache_mode: CacheMode
 ) -> None:
     """A handler's exception is logged and counted; its later events are still delivered."""
     recorder = Recorder()
@@ -380,7 +404,7 @@ async def test_a_failing_handler_is_logged_counted_and_fed_on(
 
     await create(fake_apiserver, "a", "b")
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         registration = informer.add_event_handler(Flaky())
         with caplog.at_level(logging.ERROR, logger="aioinformer._event_stream"):
             async with informer:
@@ -396,11 +420,13 @@ async def test_a_failing_handler_is_logged_counted_and_fed_on(
     assert "RuntimeError" in errors[0].getMessage() and "KeyError" in errors[2].getMessage()
 
 
-async def test_remove_event_handler_stops_delivery(fake_apiserver: FakeApiServer) -> None:
+async def test_remove_event_handler_stops_delivery(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """After remove_event_handler a handler receives nothing more; removing twice is fine."""
     await create(fake_apiserver, "a")
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         removed, kept = Recorder(), Recorder()
         registration = informer.add_event_handler(removed)
         informer.add_event_handler(kept)
@@ -416,11 +442,13 @@ async def test_remove_event_handler_stops_delivery(fake_apiserver: FakeApiServer
     assert kept.summary() == [("ADDED", "default/a"), ("ADDED", "default/b")]
 
 
-async def test_a_handler_removed_before_start_never_runs(fake_apiserver: FakeApiServer) -> None:
+async def test_a_handler_removed_before_start_never_runs(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """remove_event_handler before start: the handler gets nothing and no task is started."""
     await create(fake_apiserver, "a")
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         removed, kept = Recorder(), Recorder()
         registration = informer.add_event_handler(removed)
         kept_registration = informer.add_event_handler(kept)
@@ -433,6 +461,7 @@ async def test_a_handler_removed_before_start_never_runs(fake_apiserver: FakeApi
 
 async def test_registration_syncs_when_its_handler_processed_the_initial_list(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """reg.has_synced() waits for that handler; informer.has_synced() does not."""
     release = asyncio.Event()
@@ -443,7 +472,7 @@ async def test_registration_syncs_when_its_handler_processed_the_initial_list(
 
     await create(fake_apiserver, "a", "b")
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         blocked = informer.add_event_handler(Blocked())
         fast = informer.add_event_handler(Recorder())
         async with informer:
@@ -462,11 +491,12 @@ async def test_registration_syncs_when_its_handler_processed_the_initial_list(
 
 async def test_a_stream_syncs_when_it_read_past_the_initial_list(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """A stream's has_synced() turns true once the consumer asked for the event after the list."""
     await create(fake_apiserver, "a")
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         stream = informer.events()
         async with informer:
             first = await anext(stream)
@@ -488,6 +518,7 @@ async def test_a_stream_syncs_when_it_read_past_the_initial_list(
 
 async def test_a_slow_handler_does_not_delay_a_fast_consumer(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """A handler stuck on its first event leaves another consumer's delivery undelayed; it
     catches up once it proceeds."""
@@ -504,7 +535,7 @@ async def test_a_slow_handler_does_not_delay_a_fast_consumer(
 
     await create(fake_apiserver, "a")
     async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         slow = informer.add_event_handler(Slow())
         fast = Recorder()
         tg.start_soon(fast.consume, informer.events())
@@ -521,11 +552,13 @@ async def test_a_slow_handler_does_not_delay_a_fast_consumer(
     assert slow_seen == ["a", "b"]
 
 
-async def test_an_unread_stream_only_grows_its_backlog(fake_apiserver: FakeApiServer) -> None:
+async def test_an_unread_stream_only_grows_its_backlog(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """Nobody reading a stream blocks nothing: its backlog (and peak) just grows."""
     await create(fake_apiserver, "a")
     async with kube_client(fake_apiserver) as api_client, anyio.create_task_group() as tg:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         idle: EventStream = informer.events()
         reader = Recorder()
         tg.start_soon(reader.consume, informer.events())
@@ -547,6 +580,7 @@ async def test_an_unread_stream_only_grows_its_backlog(fake_apiserver: FakeApiSe
 
 async def test_a_handler_raising_cancelled_error_is_a_handler_error_not_a_stop(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """A handler that awaited something cancelled elsewhere fails alone; the informer goes on."""
     seen = asyncio.Event()
@@ -560,7 +594,7 @@ async def test_a_handler_raising_cancelled_error_is_a_handler_error_not_a_stop(
             seen.set()
 
     async with kube_client(fake_apiserver) as client:
-        informer = new_informer(client)
+        informer = new_informer(client, cache=cache_mode)
         registration = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
         async with informer:
             await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
@@ -574,6 +608,7 @@ async def test_a_handler_raising_cancelled_error_is_a_handler_error_not_a_stop(
 
 async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_list(
     fake_apiserver: FakeApiServer,
+    cache_mode: CacheMode,
 ) -> None:
     """Removing a handler does not count its unprocessed initial list as processed."""
     for i in range(3):
@@ -584,7 +619,7 @@ async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_
         await gate.wait()  # never processes anything
 
     async with kube_client(fake_apiserver) as client:
-        informer = new_informer(client)
+        informer = new_informer(client, cache=cache_mode)
         async with informer:
             await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             registration = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
@@ -606,12 +641,14 @@ def test_a_defaulted_second_parameter_is_not_the_initial_list_flag() -> None:
     assert not _takes_initial_list_flag(lambda obj: None)
 
 
-async def test_a_late_joiner_replays_a_large_cache_lazily(fake_apiserver: FakeApiServer) -> None:
+async def test_a_late_joiner_replays_a_large_cache_lazily(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """Joining replays the cache as events made on demand; the backlog counts them."""
     for i in range(50):
         fake_apiserver.objects.create("configmaps", configmap(f"cm-{i:02d}"))
     async with kube_client(fake_apiserver) as client:
-        informer = new_informer(client)
+        informer = new_informer(client, cache=cache_mode)
         async with informer:
             await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             async with informer.events() as stream:

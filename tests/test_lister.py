@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from aioinformer._compact import CacheMode, new_indexer
 from aioinformer._lister import Lister
 from aioinformer._listwatch import Resource
 from aioinformer._objects import KubeObject
@@ -26,8 +27,8 @@ def obj(name: str, namespace: str = "", **labels: str) -> KubeObject:
 
 
 @pytest.fixture
-def lister() -> Lister:
-    indexer = Indexer()
+def lister(cache_mode: CacheMode) -> Lister:
+    indexer = new_indexer(cache_mode)
     for item in (
         obj("web", "prod", app="web", tier="front"),
         obj("db", "prod", app="db", tier="back"),
@@ -68,9 +69,9 @@ def test_get_by_name_and_namespace(lister: Lister) -> None:
         lister.get("web")  # namespaced objects need their namespace: asking without is a bug
 
 
-def test_cluster_scoped_objects_are_got_by_name() -> None:
+def test_cluster_scoped_objects_are_got_by_name(cache_mode: CacheMode) -> None:
     """Objects without a namespace are found by name alone."""
-    indexer = Indexer()
+    indexer = new_indexer(cache_mode)
     indexer.add(obj("node-1", role="worker"))
     lister = Lister(indexer)
     assert lister.get("node-1") is not None
@@ -96,9 +97,9 @@ def test_a_bad_selector_raises(lister: Lister) -> None:
         lister.namespace("prod").list("=web")
 
 
-def test_the_lister_reads_the_live_cache() -> None:
+def test_the_lister_reads_the_live_cache(cache_mode: CacheMode) -> None:
     """A lister sees later writes to its indexer (it is a view, not a copy)."""
-    indexer = Indexer()
+    indexer = new_indexer(cache_mode)
     lister = Lister(indexer)
     assert lister.list() == []
     indexer.add(obj("a", "ns"))
@@ -107,26 +108,32 @@ def test_the_lister_reads_the_live_cache() -> None:
     assert lister.get("a", "ns") is None
 
 
-async def test_informer_lister(fake_apiserver: FakeApiServer) -> None:
+async def test_informer_lister(fake_apiserver: FakeApiServer, cache_mode: CacheMode) -> None:
     """informer.lister() reads the informer's cache."""
     labelled = configmap("web", v="1")
     labelled["metadata"]["labels"] = {"app": "web"}
     fake_apiserver.objects.create("configmaps", labelled)
     fake_apiserver.objects.create("configmaps", configmap("plain"))
     async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client)
+        informer = new_informer(api_client, cache=cache_mode)
         async with informer:
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             lister = informer.lister()
             assert names(lister.list("app=web")) == ["default/web"]
             assert names(lister.namespace("default").list()) == ["default/plain", "default/web"]
             web = lister.get("web", "default")
-            assert web is not None and web is informer.indexer.get_by_key("default/web")
+            assert web is not None and web == informer.indexer.get_by_key("default/web")
+            if cache_mode == "dict":  # the cached object itself, shared
+                assert web is informer.indexer.get_by_key("default/web")
+            else:  # a fresh copy: mutating it leaves the cache alone
+                web["data"] = {"changed": "yes"}
+                assert lister.get("web", "default") == informer.indexer.get_by_key("default/web")
+                assert lister.get("web", "default") != web
 
 
-def test_the_empty_namespace_view_lists_every_namespace() -> None:
+def test_the_empty_namespace_view_lists_every_namespace(cache_mode: CacheMode) -> None:
     """namespace("") lists all namespaces, like client-go's ListAllByNamespace."""
-    indexer = Indexer()
+    indexer = new_indexer(cache_mode)
     for ns, name in (("a", "x"), ("b", "y")):
         indexer.add({"metadata": {"namespace": ns, "name": name, "labels": {"k": ns}}})
     view = Lister(indexer).namespace("")
@@ -134,17 +141,17 @@ def test_the_empty_namespace_view_lists_every_namespace() -> None:
     assert [o["metadata"]["name"] for o in view.list("k=b")] == ["y"]
 
 
-def test_get_without_a_namespace_on_a_namespaced_resource_says_so() -> None:
+def test_get_without_a_namespace_on_a_namespaced_resource_says_so(cache_mode: CacheMode) -> None:
     """For a resource known to be namespaced, get(name) raises (even on an empty cache) and
     says how to ask; a known cluster-scoped resource refuses a namespace the same way."""
-    pods = Lister(Indexer(), resource=Resource.parse("v1/pods"))
+    pods = Lister(new_indexer(cache_mode), resource=Resource.parse("v1/pods"))
     with pytest.raises(ValueError, match=r"v1/pods are namespaced: get\('web'\) needs"):
         pods.get("web")
     with pytest.raises(ValueError, match="namespaced"):
         pods.namespace("").get("web")
     assert pods.get("web", "prod") is None
     assert pods.namespace("prod").get("web") is None
-    nodes = Lister(Indexer(), resource=Resource.parse("v1/nodes"))
+    nodes = Lister(new_indexer(cache_mode), resource=Resource.parse("v1/nodes"))
     with pytest.raises(ValueError, match=r"v1/nodes are cluster-scoped: call get\('n1'\)"):
         nodes.get("n1", "default")
     with pytest.raises(ValueError, match="cluster-scoped"):
@@ -152,11 +159,11 @@ def test_get_without_a_namespace_on_a_namespaced_resource_says_so() -> None:
     assert nodes.get("n1") is None
 
 
-def test_an_unknown_resource_takes_its_scope_from_the_cache() -> None:
+def test_an_unknown_resource_takes_its_scope_from_the_cache(cache_mode: CacheMode) -> None:
     """A custom resource (kind unknown) answers None on an empty cache, and raises once the
     cache shows which scope its objects have."""
     widgets = Resource.parse("example.com/v1/widgets")
-    indexer = Indexer()
+    indexer = new_indexer(cache_mode)
     lister = Lister(indexer, resource=widgets)
     assert lister.get("w") is None
     assert lister.get("w", "default") is None
@@ -166,10 +173,12 @@ def test_an_unknown_resource_takes_its_scope_from_the_cache() -> None:
     assert lister.get("w", "default") is not None
 
 
-async def test_an_informers_lister_knows_its_resource(fake_apiserver: FakeApiServer) -> None:
+async def test_an_informers_lister_knows_its_resource(
+    fake_apiserver: FakeApiServer, cache_mode: CacheMode
+) -> None:
     """informer.lister() checks namespaces with the informer's resource, and shows it."""
     async with kube_client(fake_apiserver) as client:
-        informer = new_informer(client)
+        informer = new_informer(client, cache=cache_mode)
         lister = informer.lister()
         assert repr(lister) == "<Lister v1/configmaps objects=0>"
         assert repr(lister.namespace("a")) == "<NamespaceLister v1/configmaps namespace='a'>"

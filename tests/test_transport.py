@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+import orjson
 import pytest
 from kubernetes_asyncio.client import ApiClient
 
 from aioinformer import KubeClient
-from aioinformer._listwatch import ListOptions, Resource, WatchEventType
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._listwatch import ListOptions, Resource, WatchEvent, WatchEventType
+from aioinformer._transport import BATCH_BYTES, KubeListerWatcher
 from aioinformer.errors import (
     ConflictError,
     ConnectionRefused,
@@ -423,3 +424,82 @@ async def test_bearer_token_and_refresher(server: FakeApiServer) -> None:
         await lw.refresh_credentials()
     assert calls == ["refresh"]
     assert "s3cr3t" not in repr(lw) + repr(client)
+
+
+async def test_next_batch_hands_out_events_in_order_then_the_error(
+    server: FakeApiServer, client: KubeClient
+) -> None:
+    """next_batch() returns what each read completed: events in order, a malformed line as its
+    error in place; an ERROR event ends the stream after the events before it (the watch
+    protocol: an ERROR Status is the stream's last event, apimachinery's watch.Error)."""
+    lw = KubeListerWatcher(client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
+    names = [f"cm-{i:03d}" for i in range(50)]
+    received: list[WatchEvent | MalformedWatchEventError] = []
+    try:
+        await server.requests.wait_for_watches(1)
+        for name in names[:25]:
+            server.objects.create("configmaps", configmap(name))
+        server.faults.inject_malformed_line()
+        for name in names[25:]:
+            server.objects.create("configmaps", configmap(name))
+        server.faults.inject_watch_error(410, "Expired", "too old resource version")
+        with pytest.raises(ExpiredError):
+            while True:
+                batch = await stream.next_batch()
+                assert batch, "an empty batch only at the end"
+                received.extend(batch)
+        assert await stream.next_batch() == []
+    finally:
+        await stream.aclose()
+    events = [item for item in received if isinstance(item, WatchEvent)]
+    assert [e.object["metadata"]["name"] for e in events] == names
+    assert [type(item).__name__ for item in received].index("MalformedWatchEventError") == 25
+    for event in events:
+        assert event.raw is not None and orjson.loads(event.raw) == event.object
+
+
+async def test_next_batch_and_anext_share_the_stream(
+    server: FakeApiServer, client: KubeClient
+) -> None:
+    """Reading with __anext__ and then next_batch delivers every event exactly once."""
+    lw = KubeListerWatcher(client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
+    names = [f"cm-{i:03d}" for i in range(20)]
+    try:
+        await server.requests.wait_for_watches(1)
+        for name in names:
+            server.objects.create("configmaps", configmap(name))
+        seen = [(await anext(stream)).object["metadata"]["name"]]
+        while len(seen) < len(names):
+            for item in await stream.next_batch():
+                assert isinstance(item, WatchEvent)
+                seen.append(item.object["metadata"]["name"])
+    finally:
+        await stream.aclose()
+    assert seen == names
+
+
+async def test_next_batch_decodes_a_bounded_slice_of_what_arrived(
+    server: FakeApiServer, client: KubeClient
+) -> None:
+    """However much one read brought, a batch holds about BATCH_BYTES of events (at least
+    one): the rest waits as undecoded lines until the next call."""
+    lw = KubeListerWatcher(client, CONFIGMAPS)
+    stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
+    names = [f"cm-{i:03d}" for i in range(100)]
+    sizes: list[int] = []
+    seen: list[str] = []
+    try:
+        await server.requests.wait_for_watches(1)
+        for name in names:
+            server.objects.create("configmaps", configmap(name, payload="z" * 3000))
+        while len(seen) < len(names):
+            batch = await stream.next_batch()
+            events = [item for item in batch if isinstance(item, WatchEvent)]
+            seen += [event.object["metadata"]["name"] for event in events]
+            sizes.append(sum(len(event.raw or b"") for event in events))
+    finally:
+        await stream.aclose()
+    assert seen == names
+    assert max(sizes) < BATCH_BYTES + 4000

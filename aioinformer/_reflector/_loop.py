@@ -15,16 +15,17 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
-from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
 import anyio
+import anyio.lowlevel
 from anyio import CancelScope
 
 from .._backoff import Backoff
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
-from .._listwatch import ListerWatcher, ListOptions, WatchEventType, WatchStream
+from .._listwatch import ListerWatcher, ListOptions, WatchEvent, WatchStream
 from .._objects import KubeObject
 from ..errors import (
     InformerError,
@@ -34,23 +35,21 @@ from ..errors import (
     ShardSelectorRejectedError,
     TransportError,
 )
+from ._batches import BatchWriter, batch_reader, batch_writer, hand_off
 from ._machine import ListWatch
 from ._reports import Reporter
 from ._states import RestartCause
 from ._statistics import Counters, ReflectorStatistics
 from ._steps import (
     Action,
-    Apply,
     Delay,
     ListFailed,
     ListPage,
     ListReason,
-    Malformed,
     NextEvent,
     OpenWatch,
     Pause,
     Proceed,
-    Reject,
     ReplaceStore,
     RequestList,
     StoreFailed,
@@ -65,33 +64,9 @@ from ._streaming import InitialEvents, collect
 
 __all__ = ["Reflector", "ReflectorStore", "WatchErrorHandler"]
 
+from ._protocols import ReflectorStore, WatchErrorHandler
+
 logger = logging.getLogger(__name__)
-
-_ADDED = WatchEventType.ADDED
-_MODIFIED = WatchEventType.MODIFIED
-_DELETED = WatchEventType.DELETED
-_BOOKMARK = WatchEventType.BOOKMARK
-
-
-class ReflectorStore(Protocol):
-    """What a reflector writes to; :class:`~aioinformer.delta_fifo.DeltaFIFO` implements it."""
-
-    async def add(self, obj: KubeObject) -> None: ...
-
-    async def update(self, obj: KubeObject) -> None: ...
-
-    async def delete(self, obj: Any) -> None: ...
-
-    async def replace(self, objs: Iterable[KubeObject], resource_version: str) -> None: ...
-
-    async def resync(self) -> None: ...
-
-
-class WatchErrorHandler(Protocol):
-    """Called with the reflector and the error for every list or watch error (before the
-    wait that follows it)."""
-
-    def __call__(self, reflector: Reflector, error: BaseException, /) -> object: ...
 
 
 class Reflector:
@@ -369,59 +344,42 @@ class Reflector:
 
     async def _consume(self, stream: WatchStream, started: float) -> Action:
         """Apply a watch's events to the store until it ends, or until the machine ends it
-        (a malformed line, a resource version going back); then close it."""
-        machine, store, counters, reporter = (
-            self._machine,
-            self._store,
-            self._counters,
-            self._reporter,
-        )
-        events = counters.events
+        (a malformed line, a resource version going back); then close it. Each batch the
+        stream delivers goes to the store in one hand-off."""
+        read, write = batch_reader(stream), batch_writer(self._store)
         ended: Exception | None = None
         try:
             while True:
                 try:
-                    event = await stream.__anext__()
-                except StopAsyncIteration:
-                    break
-                except MalformedWatchEventError as exc:
-                    counters.malformed_events += 1
-                    return machine.feed(Malformed(exc))  # a relist from the last good RV
+                    batch = await read()
                 except Exception as exc:
                     ended = exc
                     break
-                action = machine.event(event)
-                if action.__class__ is Apply:
-                    kind = action.type
-                    try:
-                        if kind is _ADDED:
-                            await store.add(event.object)
-                        elif kind is _MODIFIED:
-                            await store.update(event.object)
-                        elif kind is _DELETED:
-                            await store.delete(event.object)
-                    except Exception as exc:
-                        reporter.refused(event.object, exc, has_transform=self._has_transform)
-                    else:
-                        if counters.stale and kind is not _BOOKMARK:
-                            reporter.accepted(event.object)
-                    events[kind] = events.get(kind, 0) + 1
-                elif isinstance(action, Reject):
-                    reporter.invalid(action.error)
-                elif isinstance(action, Pause):
-                    return action  # the event was not applied; a relist follows
-                else:
-                    counters.unknown_events += 1
-                    # The watch goes on: the hook hears of it, one WARNING line says it.
-                    reporter.report(
-                        MalformedWatchEventError(
-                            f"skipping watch event of unknown type {str(event.type)[:40]!r}"
-                        )
-                    )
+                if not batch:
+                    break
+                stop = await self._hand_off(batch, write)
+                del batch
+                if stop is not None:
+                    return stop  # a relist from the last good RV follows
+                # Let the informer and its consumers take this batch before the next is
+                # decoded: objects in flight are what the garbage collector ends up scanning.
+                await anyio.lowlevel.checkpoint()
         finally:
             # Closed before any wait: a stalled or throttled stream is not kept open.
             await _close(stream)
-        return machine.feed(WatchEnded(ended, self._clock.now() - started))
+        return self._machine.feed(WatchEnded(ended, self._clock.now() - started))
+
+    async def _hand_off(
+        self, batch: list[WatchEvent | MalformedWatchEventError], write: BatchWriter
+    ) -> Action | None:
+        return await hand_off(
+            batch,
+            write,
+            self._machine,
+            self._counters,
+            self._reporter,
+            has_transform=self._has_transform,
+        )
 
     @property
     def _has_transform(self) -> bool:

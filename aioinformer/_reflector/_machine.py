@@ -32,14 +32,14 @@ the machine only says which kind of wait comes next.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
-from .._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
+from .._listwatch import ListOptions, ListResult, WatchEvent
 from ..errors import (
     ConnectionRefused,
     ExpiredError,
     InformerError,
-    InvalidObjectError,
     ResourceVersionError,
     TooLargeResourceVersionError,
     TooManyRequestsError,
@@ -48,7 +48,8 @@ from ..errors import (
     VeryShortWatchError,
     WatchIdleTimeoutError,
 )
-from ._checks import key_hint, object_problem, older, screen_items
+from ._checks import older, screen_items
+from ._events import on_events
 from ._states import (
     Cursor,
     Listing,
@@ -63,7 +64,6 @@ from ._states import (
 )
 from ._steps import (
     Action,
-    Apply,
     Delay,
     Input,
     ListFailed,
@@ -74,10 +74,8 @@ from ._steps import (
     OpenWatch,
     Pause,
     Proceed,
-    Reject,
     ReplaceStore,
     RequestList,
-    Skip,
     StoreFailed,
     StreamingListFailed,
     StreamingListSynced,
@@ -95,19 +93,6 @@ VERY_SHORT_WATCH: Final = 1.0
 MIN_RETRY_AFTER: Final = 0.5
 MAX_RETRY_AFTER: Final = 60.0
 
-_ADDED = WatchEventType.ADDED
-_BOOKMARK = WatchEventType.BOOKMARK
-# What to do with each event type applied to the store (bookmarks only move the RV), by its
-# wire name: one action object per type, as events are the hot path.
-_APPLY: Final = {
-    kind.value: Apply(kind)
-    for kind in (
-        WatchEventType.ADDED,
-        WatchEventType.MODIFIED,
-        WatchEventType.DELETED,
-        WatchEventType.BOOKMARK,
-    )
-}
 _NEXT_EVENT: Final = NextEvent()
 
 # -- the rules -----------------------------------------------------------------------------
@@ -167,59 +152,8 @@ def _retry_watch(error: Exception) -> Pause | None:
 
 
 def _on_event(state: Watching, event: WatchEvent) -> tuple[Action, State]:
-    apply = _APPLY.get(event.type)
-    if apply is None:
-        return Skip(event.type), state
-    cursor, replaying = state.cursor, state.replaying
-    obj = event.object
-    metadata = obj.get("metadata") if obj.__class__ is dict else None
-    if metadata.__class__ is not dict:
-        return _reject(state, obj, apply)
-    rv = metadata.get("resourceVersion")
-    if apply.type is _BOOKMARK:
-        if rv.__class__ is not str or not rv:
-            return _reject(state, obj, apply)
-    else:
-        name = metadata.get("name")
-        namespace = metadata.get("namespace")
-        if (
-            name.__class__ is not str
-            or not name
-            or (namespace is not None and namespace.__class__ is not str)
-            or (rv is not None and rv.__class__ is not str)
-        ):
-            return _reject(state, obj, apply)
-    if replaying and apply.type is not _ADDED:
-        replaying = False
-    if not replaying and rv:
-        current = cursor.resource_version
-        if rv != current:
-            if (len(rv) < len(current) or (len(rv) == len(current) and rv < current)) and older(
-                rv, current
-            ):
-                return _backwards(cursor, rv, event.type)
-            cursor = Cursor(rv, cursor.unavailable, cursor.paginated)
-    return apply, Watching(cursor, replaying, True)
-
-
-def _reject(state: Watching, obj: object, apply: Apply) -> tuple[Action, State]:
-    if apply.type is _BOOKMARK:
-        error = InvalidObjectError("a bookmark without a resourceVersion")
-    else:
-        error = InvalidObjectError(
-            object_problem(obj) or "not a Kubernetes object", key=key_hint(obj)
-        )
-    return Reject(error), Watching(state.cursor, state.replaying, True)
-
-
-def _backwards(cursor: Cursor, rv: str, event_type: str) -> tuple[Action, State]:
-    error = ResourceVersionError(
-        f"a {event_type} event went back to resourceVersion {rv!r} after"
-        f" {cursor.resource_version!r}; relisting",
-        resource_version=rv,
-        previous=cursor.resource_version,
-    )
-    return Pause(Delay.BACKOFF, RestartCause.BACKWARDS, (error,)), NeedList(cursor)
+    actions, after = on_events(state, (event,))
+    return actions[0], after
 
 
 def _watch_ended(state: Watching, ended: WatchEnded) -> tuple[Action, State]:
@@ -417,6 +351,22 @@ class ListWatch:
             return self.feed(event)
         action, self.state = _on_event(state, event)
         return action
+
+    def events(self, events: Sequence[WatchEvent]) -> list[Action]:
+        """Apply watch events in order, as many :meth:`event` calls would (the same actions
+        and the same final state), with one new state for the whole run instead of one per
+        event."""
+        state = self.state
+        if state.__class__ is not Watching:
+            actions: list[Action] = []
+            for event in events:
+                actions.append(self.event(event))
+                if isinstance(actions[-1], Pause):
+                    break  # the machine left the watch: the rest is not applied
+            return actions
+        assert isinstance(state, Watching)
+        actions, self.state = on_events(state, events)
+        return actions
 
     def feed(self, received: Input) -> Action:
         """Apply one input; returns the next action."""

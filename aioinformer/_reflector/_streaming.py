@@ -47,7 +47,7 @@ class InitialEvents:
 
         :raises ResourceVersionError: when that bookmark's resource version is not a string.
         """
-        event_type, obj = event
+        event_type, obj = event.type, event.object
         if event_type == WatchEventType.BOOKMARK:
             metadata = obj.get("metadata")
             metadata = metadata if isinstance(metadata, dict) else {}

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .._listwatch import ListerWatcher, ListOptions, ListResult, WatchEvent, WatchStream
-from ..errors import InvalidShardSelectorError
+from ..errors import InvalidShardSelectorError, MalformedWatchEventError
 from ._selector import ShardSelector, parse_shard_selector
 
 __all__ = [
@@ -201,6 +201,36 @@ class _FilteredWatch:
             event = await self._stream.__anext__()
             if event.type not in _FILTERED_TYPES or owner.matches(event.object):
                 return event
+
+    async def next_batch(self) -> list[WatchEvent | MalformedWatchEventError]:
+        """The inner stream's next batch without the events outside the shard (one event per
+        batch when the inner stream has no batches); empty once the stream ended. Defined
+        here so that ``__getattr__`` never hands out the inner, unfiltered ``next_batch``."""
+        inner = getattr(self._stream, "next_batch", None)
+        owner = self._owner
+        while True:
+            if inner is None:
+                try:
+                    batch: list[WatchEvent | MalformedWatchEventError] = [
+                        await self._stream.__anext__()
+                    ]
+                except StopAsyncIteration:
+                    return []
+                except MalformedWatchEventError as exc:
+                    return [exc]
+            else:
+                batch = await inner()
+                if not batch:
+                    return []
+            kept = [
+                item
+                for item in batch
+                if isinstance(item, MalformedWatchEventError)
+                or item.type not in _FILTERED_TYPES
+                or owner.matches(item.object)
+            ]
+            if kept:
+                return kept
 
     async def aclose(self) -> None:
         await self._stream.aclose()

@@ -1,0 +1,56 @@
+"""The DeltaFIFO's unit of change: :class:`DeltaType`, :class:`Delta` and a watch change."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from enum import StrEnum
+from typing import Any, TypeAlias
+
+__all__ = ["Delta", "DeltaType", "WatchChange"]
+
+
+class DeltaType(StrEnum):
+    """What happened to an object."""
+
+    ADDED = "Added"
+    UPDATED = "Updated"
+    DELETED = "Deleted"
+    #: The object was in a (re)list; emitted by ``replace`` unless ``emit_delta_type_replaced``
+    #: is false (then ``SYNC`` is used).
+    REPLACED = "Replaced"
+    #: A periodic resync re-delivers the cached object.
+    SYNC = "Sync"
+
+
+class Delta:
+    """One change: its type, the object (or a tombstone, for some ``DELETED`` deltas) and,
+    when the producer had it, the object's JSON (``raw``, which a compact cache stores as is).
+
+    ``delta_type, obj = delta`` unpacks the type and the object; equality compares those two.
+    """
+
+    __slots__ = ("object", "raw", "type")
+
+    def __init__(self, type: DeltaType, object: Any, raw: bytes | None = None) -> None:
+        self.type = type
+        self.object = object
+        #: The JSON of ``object`` exactly (None when not known; never for a tombstone).
+        self.raw = raw
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.type, self.object))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Delta):
+            return NotImplemented
+        return self.type == other.type and self.object == other.object
+
+    __hash__ = None  # type: ignore[assignment]  # objects are dicts: never hashable
+
+    def __repr__(self) -> str:
+        return f"Delta({self.type!r}, {self.object!r})"
+
+
+#: One watch event for :meth:`DeltaFIFO.apply`: ``(ADDED | UPDATED | DELETED, object, raw)``,
+#: ``raw`` being the object's JSON or None.
+WatchChange: TypeAlias = tuple[DeltaType, Any, bytes | None]
