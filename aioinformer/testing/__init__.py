@@ -27,10 +27,12 @@ from ._request_log import ServerRequests as ServerRequests
 from ._resources import BUILTIN_RESOURCES as BUILTIN_RESOURCES
 from ._resources import ResourceInfo as ResourceInfo
 from ._server import FakeApiServer as FakeApiServer
+from ._server import FakeApiServerStatistics as FakeApiServerStatistics
 
 __all__ = [
     "BUILTIN_RESOURCES",
     "FakeApiServer",
+    "FakeApiServerStatistics",
     "FakeClock",
     "MemorySource",
     "RequestRecord",

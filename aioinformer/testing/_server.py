@@ -25,12 +25,18 @@ The standalone server (``aioinformer fake-apiserver``) exposes the faults over H
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from types import TracebackType
-from typing import TYPE_CHECKING
+from collections.abc import AsyncGenerator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Self
 
+import anyio
 from aiohttp import web
+from anyio import TASK_STATUS_IGNORED, AsyncContextManagerMixin, CancelScope
+from anyio.abc import TaskStatus
 
+from .._clock import SYSTEM_CLOCK, Clock
+from .._lifecycle import State, _only_exception
 from ..errors import LifecycleError
 from ._admin import AdminApi
 from ._boundary import client_error, client_errors
@@ -50,13 +56,39 @@ from ._watch import WatchHub
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient, Configuration
 
-__all__ = ["FakeApiServer"]
-
-_READY, _STARTED, _CLOSED = "ready", "started", "closed"
+__all__ = ["FakeApiServer", "FakeApiServerStatistics"]
 
 
-class FakeApiServer:
-    """An in-process Kubernetes API server for tests (an async context manager).
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FakeApiServerStatistics:
+    """A snapshot of a :class:`FakeApiServer` (:meth:`FakeApiServer.statistics`)."""
+
+    #: Where the server is in its life (``NEW``, ``RUNNING``, ``STOPPED``).
+    state: State
+    #: The base URL (the port is 0 until it listens when asked for a free one).
+    url: str
+    #: Objects stored now, over every resource.
+    objects: int
+    #: Watches open now.
+    open_watches: int
+    #: Requests answered so far.
+    requests_served: int
+    #: The current (global) resource version.
+    resource_version: int
+
+
+class FakeApiServer(AsyncContextManagerMixin):
+    """An in-process Kubernetes API server for tests, with the project's one lifecycle.
+
+    * ``async with FakeApiServer() as server:`` listens on entering (the block sees a
+      serving server) and stops on leaving; an exception of the block comes out unwrapped.
+    * ``await tg.start(server.run)`` starts it in a task group and returns once it listens;
+      ``run`` serves until :meth:`aclose` is called or its task is cancelled.
+    * :meth:`aclose` stops it, bounded (about 2 s at most) and idempotent.
+    * :meth:`statistics` returns a :class:`FakeApiServerStatistics`; :attr:`state` a
+      :class:`~aioinformer._lifecycle.State`.
+    * :meth:`start` listens without a task group (kept for fixtures whose set-up and
+      tear-down may run in different tasks, where no task group can stay open).
 
     :param host: the address to listen on.
     :param port: the port; 0 (the default) picks a free one, kept across
@@ -109,7 +141,9 @@ class FakeApiServer:
         self._request_faults = RequestFaults()
         self._log = RequestLog()
         self._hub: WatchHub | None = None
-        self._state = _READY
+        self._state = State.NEW
+        self._closed: anyio.Event | None = None
+        self._clock: Clock = SYSTEM_CLOCK
         self._objects = ServerObjects(self._registry, self._rest)
         self._faults = ServerFaults(
             registry=self._registry,
@@ -143,14 +177,32 @@ class FakeApiServer:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
+    @property
+    def state(self) -> State:
+        """Where the server is in its life: ``NEW``, ``RUNNING`` (listening) or ``STOPPED``."""
+        return self._state
+
+    def statistics(self) -> FakeApiServerStatistics:
+        """A snapshot: state, URL, stored objects, open watches, requests, resource version."""
+        return FakeApiServerStatistics(
+            state=self._state,
+            url=self.url,
+            objects=sum(len(self._storage.objects(info)) for info in self._registry),
+            open_watches=0 if self._hub is None else self._hub.count(),
+            requests_served=len(self._log.records),
+            resource_version=self._storage.resource_version,
+        )
+
     async def start(self) -> None:
-        """Start serving (``async with`` calls it).
+        """Start listening and return (``run`` and ``async with`` call it); :meth:`aclose`
+        stops it. Prefer ``async with`` or ``await tg.start(server.run)``.
 
         :raises LifecycleError: when started twice or after :meth:`aclose`.
         """
-        if self._state != _READY:
-            raise LifecycleError(f"a FakeApiServer can start once; it is {self._state}")
-        self._state = _STARTED
+        if self._state is not State.NEW:
+            raise LifecycleError(f"a FakeApiServer can start once; it is {self._state.value}")
+        self._state = State.STARTING
+        self._closed = anyio.Event()
         self._hub = WatchHub(self._storage, bookmark_interval=self._bookmark_interval)
         handler = ApiHandler(
             registry=self._registry,
@@ -170,30 +222,62 @@ class FakeApiServer:
         except BaseException:
             await self.aclose()
             raise
+        self._state = State.RUNNING
+
+    async def run(self, *, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:
+        """Serve until :meth:`aclose` is called or this task is cancelled (then close).
+
+        :param task_status: reports readiness once the server listens, so
+            ``await tg.start(server.run)`` returns a serving server.
+        :raises LifecycleError: when it started before.
+        :raises OSError: when it cannot listen (the port is taken).
+        """
+        await self.start()
+        try:
+            async with anyio.create_task_group() as tg:
+                self._start_helpers(tg)
+                task_status.started()
+                assert self._closed is not None
+                await self._closed.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            with CancelScope(shield=True):
+                await self.aclose()
+
+    def _start_helpers(self, tg: anyio.abc.TaskGroup) -> None:
+        """Start the server's own background tasks (none yet)."""
 
     async def aclose(self) -> None:
         """Stop serving: open watches end, connections close (bounded: about 2 s at most).
 
-        Idempotent.
+        Idempotent; a server closed before it started cannot start any more.
         """
-        if self._state == _CLOSED:
+        if self._state is State.STOPPED:
             return
-        self._state = _CLOSED
+        self._state = State.STOPPED
+        if self._closed is not None:
+            self._closed.set()
         if self._hub is not None:
             self._hub.end_all()
         await self._listener.close()
 
-    async def __aenter__(self) -> FakeApiServer:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
+    @asynccontextmanager
+    async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
+        single: BaseException | None = None
+        try:
+            async with anyio.create_task_group() as tg:
+                await tg.start(self.run)
+                try:
+                    yield self
+                finally:
+                    with CancelScope(shield=True):
+                        await self.aclose()
+        except BaseExceptionGroup as group:
+            single = _only_exception(group)
+            if single is None:
+                raise
+        if single is not None:
+            raise single  # outside the except block: no "during handling" chain
 
     # -- address -----------------------------------------------------------------------------
 

@@ -44,6 +44,15 @@ else:
 
     @pytest_asyncio.fixture
     async def fake_apiserver() -> AsyncIterator[FakeApiServer]:  # type: ignore[misc]  # one of two
-        """A started :class:`FakeApiServer` (bookmarks every second), closed after the test."""
-        async with FakeApiServer(bookmark_interval=1.0) as server:
+        """A started :class:`FakeApiServer` (bookmarks every second), closed after the test.
+
+        It uses ``start()``/``aclose()``, not ``async with``: pytest-asyncio may run a
+        fixture's set-up and tear-down in different tasks, and a task group (which
+        ``async with`` holds open) must be left in the task that entered it.
+        """
+        server = FakeApiServer(bookmark_interval=1.0)
+        await server.start()
+        try:
             yield server
+        finally:
+            await server.aclose()

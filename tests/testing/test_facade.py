@@ -111,7 +111,10 @@ def test_the_server_keeps_lifecycle_address_and_resources_and_three_entry_points
     is left on the server."""
     assert _public(FakeApiServer) == {
         "start",
+        "run",
         "aclose",
+        "state",
+        "statistics",
         "host",
         "port",
         "url",

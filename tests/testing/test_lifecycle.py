@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import aiohttp
 import anyio
 import pytest
 from kubernetes_asyncio.client import CoreV1Api
 
+from aioinformer import State
 from aioinformer.errors import LifecycleError
 from aioinformer.testing import FakeApiServer
 
@@ -64,3 +66,63 @@ async def test_in_process_api_works_before_start() -> None:
     async with server, server.api_client() as api:
         pods = await CoreV1Api(api).list_namespaced_pod("kube-system")
     assert [p.metadata.name for p in pods.items] == ["early"]
+
+
+async def test_task_group_start_returns_a_listening_server_and_aclose_ends_run() -> None:
+    """``await tg.start(server.run)`` returns once the server listens; ``aclose()`` makes
+    ``run`` return (the project's one lifecycle: ready through task_status, bounded close)."""
+    server = FakeApiServer()
+    assert server.statistics().state is State.NEW
+    async with anyio.create_task_group() as tg:
+        await tg.start(server.run)
+        assert server.statistics().state is State.RUNNING
+        async with server.api_client() as api:
+            assert (await CoreV1Api(api).read_namespace("default")).metadata.name == "default"
+        await server.aclose()
+        await server.aclose()  # idempotent
+    assert server.state is State.STOPPED
+    with pytest.raises(LifecycleError):
+        await server.run()
+
+
+async def test_cancelling_run_closes_the_server() -> None:
+    """Cancelling the task that runs ``run`` is the hard stop: the server closes."""
+    server = FakeApiServer()
+    async with anyio.create_task_group() as tg:
+        await tg.start(server.run)
+        tg.cancel_scope.cancel()
+    assert server.state is State.STOPPED
+    async with aiohttp.ClientSession() as http:
+        with pytest.raises(aiohttp.ClientConnectionError):
+            await http.get(f"{server.url}/api/v1/namespaces")
+
+
+async def test_an_exception_of_the_block_comes_out_unwrapped() -> None:
+    """The written exception policy: the block's own exception leaves ``async with`` as
+    itself, not inside an ExceptionGroup."""
+    server = FakeApiServer()
+    with pytest.raises(KeyError):
+        async with server:
+            raise KeyError("x")
+    assert server.state is State.STOPPED
+
+
+async def test_statistics_is_a_frozen_snapshot() -> None:
+    """``statistics()`` reports state, URL, objects, open watches, requests and the RV."""
+    server = FakeApiServer()
+    before = server.statistics()
+    assert before.state is State.NEW and before.objects == 1  # the default namespace
+    async with server, aiohttp.ClientSession() as http:
+        server.objects.create("pods", pod("p"))
+        watch = await http.get(f"{server.url}/api/v1/pods", params={"watch": "1"})
+        await server.requests.wait_for_watches(1)
+        stats = server.statistics()
+        assert stats.state is State.RUNNING and stats.url == server.url
+        assert stats.objects == 2 and stats.open_watches == 1
+        assert str(stats.resource_version) == server.objects.resource_version
+        watch.release()
+    after = server.statistics()
+    assert after.state is State.STOPPED and after.open_watches == 0
+    assert after.requests_served >= 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        after.objects = 0  # type: ignore[misc]
