@@ -36,7 +36,7 @@ from anyio import TASK_STATUS_IGNORED, AsyncContextManagerMixin, CancelScope
 from anyio.abc import TaskStatus
 
 from .._clock import SYSTEM_CLOCK, Clock
-from .._lifecycle import State, _only_exception
+from .._lifecycle import State
 from ..errors import LifecycleError
 from ._admin import AdminApi
 from ._boundary import client_error, client_errors
@@ -263,21 +263,15 @@ class FakeApiServer(AsyncContextManagerMixin):
 
     @asynccontextmanager
     async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
-        single: BaseException | None = None
+        # start()/aclose() rather than a task group around the block: the server runs no task
+        # of its own (aiohttp serves), and a pytest-asyncio fixture enters and leaves the
+        # block in different tasks, which a task group's cancel scope cannot span.
+        await self.start()
         try:
-            async with anyio.create_task_group() as tg:
-                await tg.start(self.run)
-                try:
-                    yield self
-                finally:
-                    with CancelScope(shield=True):
-                        await self.aclose()
-        except BaseExceptionGroup as group:
-            single = _only_exception(group)
-            if single is None:
-                raise
-        if single is not None:
-            raise single  # outside the except block: no "during handling" chain
+            yield self
+        finally:
+            with CancelScope(shield=True):
+                await self.aclose()
 
     # -- address -----------------------------------------------------------------------------
 
