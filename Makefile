@@ -42,9 +42,11 @@ $(DOCS_STAMP): pyproject.toml constraints.txt | $(BIN)/python
 
 venv: $(STAMP)
 
+# ruff, then the floor plan: import-linter's contracts in pyproject.toml (layers, no circles).
 lint: $(STAMP)
 	$(BIN)/ruff check $(SRC)
 	$(BIN)/ruff format --check $(SRC)
+	$(BIN)/lint-imports --no-cache
 
 # The library, its tests and the examples (the demo among them), all strict. The examples
 # are scripts run from examples/ (they import each other by file name): a run of their own.

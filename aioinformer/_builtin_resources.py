@@ -7,8 +7,8 @@ API server uses: the field labels its field selectors accept beyond ``metadata.n
 ``metadata.namespace`` (the kind's field-label conversion in the API server; empty: the kind
 has none), and whether a DELETE answers with the object rather than a ``Status``.
 
-This module is data, not logic: the client (:class:`~aioinformer.listwatch.Resource`, the
-factory's kubectl names) and the fake (:mod:`aioinformer.testing._resources`) each build their
+This module is data, not logic: the client (:class:`~aioinformer.Resource` and its kubectl
+names) and the fake (:mod:`aioinformer.testing._apiserver._api._resources`) each build their
 own view of it. Sources: ``kubectl api-resources`` of a Kubernetes 1.3x cluster; the field
 labels from the ``AddFieldLabelConversionsFor*`` functions of ``k8s.io/kubernetes``
 (``pkg/apis/core/v1/conversion.go``, ``pkg/apis/apps/v1/conversion.go``,

@@ -1,9 +1,9 @@
 """How the public namespaces present what they re-export (as trio and httpx do).
 
-Classes and functions live in private modules (``aioinformer._informer``, ...); each public
-namespace re-exports some of them and calls :func:`publish`, so that reprs, tracebacks and
-documentation name them where users import them: ``aioinformer.SharedIndexInformer``, not
-``aioinformer._informer.SharedIndexInformer``.
+Classes and functions live in private modules (``aioinformer._informer._informer``, ...);
+each public namespace re-exports some of them and calls :func:`publish`, so that reprs, tracebacks
+and documentation name them where users import them: ``aioinformer.SharedIndexInformer``, not
+``aioinformer._informer._informer.SharedIndexInformer``.
 """
 
 from __future__ import annotations

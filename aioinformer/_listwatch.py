@@ -7,6 +7,7 @@ with kubernetes_asyncio's configuration; tests and exotic sources can bring thei
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -26,6 +27,8 @@ __all__ = [
     "WatchEvent",
     "WatchEventType",
     "WatchStream",
+    "as_resource",
+    "resolve_builtin_resource",
 ]
 
 # Well-known resources: kind and whether they live in a namespace. Anything else parses as
@@ -107,6 +110,60 @@ class Resource:
 
     def __str__(self) -> str:
         return f"{self.api_version}/{self.plural}"
+
+
+#: kubectl's names of the built-in resources (plural, singular, short names; the kind,
+#: lower-cased, is accepted too) → ``group/version/plural``. Others (custom resources, or
+#: built-ins missing here) are written ``group/version/plural`` or given as a Resource.
+_KUBECTL_NAMES: dict[str, tuple[str, ...]] = {
+    f"{r.api_version}/{r.plural}": (r.singular, *r.short_names) for r in BUILTIN_RESOURCES
+}
+
+
+@functools.cache
+def _builtin_names() -> dict[str, Resource]:
+    """Every accepted name → its resource: each name alone, ``name.group`` and
+    ``name.version.group`` (``deployments.apps``, ``deploy.v1.apps``), like kubectl."""
+    names: dict[str, Resource] = {}
+    for spec, aliases in _KUBECTL_NAMES.items():
+        resource = Resource.parse(spec)
+        for name in (resource.plural, *aliases, (resource.kind or "").lower()):
+            if not name:
+                continue
+            names.setdefault(name, resource)
+            if resource.group:
+                names.setdefault(f"{name}.{resource.group}", resource)
+                names.setdefault(f"{name}.{resource.version}.{resource.group}", resource)
+    return names
+
+
+def resolve_builtin_resource(name: str) -> Resource:
+    """The resource for ``"v1/pods"``, ``"apps/v1/deployments"`` or a kubectl name of a
+    built-in resource (``"pods"``, ``"po"``, ``"Pod"``, ``"deploy"``, ``"deployments.apps"``).
+
+    Needs no API server: custom resources are written ``group/version/plural`` (or given as a
+    :class:`~aioinformer.listwatch.Resource`, with ``namespaced=False`` when cluster-scoped).
+
+    :raises ValueError: for a name that is none of these, saying what to write instead.
+    """
+    wanted = name.strip()
+    if "/" in wanted:
+        return Resource.parse(wanted)
+    resource = _builtin_names().get(wanted.lower())
+    if resource is None:
+        raise ValueError(
+            f"unknown resource {name!r}: write a built-in resource as kubectl does (pods,"
+            " deploy, deployments.apps, ...) or as 'version/plural' ('v1/pods'), and any other"
+            " as 'group/version/plural' (e.g. 'example.com/v1/widgets'), or pass a"
+            " Resource(group, version, plural, namespaced=...)"
+        )
+    return resource
+
+
+def as_resource(resource: Resource | str) -> Resource:
+    """``resource`` itself, or the resource a name resolves to
+    (:func:`resolve_builtin_resource`)."""
+    return resource if isinstance(resource, Resource) else resolve_builtin_resource(resource)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -200,7 +257,7 @@ class WatchEvent(NamedTuple):
     appear: the stream raises them as :class:`~aioinformer.errors.ApiError`.
 
     ``raw`` is the object's exact JSON when the stream has it (a slice of the watch line, see
-    :mod:`aioinformer._framing`), else None; the compact cache stores it without encoding the
+    :mod:`aioinformer._wire._framing`), else None; the compact cache stores it without encoding the
     object again. ``event_type, obj = event[:2]`` unpacks the other two.
     """
 

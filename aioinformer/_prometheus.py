@@ -34,12 +34,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, TypeAlias
 
-from ._factory import SharedInformerFactory
-from ._informer import SharedIndexInformer
+from ._informer._factory import SharedInformerFactory
+from ._informer._informer import SharedIndexInformer
 from ._lifecycle import State
 from ._listwatch import WatchEventType
 from ._reflector import RestartCause
-from ._sharding._metrics import ShardedControllerCollector as ShardedControllerCollector
+from ._replicas._metrics import ShardedControllerCollector as ShardedControllerCollector
 from .workqueue._metrics import (
     HISTOGRAM_BUCKETS,
     METRIC_HELP,

@@ -51,7 +51,6 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._redact import excerpt
-from ._status_parts import causes, is_too_large_rv
 
 __all__ = [
     "AlreadyExistsError",
@@ -295,7 +294,7 @@ class ApiError(InformerError):
     @property
     def causes(self) -> list[dict[str, Any]]:
         """The ``details.causes`` of the Status (may be empty)."""
-        return causes(self.status)
+        return _causes(self.status)
 
 
 class BadRequestError(ApiError):
@@ -435,7 +434,7 @@ def api_error_from_status(
         if isinstance(seconds, int | float) and seconds > 0:
             retry_after = float(seconds)
     cls: type[ApiError]
-    if is_too_large_rv(status, code, reason, message):
+    if _is_too_large_rv(status, code, reason, message):
         cls = TooLargeResourceVersionError
     elif reason in ("Expired", "Gone"):
         cls = ExpiredError
@@ -448,3 +447,22 @@ def api_error_from_status(
     else:
         cls = _BY_CODE.get(code, ApiError)
     return cls(code=code, reason=reason, message=message, status=status, retry_after=retry_after)
+
+
+def _causes(status: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The ``details.causes`` of a Status that are objects (an empty list when it has none)."""
+    details = status.get("details")
+    causes = details.get("causes") if isinstance(details, Mapping) else None
+    return [c for c in causes if isinstance(c, dict)] if isinstance(causes, list) else []
+
+
+def _is_too_large_rv(status: Mapping[str, Any], code: int, reason: str, message: str) -> bool:
+    """Whether a Status says the resource version asked for is newer than the server has."""
+    for cause in _causes(status):
+        if cause.get("reason") == "ResourceVersionTooLarge":
+            return True
+        # API servers 1.17.0-1.18.5 sent a cause with only this message.
+        if cause.get("message") == "Too large resource version":
+            return True
+    # Older servers say it only in the message of a Timeout.
+    return (code == 504 or reason == "Timeout") and "Too large resource version" in message

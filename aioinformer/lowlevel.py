@@ -10,11 +10,13 @@ Most programs need none of this: :class:`~aioinformer.SharedIndexInformer` and
 """
 
 from ._backoff import Backoff as Backoff
-from ._delta_fifo import Delta as Delta
-from ._delta_fifo import DeltaFIFO as DeltaFIFO
-from ._delta_fifo import DeltaType as DeltaType
+from ._cache._delta_fifo import Delta as Delta
+from ._cache._delta_fifo import DeltaFIFO as DeltaFIFO
+from ._cache._delta_fifo import DeltaType as DeltaType
+from ._cache._store import Indexer as Indexer
+from ._cache._store import Store as Store
 from ._exports import publish as _publish
-from ._factory import ListerWatcherFactory as ListerWatcherFactory
+from ._informer._factory import ListerWatcherFactory as ListerWatcherFactory
 from ._listwatch import ListerWatcher as ListerWatcher
 from ._listwatch import ListResult as ListResult
 from ._listwatch import WatchEvent as WatchEvent
@@ -24,9 +26,7 @@ from ._reflector import Reflector as Reflector
 from ._reflector import ReflectorStatistics as ReflectorStatistics
 from ._reflector import ReflectorStore as ReflectorStore
 from ._reflector import RestartCause as RestartCause
-from ._store import Indexer as Indexer
-from ._store import Store as Store
-from ._transport import KubeListerWatcher as KubeListerWatcher
+from ._wire._transport import KubeListerWatcher as KubeListerWatcher
 
 __all__ = (
     "ListerWatcher",

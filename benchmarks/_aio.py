@@ -33,8 +33,9 @@ __all__ = [
 ]
 
 #: Cache modes to measure: name → the ``SharedIndexInformer`` keyword options selecting it.
-#: ``{}`` is the library's default. The compact cache (``aioinformer._compact``) is measured as
-#: soon as the informer takes its ``cache`` option; until then only the dict cache exists.
+#: ``{}`` is the library's default. The compact cache (``aioinformer._cache._compact``) is
+#: measured as soon as the informer takes its ``cache`` option; until then only the dict cache
+#: exists.
 CACHE_MODES: dict[str, dict[str, Any]] = {
     "dict": {},
 }

@@ -16,10 +16,10 @@ from typing import Any
 import orjson
 from podgen import PodEncoder, watch_line
 
-from aioinformer._compact import CompactIndexer
-from aioinformer._delta_fifo import DeltaFIFO, DeltaType
-from aioinformer._framing import LineFramer, WatchDecoder, decode_event
-from aioinformer._store import Indexer
+from aioinformer._cache._compact import CompactIndexer
+from aioinformer._cache._delta_fifo import DeltaFIFO, DeltaType
+from aioinformer._cache._store import Indexer
+from aioinformer._wire._framing import LineFramer, WatchDecoder, decode_event
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The last commit of main before this work: its DeltaFIFO is the FIFO baseline.

@@ -27,7 +27,7 @@ import aiohttp
 from aiohttp import web
 
 from aioinformer.testing import FakeApiServer
-from aioinformer.testing._history import encode_event
+from aioinformer.testing._apiserver._registry._history import encode_event
 
 WRITE_BATCH = 64
 

@@ -18,13 +18,18 @@ from typing import Any
 
 import orjson
 
-from aioinformer.testing._decode import decode_object
-from aioinformer.testing._defaults import apply_defaults
-from aioinformer.testing._defaults_pod import admit_pod
-from aioinformer.testing._fieldvalidation import duplicate_fields
-from aioinformer.testing._strategy import begin_create, prepare_create
-from aioinformer.testing._validation import validate_create
-from aioinformer.testing._writerules import Kind, before_create, decode, stored_form
+from aioinformer.testing._apiserver._registry._defaults import apply_defaults
+from aioinformer.testing._apiserver._registry._defaults_pod import admit_pod
+from aioinformer.testing._apiserver._registry._strategy import begin_create, prepare_create
+from aioinformer.testing._apiserver._registry._writerules import (
+    Kind,
+    before_create,
+    decode,
+    stored_form,
+)
+from aioinformer.testing._apiserver._schema._decode import decode_object
+from aioinformer.testing._apiserver._validation._fieldvalidation import duplicate_fields
+from aioinformer.testing._apiserver._validation._kinds import validate_create
 
 POD: dict[str, Any] = {
     "apiVersion": "v1",

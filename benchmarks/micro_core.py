@@ -44,8 +44,8 @@ from _micro_core_parts import (
 from podgen import PodEncoder, watch_line
 
 import aioinformer  # noqa: F401  (imported as an application would: its long-lived objects)
-from aioinformer._delta_fifo import DeltaFIFO
-from aioinformer._framing import WatchDecoder, decode_event
+from aioinformer._cache._delta_fifo import DeltaFIFO
+from aioinformer._wire._framing import WatchDecoder, decode_event
 
 # -- variants (each in a fresh process) ------------------------------------------------------
 

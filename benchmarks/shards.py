@@ -32,7 +32,7 @@ import anyio.lowlevel
 from aioinformer import EventType, KubeClient, SharedIndexInformer, equal_shards
 from aioinformer._config import WatchConfig
 from aioinformer._listwatch import Resource
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.testing import FakeApiServer
 
 CONFIGMAPS = Resource.parse("v1/configmaps")

@@ -22,7 +22,7 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
-from aioinformer._compact import CacheMode
+from aioinformer._cache._compact import CacheMode
 
 #: Seconds the tasks a test leaves still finishing may take before they count as leaked.
 GRACE = 1.0

@@ -12,10 +12,11 @@ from typing import Any
 import anyio
 
 from aioinformer import BackoffPolicy, Clock, KubeClient, WatchConfig
+from aioinformer._cache._delta_fifo import Delta, DeltaFIFO, DeltaType
+from aioinformer._cache._store import Indexer
 from aioinformer._clock import SYSTEM_CLOCK
-from aioinformer._delta_fifo import Delta, DeltaFIFO, DeltaType
-from aioinformer._event_stream import Event, EventType
-from aioinformer._informer import SharedIndexInformer
+from aioinformer._informer._event_stream import Event, EventType
+from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._listwatch import ListerWatcher, Resource
 from aioinformer._objects import (
     KubeObject,
@@ -23,8 +24,7 @@ from aioinformer._objects import (
     meta_namespace_key,
 )
 from aioinformer._reflector import WatchErrorHandler
-from aioinformer._store import Indexer
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.errors import FIFOClosedError
 from aioinformer.lowlevel import Reflector
 from aioinformer.testing import FakeApiServer

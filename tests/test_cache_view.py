@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from aioinformer import NAMESPACE_INDEX, Cache, SharedIndexInformer
-from aioinformer._compact import CacheMode
+from aioinformer._cache._compact import CacheMode
 from aioinformer.errors import IndexNotFoundError
 from aioinformer.lowlevel import Delta, DeltaType, ListerWatcher
 from aioinformer.testing import FakeClock

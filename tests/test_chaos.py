@@ -21,15 +21,20 @@ import anyio
 import pytest
 
 from aioinformer import State, WatchConfig
-from aioinformer._event_stream import Event, EventStream, EventType, ResourceEventHandlerFuncs
-from aioinformer._informer import SharedIndexInformer
+from aioinformer._informer._event_stream import (
+    Event,
+    EventStream,
+    EventType,
+    ResourceEventHandlerFuncs,
+)
+from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._objects import (
     DeletedFinalStateUnknown,
     KubeObject,
     deletion_handling_meta_namespace_key,
     meta_namespace_key,
 )
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.testing import FakeApiServer
 from tests.support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, wait_until
 

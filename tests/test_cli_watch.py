@@ -12,11 +12,11 @@ import pytest
 from rich.console import Console
 
 from aioinformer._cli._watch import _View
-from aioinformer._discovery import resolve_resource
-from aioinformer._informer import SharedIndexInformer
-from aioinformer._kubeconfig import connect
+from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._listwatch import ListOptions, Resource
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._discovery import resolve_resource
+from aioinformer._wire._kubeconfig import connect
+from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.errors import ConfigurationError, NotFoundError
 from aioinformer.testing import FakeApiServer
 

@@ -16,7 +16,7 @@ import pytest
 import aioinformer
 from aioinformer import KubeClient, PatchType, Resource
 from aioinformer._objects import KubeObject
-from aioinformer._verbs import delete_options
+from aioinformer._wire._verbs import delete_options
 from aioinformer.errors import (
     AlreadyExistsError,
     ConflictError,

@@ -10,9 +10,9 @@ import pytest
 
 import aioinformer
 from aioinformer import KubeClient
-from aioinformer._kubeconfig import PendingConnection
 from aioinformer._listwatch import ListOptions
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._kubeconfig import PendingConnection
+from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.errors import ConfigurationError, LifecycleError
 from aioinformer.testing import FakeApiServer
 

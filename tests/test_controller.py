@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from aioinformer import State
-from aioinformer._controller import Controller, ControllerStatistics, Result
+from aioinformer._control._controller import Controller, ControllerStatistics, Result
 from aioinformer.errors import LifecycleError
 from aioinformer.testing import FakeClock
 from aioinformer.workqueue import (
@@ -61,7 +61,7 @@ async def test_reconcile_error_is_logged_without_contents(
 
     limiter: ItemExponentialFailureRateLimiter[str] = ItemExponentialFailureRateLimiter(60.0, 60.0)
     controller: Controller[str] = Controller(name="errs", reconcile=reconcile, rate_limiter=limiter)
-    with caplog.at_level(logging.ERROR, logger="aioinformer._controller"):
+    with caplog.at_level(logging.ERROR, logger="aioinformer._control._controller"):
         async with controller:
             controller.enqueue("ns/secret-holder")
             await asyncio.wait_for(failed.wait(), GUARD)

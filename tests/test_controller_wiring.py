@@ -6,19 +6,18 @@ import asyncio
 
 import pytest
 
-from aioinformer._compact import CacheMode
-from aioinformer._controller import Controller
-from aioinformer._enqueue import EnqueueHandler, enqueue_keys
-from aioinformer._factory import SharedInformerFactory
-from aioinformer._informer import SharedIndexInformer
+from aioinformer._cache._compact import CacheMode
+from aioinformer._control._controller import Controller
+from aioinformer._control._enqueue import EnqueueHandler, enqueue_keys
+from aioinformer._informer._factory import SharedInformerFactory
+from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.errors import LifecycleError
 from aioinformer.testing import FakeApiServer
 from aioinformer.workqueue import WorkQueue
-from tests.support import FAST_WATCH, configmap, wait_until
 from tests.testing.valid import pod
 
-from .support import kube_client
+from .support import FAST_WATCH, configmap, kube_client, wait_until
 
 GUARD = 10.0
 

@@ -19,7 +19,7 @@ from kubernetes_asyncio import config as kube_config
 from kubernetes_asyncio.client import Configuration
 
 import aioinformer
-from aioinformer._kube_asyncio import (
+from aioinformer._wire._kube_asyncio import (
     EXPIRY_MARGIN,
     RELOAD_PERIOD,
     Credentials,

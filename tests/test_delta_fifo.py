@@ -10,9 +10,9 @@ from typing import Any
 import anyio
 import pytest
 
-from aioinformer._delta_fifo import Delta, DeltaFIFO, DeltaType
+from aioinformer._cache._delta_fifo import Delta, DeltaFIFO, DeltaType
+from aioinformer._cache._store import Indexer, Store
 from aioinformer._objects import DeletedFinalStateUnknown
-from aioinformer._store import Indexer, Store
 from aioinformer.errors import FIFOClosedError, KeyFuncError
 
 ADDED, UPDATED, DELETED = DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED

@@ -24,7 +24,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from aioinformer._delta_fifo import Delta, DeltaFIFO, DeltaType, WatchChange
+from aioinformer._cache._delta_fifo import Delta, DeltaFIFO, DeltaType, WatchChange
 from aioinformer._objects import DeletedFinalStateUnknown, meta_namespace_key
 from aioinformer.errors import KeyFuncError
 

@@ -9,14 +9,13 @@ import anyio
 import pytest
 
 from aioinformer import State
-from aioinformer._factory import SharedInformerFactory
+from aioinformer._informer._factory import SharedInformerFactory
 from aioinformer._listwatch import ListOptions, Resource
 from aioinformer._objects import KubeObject
 from aioinformer.errors import LifecycleError
 from aioinformer.testing import FakeApiServer
-from tests.support import FAST_WATCH, configmap
 
-from .support import kube_client
+from .support import FAST_WATCH, configmap, kube_client
 
 CONFIGMAPS = Resource.parse("v1/configmaps")
 SECRETS = Resource.parse("v1/secrets")
@@ -224,7 +223,7 @@ def test_watch_configs_apply_per_resource_and_informers_get_the_clock() -> None:
     gets the factory's clock, and its own backoff sequence (the policy is shared, the state
     is not)."""
     from aioinformer import WatchConfig
-    from aioinformer._factory import SharedInformerFactory
+    from aioinformer._informer._factory import SharedInformerFactory
     from aioinformer.testing import FakeClock
 
     clock = FakeClock()

@@ -7,7 +7,7 @@ import anyio
 import pytest
 
 from aioinformer import ListOptions, SharedInformerFactory
-from aioinformer._event_stream import EventType
+from aioinformer._informer._event_stream import EventType
 from aioinformer.errors import BadRequestError
 from aioinformer.lowlevel import WatchEventType
 from aioinformer.testing import MemorySource

@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from aioinformer._factory import SharedInformerFactory, resolve_builtin_resource
-from aioinformer._listwatch import Resource
+from aioinformer._informer._factory import SharedInformerFactory
+from aioinformer._listwatch import Resource, resolve_builtin_resource
 from aioinformer.errors import LifecycleError
 from aioinformer.testing import FakeApiServer
 
@@ -104,7 +104,7 @@ async def test_an_informer_never_started_is_reported_at_shutdown(
     """An informer created after the factory started and never started is named in a
     warning."""
     async with kube_client(fake_apiserver) as client:
-        with caplog.at_level(logging.WARNING, logger="aioinformer._factory"):
+        with caplog.at_level(logging.WARNING, logger="aioinformer._informer._factory"):
             async with SharedInformerFactory(client) as factory:
                 factory.for_resource("configmaps")
                 factory.start()

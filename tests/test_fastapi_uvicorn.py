@@ -22,7 +22,7 @@ import anyio
 import pytest
 from fastapi import FastAPI
 
-from aioinformer._factory import SharedInformerFactory
+from aioinformer._informer._factory import SharedInformerFactory
 from aioinformer.integrations.fastapi import health_router, informer_lifespan
 from aioinformer.testing import FakeApiServer
 

@@ -1,4 +1,4 @@
-"""Watch-stream framing and decoding (``aioinformer._framing``).
+"""Watch-stream framing and decoding (``aioinformer._wire._framing``).
 
 The wire format is the API server's: JSON lines ``{"type":...,"object":...}`` separated by
 ``\\n`` (``k8s.io/apimachinery/pkg/watch`` over ``streaming.NewEncoder``; a proxy may add
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aioinformer._framing import LineFramer, WatchDecoder, decode_event
 from aioinformer._listwatch import WatchEventType
+from aioinformer._wire._framing import LineFramer, WatchDecoder, decode_event
 from aioinformer.errors import MalformedWatchEventError
 
 Item = bytes | MalformedWatchEventError

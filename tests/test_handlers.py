@@ -8,10 +8,13 @@ import anyio
 import pytest
 
 from aioinformer import KubeClient
-from aioinformer._event_stream import ResourceEventHandlerFuncs, validate_handler
-from aioinformer._informer import SharedIndexInformer
+from aioinformer._informer._event_stream import (
+    ResourceEventHandlerFuncs,
+    validate_handler,
+)
+from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._objects import KubeObject
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.testing import FakeApiServer
 
 from .support import CONFIGMAPS, FAST_WATCH, configmap, kube_client
@@ -101,7 +104,7 @@ def test_a_misspelt_method_beside_a_valid_one_is_a_warning(
     api_client_informer: SharedIndexInformer, caplog: pytest.LogCaptureFixture
 ) -> None:
     """``on_add`` plus ``on_updated``: accepted, with one warning naming the misspelling."""
-    with caplog.at_level(logging.WARNING, logger="aioinformer._event_stream"):
+    with caplog.at_level(logging.WARNING, logger="aioinformer._informer._event_stream"):
         api_client_informer.add_event_handler(HalfMisspelt())
     (message,) = [r.getMessage() for r in caplog.records]
     assert message.endswith(

@@ -1,4 +1,4 @@
-"""The one error mapping and request plumbing (``aioinformer._http``), without a server."""
+"""The one error mapping and request plumbing (``aioinformer._wire._http``), without a server."""
 
 from __future__ import annotations
 
@@ -14,7 +14,13 @@ import pytest
 from aiohttp.client_reqrep import ConnectionKey
 from multidict import CIMultiDict
 
-from aioinformer._http import Endpoint, Transport, decode_body, error_from_response, map_errors
+from aioinformer._wire._http import (
+    Endpoint,
+    Transport,
+    decode_body,
+    error_from_response,
+    map_errors,
+)
 from aioinformer.errors import (
     ConflictError,
     ConnectionRefused,
@@ -29,7 +35,7 @@ from aioinformer.errors import (
 
 
 class NoAuth:
-    """No credentials (an :class:`~aioinformer._http.Auth` that never changes)."""
+    """No credentials (an :class:`~aioinformer._wire._http.Auth` that never changes)."""
 
     generation = 0
 

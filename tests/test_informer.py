@@ -11,18 +11,22 @@ import anyio
 import pytest
 
 from aioinformer import State
-from aioinformer._compact import CacheMode
-from aioinformer._delta_fifo import Delta, DeltaType
-from aioinformer._event_stream import Event, EventType, Listener, ResourceEventHandlerFuncs
-from aioinformer._informer import SharedIndexInformer
+from aioinformer._cache._compact import CacheMode
+from aioinformer._cache._delta_fifo import Delta, DeltaType
+from aioinformer._informer._event_stream import (
+    Event,
+    EventType,
+    Listener,
+    ResourceEventHandlerFuncs,
+)
+from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._listwatch import ListOptions, ListResult
 from aioinformer._objects import DeletedFinalStateUnknown, KubeObject
 from aioinformer.errors import ApiError, LifecycleError
 from aioinformer.lowlevel import Reflector
 from aioinformer.testing import FakeApiServer, FakeClock
-from tests.support import Recorder, configmap, new_informer
 
-from .support import kube_client
+from .support import Recorder, configmap, kube_client, new_informer
 
 # -- handle_deltas, without a server -----------------------------------------------------------
 

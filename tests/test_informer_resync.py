@@ -7,14 +7,13 @@ from typing import Any
 
 import anyio
 
-from aioinformer._compact import CacheMode
-from aioinformer._event_stream import Event, EventType
-from aioinformer._informer import MINIMUM_RESYNC_PERIOD, SharedIndexInformer
+from aioinformer._cache._compact import CacheMode
+from aioinformer._informer._event_stream import Event, EventType
+from aioinformer._informer._informer import MINIMUM_RESYNC_PERIOD, SharedIndexInformer
 from aioinformer._listwatch import ListOptions, ListResult
 from aioinformer.testing import FakeApiServer, FakeClock
-from tests.support import Recorder, configmap, new_informer
 
-from .support import kube_client
+from .support import Recorder, configmap, kube_client, new_informer
 
 
 class UnusedListerWatcher:

@@ -16,8 +16,8 @@ from fastapi import FastAPI
 from prometheus_client import CollectorRegistry
 
 from aioinformer import KubeClient, State
-from aioinformer._event_stream import ResourceEventHandlerFuncs
-from aioinformer._factory import SharedInformerFactory
+from aioinformer._informer._event_stream import ResourceEventHandlerFuncs
+from aioinformer._informer._factory import SharedInformerFactory
 from aioinformer._objects import KubeObject
 from aioinformer.integrations import InformerRuntime, run_factory
 from aioinformer.integrations.aiohttp import (

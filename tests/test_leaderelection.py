@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from aioinformer import KubeClient
-from aioinformer._controller import Controller
-from aioinformer._event_stream import Registration
-from aioinformer._factory import SharedInformerFactory
-from aioinformer._leaderelection import LeaderElector, LeaseRecord
+from aioinformer._control._controller import Controller
+from aioinformer._election._elector import LeaderElector, LeaseRecord
+from aioinformer._informer._event_stream import Registration
+from aioinformer._informer._factory import SharedInformerFactory
 from aioinformer._objects import KubeObject
 from aioinformer.errors import LifecycleError
 from aioinformer.testing import FakeApiServer

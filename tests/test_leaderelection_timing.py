@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import anyio
 import pytest
 
-from aioinformer._leaderelection import LeaderElector
+from aioinformer._election._elector import LeaderElector
 from aioinformer.testing import FakeClock
 
 from .memory_lw import MemoryLease

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from aioinformer._lease import (
+from aioinformer._election._lease import (
     Acquire,
     Decision,
     Held,

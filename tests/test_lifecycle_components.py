@@ -11,11 +11,14 @@ import anyio
 import pytest
 
 from aioinformer import State
-from aioinformer._controller import Controller
-from aioinformer._event_stream import ListenerStatistics, ResourceEventHandlerFuncs
-from aioinformer._factory import SharedInformerFactory
-from aioinformer._informer import InformerStatistics, SharedIndexInformer
-from aioinformer._leaderelection import ElectorStatistics, LeaderElector
+from aioinformer._control._controller import Controller
+from aioinformer._election._elector import ElectorStatistics, LeaderElector
+from aioinformer._informer._event_stream import (
+    ListenerStatistics,
+    ResourceEventHandlerFuncs,
+)
+from aioinformer._informer._factory import SharedInformerFactory
+from aioinformer._informer._informer import InformerStatistics, SharedIndexInformer
 from aioinformer._listwatch import ListResult, Resource
 from aioinformer._objects import KubeObject
 from aioinformer.testing import FakeApiServer, FakeClock

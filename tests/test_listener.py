@@ -14,14 +14,18 @@ import anyio
 import pytest
 
 from aioinformer import State
-from aioinformer._compact import CacheMode
-from aioinformer._event_stream import Event, EventStream, EventType, ResourceEventHandlerFuncs
-from aioinformer._informer import SharedIndexInformer
+from aioinformer._cache._compact import CacheMode
+from aioinformer._informer._event_stream import (
+    Event,
+    EventStream,
+    EventType,
+    ResourceEventHandlerFuncs,
+)
+from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._objects import KubeObject, meta_namespace_key
 from aioinformer.testing import FakeApiServer
-from tests.support import Recorder, configmap, new_informer, wait_until
 
-from .support import kube_client
+from .support import Recorder, configmap, kube_client, new_informer, wait_until
 
 
 async def create(server: FakeApiServer, *names: str) -> None:
@@ -406,7 +410,7 @@ async def test_a_failing_handler_is_logged_counted_and_fed_on(
     async with kube_client(fake_apiserver) as api_client:
         informer = new_informer(api_client, cache=cache_mode)
         registration = informer.add_event_handler(Flaky())
-        with caplog.at_level(logging.ERROR, logger="aioinformer._event_stream"):
+        with caplog.at_level(logging.ERROR, logger="aioinformer._informer._event_stream"):
             async with informer:
                 await registration.wait_synced()  # a failed initial add still counts as done
                 await create(fake_apiserver, "c")
@@ -631,7 +635,7 @@ async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_
 
 def test_a_defaulted_second_parameter_is_not_the_initial_list_flag() -> None:
     """on_add=lambda obj, k=k: ... gets only the object; a named flag or two required get both."""
-    from aioinformer._handlers import _takes_initial_list_flag
+    from aioinformer._informer._handlers import _takes_initial_list_flag
 
     k = "captured"
     assert not _takes_initial_list_flag(lambda obj, k=k: None)

@@ -6,17 +6,16 @@ import asyncio
 
 import pytest
 
-from aioinformer._compact import CacheMode, new_indexer
-from aioinformer._lister import Lister
+from aioinformer._cache._compact import CacheMode, new_indexer
+from aioinformer._cache._lister import Lister
+from aioinformer._cache._selectors import parse_label_selector
+from aioinformer._cache._store import Indexer, Store
 from aioinformer._listwatch import Resource
 from aioinformer._objects import KubeObject
-from aioinformer._selectors import parse_label_selector
-from aioinformer._store import Indexer, Store
 from aioinformer.errors import SelectorSyntaxError
 from aioinformer.testing import FakeApiServer
-from tests.support import configmap, new_informer
 
-from .support import kube_client
+from .support import configmap, kube_client, new_informer
 
 
 def obj(name: str, namespace: str = "", **labels: str) -> KubeObject:

@@ -17,10 +17,10 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from aioinformer._event_stream import EventStream
-from aioinformer._informer import SharedIndexInformer
+from aioinformer._informer._event_stream import EventStream
+from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._objects import KubeObject
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.testing import FakeApiServer
 
 from .support import CONFIGMAPS, configmap, kube_client

@@ -12,13 +12,13 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from aioinformer import KubeClient, _prometheus
-from aioinformer._event_stream import EventType, ResourceEventHandlerFuncs
-from aioinformer._factory import SharedInformerFactory
-from aioinformer._informer import SharedIndexInformer
+from aioinformer._informer._event_stream import EventType, ResourceEventHandlerFuncs
+from aioinformer._informer._factory import SharedInformerFactory
+from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._listwatch import Resource
 from aioinformer._objects import KubeObject
 from aioinformer._prometheus import INFORMER_METRIC_NAMES, TEXT_CONTENT_TYPE
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.metrics import (
     InformerCollector,
     PrometheusWorkqueueMetricsProvider,

@@ -192,7 +192,7 @@ def test_the_metrics_section_says_what_works_without_prometheus() -> None:
 
 def test_every_admin_endpoint_is_documented() -> None:
     """Every ``/_fake/...`` endpoint the standalone server has is in the README."""
-    from aioinformer.testing import _admin as admin
+    from aioinformer.testing._apiserver import _admin as admin
 
     endpoints = set(re.findall(r"(/_fake/[a-z-]+)", admin.__doc__ or ""))
     assert len(endpoints) >= 10

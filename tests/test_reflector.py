@@ -16,9 +16,9 @@ import anyio
 import pytest
 
 from aioinformer import WatchConfig
-from aioinformer._delta_fifo import DeltaFIFO, DeltaType
+from aioinformer._cache._delta_fifo import DeltaFIFO, DeltaType
 from aioinformer._listwatch import ListerWatcher, ListOptions, ListResult, WatchEvent, WatchStream
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.errors import (
     ConnectionRefused,
     ExpiredError,
@@ -29,7 +29,14 @@ from aioinformer.errors import (
 from aioinformer.lowlevel import Reflector
 from aioinformer.testing import FakeApiServer, FakeClock
 
-from .support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, running_pipeline, wait_until
+from .support import (
+    CONFIGMAPS,
+    FAST_BACKOFF,
+    configmap,
+    kube_client,
+    running_pipeline,
+    wait_until,
+)
 
 #: Watches the server ends after 1-2 s.
 SHORT_WATCHES = WatchConfig(backoff=FAST_BACKOFF, min_watch_timeout=1)
@@ -682,7 +689,7 @@ async def test_a_large_initial_list_does_not_monopolise_the_event_loop(
     server: FakeApiServer,
 ) -> None:
     """While thousands of listed objects are processed, other tasks keep getting turns."""
-    from aioinformer._informer import SharedIndexInformer
+    from aioinformer._informer._informer import SharedIndexInformer
 
     for i in range(5_000):
         server.objects.create("configmaps", configmap(f"cm-{i:05d}"))

@@ -9,7 +9,7 @@ import anyio
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aioinformer._delta_fifo import DeltaType, WatchChange
+from aioinformer._cache._delta_fifo import DeltaType, WatchChange
 from aioinformer._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
 from aioinformer._objects import KubeObject
 from aioinformer._reflector._machine import ListWatch

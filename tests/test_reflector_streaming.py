@@ -10,7 +10,7 @@ import pytest
 from aioinformer import WatchConfig
 from aioinformer._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType, WatchStream
 from aioinformer._reflector import INITIAL_EVENTS_END
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.errors import ExpiredError
 from aioinformer.testing import FakeApiServer, FakeClock
 

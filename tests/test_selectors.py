@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aioinformer._selectors import (
+from aioinformer._cache._selectors import (
     FieldSelector,
     LabelSelector,
     Operator,
@@ -259,7 +259,7 @@ def test_bad_field_selectors(text: str) -> None:
 
 def test_field_selector_values_may_escape_commas_equals_and_backslashes() -> None:
     """`\\,`, `\\=` and `\\\\` in a value stand for the character; str() escapes them back."""
-    from aioinformer._selectors import parse_field_selector
+    from aioinformer._cache._selectors import parse_field_selector
 
     selector = parse_field_selector(r"metadata.name=a\,b\=c\\d,spec.nodeName!=n1")
     assert selector.terms == (("metadata.name", "=", "a,b=c\\d"), ("spec.nodeName", "!=", "n1"))
@@ -268,7 +268,7 @@ def test_field_selector_values_may_escape_commas_equals_and_backslashes() -> Non
 
 def test_field_selector_matches_object_fields_like_the_api_server() -> None:
     """Objects are matched on dotted field paths; booleans compare as true/false."""
-    from aioinformer._selectors import field_value, parse_field_selector
+    from aioinformer._cache._selectors import field_value, parse_field_selector
 
     pod = {"metadata": {"name": "web"}, "spec": {"nodeName": "n1", "hostNetwork": True}}
     assert field_value(pod, "spec.hostNetwork") == "true"
@@ -280,7 +280,7 @@ def test_field_selector_matches_object_fields_like_the_api_server() -> None:
 @pytest.mark.parametrize("text", [r"a=b\x", "a=b\\", "=b", "nooperator"])
 def test_bad_field_selectors_are_refused(text: str) -> None:
     """Bad escapes, a trailing backslash, a missing field name or operator raise."""
-    from aioinformer._selectors import parse_field_selector
+    from aioinformer._cache._selectors import parse_field_selector
 
     with pytest.raises(SelectorSyntaxError):
         parse_field_selector(text)
@@ -444,7 +444,7 @@ def test_field_values_are_what_the_server_field_sets_hold(
 ) -> None:
     """A built-in kind's typed field reads as its Go zero value when absent, and a few labels
     name another field; an object naming another kind is read at the label's path."""
-    from aioinformer._selectors import field_value
+    from aioinformer._cache._selectors import field_value
 
     assert field_value(obj, field) == value
 

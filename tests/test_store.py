@@ -1,7 +1,7 @@
 """The keyed cache and its indices (``aioinformer.store``), in both cache modes.
 
 Every test runs against the dict-backed cache (which shares the stored objects) and the
-compact one (``aioinformer._compact``: JSON bytes, a fresh decoded copy per read); what only
+compact one (``aioinformer._cache._compact``: JSON bytes, a fresh decoded copy per read); what only
 one mode does is in ``test_store_compact.py``.
 """
 
@@ -13,9 +13,9 @@ from typing import Any
 import orjson
 import pytest
 
-from aioinformer._compact import CacheIndexer, CacheMode, CompactIndexer, new_indexer
+from aioinformer._cache._compact import CacheIndexer, CacheMode, CompactIndexer, new_indexer
+from aioinformer._cache._store import NAMESPACE_INDEX, Indexer, Indexers, Store
 from aioinformer._objects import DeletedFinalStateUnknown
-from aioinformer._store import NAMESPACE_INDEX, Indexer, Indexers, Store
 from aioinformer.errors import (
     IndexConflictError,
     IndexFuncError,

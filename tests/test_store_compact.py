@@ -1,5 +1,5 @@
-"""What only the compact cache does (``aioinformer._compact``): JSON bytes out of the GC's way,
-fresh objects per read, the caller's bytes taken as they are, lazily decoded old states.
+"""What only the compact cache does (``aioinformer._cache._compact``): JSON bytes out of the
+GC's way, fresh objects per read, the caller's bytes taken as they are, lazily decoded old states.
 
 The shared store contract runs against both cache modes in ``test_store.py`` and
 ``test_store_model.py``.
@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from aioinformer._compact import (
+from aioinformer._cache._compact import (
     CompactIndexer,
     LazyObject,
     encode,
@@ -22,7 +22,7 @@ from aioinformer._compact import (
     previous_resource_version,
     resolve,
 )
-from aioinformer._store import NAMESPACE_INDEX, Indexer
+from aioinformer._cache._store import NAMESPACE_INDEX, Indexer
 from aioinformer.errors import IndexFuncError
 
 

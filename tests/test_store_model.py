@@ -17,14 +17,14 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from aioinformer._compact import CacheIndexer, CacheMode, LazyObject, new_indexer, resolve
+from aioinformer._cache._compact import CacheIndexer, CacheMode, LazyObject, new_indexer, resolve
+from aioinformer._cache._store import NAMESPACE_INDEX
 from aioinformer._objects import (
     DeletedFinalStateUnknown,
     meta_namespace_key,
     namespace_of,
     try_resource_version,
 )
-from aioinformer._store import NAMESPACE_INDEX
 from aioinformer.errors import IndexConflictError, IndexFuncError
 
 IndexFn = Callable[[Any], list[str]]

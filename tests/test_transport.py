@@ -11,7 +11,7 @@ from kubernetes_asyncio.client import ApiClient
 
 from aioinformer import KubeClient
 from aioinformer._listwatch import ListOptions, Resource, WatchEvent, WatchEventType
-from aioinformer._transport import BATCH_BYTES, KubeListerWatcher
+from aioinformer._wire._transport import BATCH_BYTES, KubeListerWatcher
 from aioinformer.errors import (
     ConflictError,
     ConnectionRefused,

@@ -26,7 +26,7 @@ from packaging.requirements import Requirement
 
 from aioinformer import KubeClient
 from aioinformer._listwatch import ListOptions, WatchEventType
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._transport import KubeListerWatcher
 
 from ._web import serve_aiohttp
 from .support import CONFIGMAPS, configmap

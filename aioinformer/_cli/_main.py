@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import NoReturn, cast
 
 from .._version import __version__
-from ..testing import _cli as fake_apiserver
+from . import _fake_apiserver as fake_apiserver
 from . import _watch as watch
 
 __all__ = ["build_parser", "main"]

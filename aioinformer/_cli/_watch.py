@@ -26,24 +26,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 import anyio
 import orjson
 
-from .._cli_support import (
-    EXIT_INTERRUPTED,
-    RICH_HINT,
-    Interrupts,
-    fail,
-    have_rich,
-    note,
-    run_command,
-)
-from .._discovery import resolve_resource
-from .._event_stream import Event, EventStream
-from .._http import read
-from .._informer import SharedIndexInformer
-from .._kubeconfig import connect
+from .._cache._selectors import parse_label_selector
+from .._informer._event_stream import Event, EventStream
+from .._informer._informer import SharedIndexInformer
 from .._listwatch import ListOptions, Resource
 from .._objects import KubeObject, meta_namespace_key
-from .._selectors import parse_label_selector
-from .._transport import KubeListerWatcher
+from .._wire._discovery import resolve_resource
+from .._wire._http import read
+from .._wire._kubeconfig import connect
+from .._wire._transport import KubeListerWatcher
 from ..errors import (
     ApiError,
     BadRequestError,
@@ -54,9 +45,18 @@ from ..errors import (
     SelectorSyntaxError,
     TransportError,
 )
+from ._support import (
+    EXIT_INTERRUPTED,
+    RICH_HINT,
+    Interrupts,
+    fail,
+    have_rich,
+    note,
+    run_command,
+)
 
 if TYPE_CHECKING:
-    from .._client import KubeClient
+    from .._wire._client import KubeClient
 
 __all__ = ["add_parser", "check_api_server", "run"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
-from .._delta_fifo import DeltaType, WatchChange
+from .._cache._delta_fifo import DeltaType, WatchChange
 from .._listwatch import WatchEvent, WatchEventType, WatchStream
 from ..errors import MalformedWatchEventError
 from ._machine import ListWatch

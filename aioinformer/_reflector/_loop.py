@@ -15,8 +15,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 import anyio
 import anyio.lowlevel
@@ -64,7 +64,33 @@ from ._streaming import InitialEvents, collect
 
 __all__ = ["Reflector", "ReflectorStore", "WatchErrorHandler"]
 
-from ._protocols import ReflectorStore, WatchErrorHandler
+
+class ReflectorStore(Protocol):
+    """What a reflector writes to; :class:`~aioinformer.delta_fifo.DeltaFIFO` implements it.
+
+    A store may also have ``async def apply(changes)`` (as the DeltaFIFO has): the reflector
+    then hands it each batch of watch events in one call (see :meth:`DeltaFIFO.apply
+    <aioinformer.delta_fifo.DeltaFIFO.apply>`) instead of one ``add``/``update``/``delete``
+    per event.
+    """
+
+    async def add(self, obj: KubeObject) -> None: ...
+
+    async def update(self, obj: KubeObject) -> None: ...
+
+    async def delete(self, obj: Any) -> None: ...
+
+    async def replace(self, objs: Iterable[KubeObject], resource_version: str) -> None: ...
+
+    async def resync(self) -> None: ...
+
+
+class WatchErrorHandler(Protocol):
+    """Called with the reflector and the error for every list or watch error (before the
+    wait that follows it)."""
+
+    def __call__(self, reflector: Reflector, error: BaseException, /) -> object: ...
+
 
 logger = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, TypeAlias
 
-from .._factory import SharedInformerFactory
-from .._informer import SharedIndexInformer
+from .._informer._factory import SharedInformerFactory
+from .._informer._informer import SharedIndexInformer
 from .._lifecycle import State
 
 __all__ = ["FactoryBuilder", "FactorySource", "InformerRuntime", "run_factory"]

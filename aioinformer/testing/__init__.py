@@ -17,17 +17,17 @@ OpenAPI documents serve kubectl. See :mod:`._rest` for the steps of one write.
 """
 
 from .._exports import publish as _publish
-from ._clock import FakeClock as FakeClock
-from ._faults import ServerFaults as ServerFaults
-from ._manifests import load_manifests as load_manifests
-from ._memory_lw import MemorySource as MemorySource
-from ._objects import ServerObjects as ServerObjects
-from ._request_log import RequestRecord as RequestRecord
-from ._request_log import ServerRequests as ServerRequests
-from ._resources import BUILTIN_RESOURCES as BUILTIN_RESOURCES
-from ._resources import ResourceInfo as ResourceInfo
-from ._server import FakeApiServer as FakeApiServer
-from ._server import FakeApiServerStatistics as FakeApiServerStatistics
+from ._apiserver._api._resources import BUILTIN_RESOURCES as BUILTIN_RESOURCES
+from ._apiserver._api._resources import ResourceInfo as ResourceInfo
+from ._apiserver._faults import ServerFaults as ServerFaults
+from ._apiserver._manifests import load_manifests as load_manifests
+from ._apiserver._objects import ServerObjects as ServerObjects
+from ._apiserver._request_log import RequestRecord as RequestRecord
+from ._apiserver._request_log import ServerRequests as ServerRequests
+from ._apiserver._server import FakeApiServer as FakeApiServer
+from ._apiserver._server import FakeApiServerStatistics as FakeApiServerStatistics
+from ._doubles._clock import FakeClock as FakeClock
+from ._doubles._memory import MemorySource as MemorySource
 
 __all__ = [
     "BUILTIN_RESOURCES",

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from ._server import FakeApiServer
+from ._apiserver._server import FakeApiServer
 
 __all__ = ["fake_apiserver"]
 

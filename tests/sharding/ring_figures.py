@@ -12,8 +12,8 @@ import statistics
 import urllib.parse
 from dataclasses import dataclass
 
+from aioinformer._replicas._ring import DEFAULT_VNODES, HashRing
 from aioinformer._sharding import FIELD_UID
-from aioinformer._sharding._ring import DEFAULT_VNODES, HashRing
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from aioinformer._sharding._handover import (
+from aioinformer._replicas._handover import (
     Outcome,
     Resume,
     Start,
@@ -48,8 +48,8 @@ from aioinformer._sharding._handover import (
     WriteLease,
     WriteResult,
 )
-from aioinformer._sharding._lease_view import LeaseView
-from aioinformer._sharding._membership import (
+from aioinformer._replicas._lease_view import LeaseView
+from aioinformer._replicas._membership import (
     Assign,
     Phase,
     Plan,
@@ -59,8 +59,8 @@ from aioinformer._sharding._membership import (
     plan,
     written,
 )
+from aioinformer._replicas._ring import ring
 from aioinformer._sharding._ranges import EMPTY, FULL, HashRanges
-from aioinformer._sharding._ring import ring
 
 from .sim_parts import Config, Interval, Op, OpKind, Server, Violation, fences
 

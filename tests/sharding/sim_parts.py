@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from aioinformer._sharding._handover import Outcome, ShardTiming, WriteKind, WriteLease, WriteResult
-from aioinformer._sharding._lease_view import EventType, LeaseRecord
+from aioinformer._replicas._handover import Outcome, ShardTiming, WriteKind, WriteLease, WriteResult
+from aioinformer._replicas._lease_view import EventType, LeaseRecord
 from aioinformer._sharding._ranges import EMPTY
 
 OpKind = Literal["join", "leave", "kill", "partition", "stall", "delay", "heal", "slow", "delete"]

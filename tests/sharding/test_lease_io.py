@@ -12,9 +12,9 @@ from typing import Any
 
 import anyio
 
-from aioinformer._sharding._handover import Outcome, WriteKind, WriteLease
-from aioinformer._sharding._lease_io import carry_out
-from aioinformer._sharding._lease_view import GROUP_LABEL, record_from_lease
+from aioinformer._replicas._handover import Outcome, WriteKind, WriteLease
+from aioinformer._replicas._lease_io import carry_out
+from aioinformer._replicas._lease_view import GROUP_LABEL, record_from_lease
 from aioinformer._sharding._ranges import HashRanges
 from aioinformer.testing import FakeApiServer
 from tests.support import kube_client

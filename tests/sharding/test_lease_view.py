@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from aioinformer._sharding._lease_view import (
+from aioinformer._replicas._lease_view import (
     READY_ANNOTATION,
     SERVING_ANNOTATION,
     LeaseRecord,

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from aioinformer._sharding import shard_boundary
-from aioinformer._sharding._handover import (
+from aioinformer._replicas._handover import (
     Action,
     Outcome,
     RangeExit,
@@ -27,8 +26,8 @@ from aioinformer._sharding._handover import (
     WriteLease,
     WriteResult,
 )
-from aioinformer._sharding._lease_view import LeaseRecord, LeaseView, ObservedLease
-from aioinformer._sharding._membership import (
+from aioinformer._replicas._lease_view import LeaseRecord, LeaseView, ObservedLease
+from aioinformer._replicas._membership import (
     Phase,
     ReplicaState,
     drained,
@@ -37,6 +36,7 @@ from aioinformer._sharding._membership import (
     ring_share,
     written,
 )
+from aioinformer._sharding import shard_boundary
 from aioinformer._sharding._ranges import EMPTY, FULL, HashRanges
 
 NOW = 100.0

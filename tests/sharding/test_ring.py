@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aioinformer._replicas._ring import DEFAULT_VNODES, HashRing, member_tokens, ring
 from aioinformer._sharding import FIELD_NAMESPACE, FIELD_UID, parse_shard_selector
 from aioinformer._sharding._ranges import EMPTY, FULL, HashRanges
-from aioinformer._sharding._ring import DEFAULT_VNODES, HashRing, member_tokens, ring
 
 from .ring_figures import measure
 

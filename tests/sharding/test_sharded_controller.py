@@ -28,11 +28,11 @@ import anyio.abc
 import pytest
 
 from aioinformer import KubeClient
-from aioinformer._sharded_controller import ShardedController
-from aioinformer._sharding._handover import RangeExit, ShardTiming
+from aioinformer._control._workers import Result
+from aioinformer._replicas._controller import ShardedController
+from aioinformer._replicas._handover import RangeExit, ShardTiming
 from aioinformer._sharding._ranges import FULL, HashRanges
 from aioinformer._sharding._selector import FIELD_UID
-from aioinformer._workers import Result
 from aioinformer.metrics import ShardedControllerCollector
 from aioinformer.testing import FakeApiServer
 from tests.support import CONFIGMAPS, FAST_WATCH, kube_client

@@ -19,12 +19,12 @@ import anyio
 import pytest
 
 from aioinformer import KubeClient
-from aioinformer._factory import SharedInformerFactory
-from aioinformer._informer import SharedIndexInformer
+from aioinformer._informer._factory import SharedInformerFactory
+from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._listwatch import ListOptions, ListResult, WatchEvent
 from aioinformer._sharding import shard
 from aioinformer._sharding._informer_filter import ShardedListerWatcher
-from aioinformer._transport import KubeListerWatcher
+from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.errors import InvalidShardSelectorError, ShardSelectorRejectedError
 from aioinformer.metrics import InformerCollector
 from aioinformer.testing import FakeApiServer

@@ -27,9 +27,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aioinformer._sharding import _lease_view, _membership
-from aioinformer._sharding._handover import ShardTiming, StopAll
-from aioinformer._sharding._membership import Phase, Plan, ReplicaState, plan
+from aioinformer._replicas import _lease_view, _membership
+from aioinformer._replicas._handover import ShardTiming, StopAll
+from aioinformer._replicas._membership import Phase, Plan, ReplicaState, plan
 from aioinformer._sharding._ranges import EMPTY, FULL
 
 from .scenarios import KINDS, MAX_REPLICAS, random_scenario, scenario

@@ -5,10 +5,10 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from aioinformer._sharding._handover import Resume, Start, StopAll, StopTaking
+from aioinformer._replicas._handover import Resume, Start, StopAll, StopTaking
+from aioinformer._replicas._work import ShardWork
 from aioinformer._sharding._ranges import EMPTY, HashRanges
 from aioinformer._sharding._selector import FIELD_UID, hash_field
-from aioinformer._sharding._work import ShardWork
 
 LOW = HashRanges([(0, 1 << 63)])
 HIGH = HashRanges([(1 << 63, 1 << 64)])

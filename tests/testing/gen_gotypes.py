@@ -20,7 +20,7 @@ import re
 import sys
 from pathlib import Path
 
-from aioinformer.testing._schema import schemas
+from aioinformer.testing._apiserver._schema._published import schemas
 
 GROUPS = [
     ("core", "v1"),

@@ -1,7 +1,9 @@
 """Golden selector cases: what kube-apiserver answers, run against the fake and the client.
 
-One table, two implementations: the fake API server's own parser (:mod:`aioinformer.testing.
-_labels`, :mod:`aioinformer.testing._fields`) and the client's (:mod:`aioinformer.selectors`).
+One table, two implementations: the fake API server's own parser
+(:mod:`aioinformer.testing._apiserver._selectors._labels`,
+:mod:`aioinformer.testing._apiserver._selectors._fields`) and the client's
+(:mod:`aioinformer._cache._selectors`).
 An ``expected`` of True or False is whether the selector selects the labels or object; a
 string is the message of the server's 400 BadRequest for a selector it refuses.
 

@@ -11,8 +11,8 @@ import pytest
 
 from aioinformer.errors import NotFoundError
 from aioinformer.testing import FakeApiServer
-from aioinformer.testing import _admin as admin_module
-from aioinformer.testing._manifests import load_manifests
+from aioinformer.testing._apiserver import _admin as admin_module
+from aioinformer.testing._apiserver._manifests import load_manifests
 
 from .watching import decode, raw_lines
 

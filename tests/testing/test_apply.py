@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aioinformer.testing._apply import apply, track_update
-from aioinformer.testing._failure import StatusFailure
-from aioinformer.testing._fieldpath import FieldSet
-from aioinformer.testing._managed import LAST_APPLIED, manager_from_user_agent
-from aioinformer.testing._schema import DEDUCED, TypeInfo, schemas
+from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._apply._managed import LAST_APPLIED, manager_from_user_agent
+from aioinformer.testing._apiserver._apply._server_side import apply, track_update
+from aioinformer.testing._apiserver._schema._fieldpath import FieldSet
+from aioinformer.testing._apiserver._schema._published import DEDUCED, TypeInfo, schemas
 
 NOW = "2026-11-23T10:00:00Z"
 LATER = "2026-11-23T11:00:00Z"

@@ -19,7 +19,7 @@ import pytest
 
 from aioinformer.errors import NotFoundError
 from aioinformer.testing import FakeApiServer
-from aioinformer.testing._manifests import create_manifest_objects
+from aioinformer.testing._apiserver._manifests import create_manifest_objects
 
 from .crd_fixtures import crontab, crontab_crd
 from .watching import decode, raw_lines

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._crd_lifecycle import (
+from aioinformer.testing._apiserver._crd._lifecycle import (
     CLEANUP_FINALIZER,
     accepted_status,
     begin_crd_deletion,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aioinformer.testing._crd_objects import (
+from aioinformer.testing._apiserver._crd._objects import (
     before_custom_create,
     before_custom_status_update,
     before_custom_update,

@@ -13,8 +13,12 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._crd_formats import check_format, strip_format, unrecognized_format
-from aioinformer.testing._crd_schema import (
+from aioinformer.testing._apiserver._crd._formats import (
+    check_format,
+    strip_format,
+    unrecognized_format,
+)
+from aioinformer.testing._apiserver._crd._schema import (
     MISSING,
     Schema,
     apply_defaults,

@@ -10,9 +10,9 @@ in CustomResourceDefinitions", "Scale subresource").
 
 from __future__ import annotations
 
-from aioinformer.testing._crd_kind import CustomKind, apply_scale, scale_of
-from aioinformer.testing._crd_lifecycle import default_crd
-from aioinformer.testing._crd_objects import (
+from aioinformer.testing._apiserver._crd._kind import CustomKind, apply_scale, scale_of
+from aioinformer.testing._apiserver._crd._lifecycle import default_crd
+from aioinformer.testing._apiserver._crd._objects import (
     before_custom_create,
     before_custom_update,
     decode_custom,

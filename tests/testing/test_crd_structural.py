@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._crd_structural import structural_error, validate_structural
+from aioinformer.testing._apiserver._crd._structural import structural_error, validate_structural
 
 P = "spec.validation.openAPIV3Schema"
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._crd_lifecycle import prepare_crd_update
-from aioinformer.testing._crd_validation import validate_crd_update
+from aioinformer.testing._apiserver._crd._lifecycle import prepare_crd_update
+from aioinformer.testing._apiserver._crd._validation import validate_crd_update
 
 from .crd_fixtures.helpers import (
     V1,

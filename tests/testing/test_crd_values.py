@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._crd_schema import Schema, compile_schema
-from aioinformer.testing._crd_values import go_number, validate_value
-from aioinformer.testing._fielderrors import FieldError, go_value
+from aioinformer.testing._apiserver._crd._schema import Schema, compile_schema
+from aioinformer.testing._apiserver._crd._values import go_number, validate_value
+from aioinformer.testing._apiserver._validation._fielderrors import FieldError, go_value
 
 from .crd_fixtures import crontab, crontab_schema
 

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._crd_kind import CustomKind
-from aioinformer.testing._crd_lifecycle import accepted_status, discovery_resources
-from aioinformer.testing._crd_writes import (
+from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._crd._kind import CustomKind
+from aioinformer.testing._apiserver._crd._lifecycle import accepted_status, discovery_resources
+from aioinformer.testing._apiserver._crd._writes import (
     crd_before_create,
     crd_before_status_update,
     crd_before_update,
 )
-from aioinformer.testing._failure import StatusFailure
-from aioinformer.testing._writerules import Kind, decode
+from aioinformer.testing._apiserver._registry._writerules import Kind, decode
 
 from .crd_fixtures import crontab_crd
 

@@ -6,9 +6,13 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._decode import DecodeError, decode_object
-from aioinformer.testing._decode_scalars import ScalarError, check_base64, parse_time
-from aioinformer.testing._quantity import QuantityError, canonical, parse_quantity
+from aioinformer.testing._apiserver._schema._decode import DecodeError, decode_object
+from aioinformer.testing._apiserver._schema._quantity import (
+    QuantityError,
+    canonical,
+    parse_quantity,
+)
+from aioinformer.testing._apiserver._schema._scalars import ScalarError, check_base64, parse_time
 
 
 def deployment(spec: dict[str, Any]) -> dict[str, Any]:

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from aioinformer.testing._defaults import apply_defaults
-from aioinformer.testing._strategy_service import ServiceAllocator
-from aioinformer.testing._writerules import Kind, before_create, decode
+from aioinformer.testing._apiserver._registry._defaults import apply_defaults
+from aioinformer.testing._apiserver._registry._strategy_service import ServiceAllocator
+from aioinformer.testing._apiserver._registry._writerules import Kind, before_create, decode
 
 FIXTURES = sorted((Path(__file__).parent / "defaults_fixtures").glob("*.yaml"))
 UID = "6f4c3b1e-0000-4000-8000-000000000001"

@@ -15,10 +15,9 @@ from kubernetes_asyncio.client import (
 )
 
 from aioinformer._builtin_resources import BUILTIN_RESOURCES as BUILTIN_TABLE
-from aioinformer._factory import resolve_builtin_resource
-from aioinformer._listwatch import Resource
+from aioinformer._listwatch import Resource, resolve_builtin_resource
 from aioinformer.testing import BUILTIN_RESOURCES, FakeApiServer
-from aioinformer.testing._schema import schemas
+from aioinformer.testing._apiserver._schema._published import schemas
 
 
 async def test_version_reports_the_release_of_the_served_schemas(api: ApiClient) -> None:

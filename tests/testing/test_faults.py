@@ -17,7 +17,8 @@ from kubernetes_asyncio.client import ApiClient, ApiException, CoreV1Api
 from kubernetes_asyncio.watch import Watch
 
 from aioinformer.errors import TooManyRequestsError, api_error_from_status
-from aioinformer.testing import FakeApiServer, _http_api
+from aioinformer.testing import FakeApiServer
+from aioinformer.testing._apiserver._http import _api as _http_api
 
 from .watching import decode, raw_lines, take
 

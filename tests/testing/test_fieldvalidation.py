@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._failure import StatusFailure
-from aioinformer.testing._fieldvalidation import (
+from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._validation._fieldvalidation import (
     directive,
     duplicate_fields,
     go_format,

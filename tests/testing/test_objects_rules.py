@@ -47,7 +47,7 @@ def test_unknown_fields_are_refused_by_default_and_warned_about_on_request(
     body["spec"]["replica"] = 3
     with pytest.raises(BadRequestError, match=r'unknown field "spec\.replica"'):
         server.objects.create("deployments.apps", body)
-    with caplog.at_level(logging.WARNING, logger="aioinformer.testing._objects"):
+    with caplog.at_level(logging.WARNING, logger="aioinformer.testing._apiserver._objects"):
         created = server.objects.create("deployments.apps", body, field_validation="Warn")
     assert "replica" not in created["spec"]
     assert 'unknown field "spec.replica"' in caplog.text

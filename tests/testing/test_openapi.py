@@ -17,7 +17,7 @@ import orjson
 import pytest
 from aiohttp import web
 
-from aioinformer.testing._openapi import Endpoint, OpenAPIDocuments, v2_acceptable
+from aioinformer.testing._apiserver._http._openapi import Endpoint, OpenAPIDocuments, v2_acceptable
 
 from .tiny_server import KUBECTL, NO_KUBECTL, Kubectl, TinyServer, status
 

@@ -40,7 +40,7 @@ def _imports(path: Path) -> list[tuple[str, set[str]]]:
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
 def test_the_fake_never_imports_the_clients_selectors(path: Path) -> None:
     """Selectors are parsed and matched by the fake's own ``_labels``/``_fields``."""
-    assert not [m for m, _ in _imports(path) if m.startswith("aioinformer._selectors")]
+    assert not [m for m, _ in _imports(path) if m.startswith("aioinformer._cache._selectors")]
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from aioinformer.testing._failure import StatusFailure
-from aioinformer.testing._patch import apply_json_patch, apply_merge_patch, patch_type_of
+from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._apply._patch import (
+    apply_json_patch,
+    apply_merge_patch,
+    patch_type_of,
+)
 
 
 def test_merge_patch_merges_objects_deletes_nulls_and_replaces_lists() -> None:

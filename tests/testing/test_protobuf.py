@@ -15,17 +15,29 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from aioinformer.testing._failure import StatusFailure
-from aioinformer.testing._protobuf import (
+from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._protobuf._decode import (
     PROTOBUF,
     body_format,
     decodable_kinds,
     decode_protobuf_object,
 )
-from aioinformer.testing._protobuf_wire import ProtobufError, decode_message, iter_fields
-from aioinformer.testing._table import negotiate
+from aioinformer.testing._apiserver._protobuf._wire import (
+    ProtobufError,
+    decode_message,
+    iter_fields,
+)
+from aioinformer.testing._apiserver._tables._table import negotiate
 
-from .tiny_server import KUBECTL, NO_KUBECTL, Kubectl, Recorded, TinyServer, discovery, status
+from .tiny_server import (
+    KUBECTL,
+    NO_KUBECTL,
+    Kubectl,
+    Recorded,
+    TinyServer,
+    discovery,
+    status,
+)
 
 # --- a minimal encoder, so tests can build bodies kubectl never sends
 

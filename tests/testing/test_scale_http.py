@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from aioinformer.testing import FakeApiServer
-from aioinformer.testing._scale import label_selector_text
+from aioinformer.testing._apiserver._registry._scale import label_selector_text
 
 from .valid import deployment
 

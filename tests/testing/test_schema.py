@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from aioinformer.testing import FakeApiServer, _schema
-from aioinformer.testing._schema import ANY, LIST, MAP, SCALAR, TypeInfo, lookup, schemas
+from aioinformer.testing import FakeApiServer
+from aioinformer.testing._apiserver._schema import _published as _schema
+from aioinformer.testing._apiserver._schema._published import (
+    ANY,
+    LIST,
+    MAP,
+    SCALAR,
+    TypeInfo,
+    lookup,
+    schemas,
+)
 
 
 def _deployment() -> TypeInfo:

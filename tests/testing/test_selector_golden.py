@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from aioinformer._selectors import parse_field_selector, parse_label_selector
+from aioinformer._cache._selectors import parse_field_selector, parse_label_selector
 from aioinformer.errors import SelectorSyntaxError
 from aioinformer.testing import BUILTIN_RESOURCES, ResourceInfo
-from aioinformer.testing._failure import StatusFailure
-from aioinformer.testing._selectors import compile_selectors
+from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._selectors._matching import compile_selectors
 
 from .selector_cases import FIELD_CASES, LABEL_CASES, FieldCase, LabelCase
 

@@ -8,8 +8,12 @@ from typing import Any
 import pytest
 
 from aioinformer.testing import BUILTIN_RESOURCES, ResourceInfo
-from aioinformer.testing._failure import StatusFailure
-from aioinformer.testing._selectors import Matcher, compile_selectors, field_value
+from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._selectors._matching import (
+    Matcher,
+    compile_selectors,
+    field_value,
+)
 
 PODS = next(info for info in BUILTIN_RESOURCES if info.plural == "pods")
 WIDGETS = ResourceInfo(

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from aioinformer._sharding import parse_shard_selector
 from aioinformer.errors import InvalidShardSelectorError
-from aioinformer.testing._shard import (
+from aioinformer.testing._apiserver._selectors._shard import (
     ShardFilter,
     ShardSelectorRefused,
     hash_field,

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aioinformer.testing._failure import StatusFailure
-from aioinformer.testing._schema import TypeInfo, schemas
-from aioinformer.testing._strategic import strategic_merge
+from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._apply._strategic import strategic_merge
+from aioinformer.testing._apiserver._schema._published import TypeInfo, schemas
 
 
 def _root(group: str, version: str, kind: str) -> TypeInfo:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._strategy import (
+from aioinformer.testing._apiserver._registry._strategy import (
     begin_create,
     begin_update,
     generate_name,

@@ -12,10 +12,16 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._failure import StatusFailure
-from aioinformer.testing._table import Target, include_object, negotiate, to_partial, to_table
-from aioinformer.testing._table_crd import find
-from aioinformer.testing._table_format import format_label_selector, human_duration
+from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._tables._crd import find
+from aioinformer.testing._apiserver._tables._format import format_label_selector, human_duration
+from aioinformer.testing._apiserver._tables._table import (
+    Target,
+    include_object,
+    negotiate,
+    to_partial,
+    to_table,
+)
 
 NOW = datetime(2030, 1, 1, 12, 0, 0, tzinfo=UTC)
 KUBECTL_ACCEPT = (

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from aioinformer.testing._table import include_object, negotiate, to_table
+from aioinformer.testing._apiserver._tables._table import include_object, negotiate, to_table
 
 from .tiny_server import KUBECTL, NO_KUBECTL, Kubectl, TinyServer, discovery, status
 

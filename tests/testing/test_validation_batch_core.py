@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._defaults import apply_defaults
-from aioinformer.testing._strategy import prepare_create
+from aioinformer.testing._apiserver._registry._defaults import apply_defaults
+from aioinformer.testing._apiserver._registry._strategy import prepare_create
 
 from .test_validation_kinds import change, errors_of
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._fielderrors import (
+from aioinformer.testing._apiserver._validation._fielderrors import (
     OMIT,
     FieldError,
     aggregate,

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._defaults import apply_defaults
-from aioinformer.testing._validation import validate_create, warnings_on_create
+from aioinformer.testing._apiserver._registry._defaults import apply_defaults
+from aioinformer.testing._apiserver._validation._kinds import validate_create, warnings_on_create
 
 Obj = dict[str, Any]
 

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._fielderrors import FieldError
-from aioinformer.testing._validation_content import (
+from aioinformer.testing._apiserver._validation._content import (
     is_config_map_key,
     is_dns1035_label,
     is_dns1123_label,
@@ -18,7 +17,8 @@ from aioinformer.testing._validation_content import (
     is_valid_port_name,
     name_is_dns_subdomain,
 )
-from aioinformer.testing._validation_meta import (
+from aioinformer.testing._apiserver._validation._fielderrors import FieldError
+from aioinformer.testing._apiserver._validation._meta import (
     label_selector_matches,
     validate_label_selector,
     validate_object_meta,

@@ -7,10 +7,13 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._defaults import apply_defaults
-from aioinformer.testing._immutable import POD_UPDATABLE, update_errors
-from aioinformer.testing._strategy import prepare_create
-from aioinformer.testing._validation import validate_status_update, validate_update
+from aioinformer.testing._apiserver._registry._defaults import apply_defaults
+from aioinformer.testing._apiserver._registry._strategy import prepare_create
+from aioinformer.testing._apiserver._validation._immutable import POD_UPDATABLE, update_errors
+from aioinformer.testing._apiserver._validation._kinds import (
+    validate_status_update,
+    validate_update,
+)
 
 Obj = dict[str, Any]
 

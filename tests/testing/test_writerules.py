@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._failure import StatusFailure
-from aioinformer.testing._strategy_service import ServiceAllocator
-from aioinformer.testing._writerules import (
+from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._registry._strategy_service import ServiceAllocator
+from aioinformer.testing._apiserver._registry._writerules import (
     Kind,
     before_create,
     before_status_update,

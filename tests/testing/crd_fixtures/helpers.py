@@ -8,16 +8,20 @@ from typing import Any
 
 import pytest
 
-from aioinformer.testing._crd_kind import CustomKind
-from aioinformer.testing._crd_lifecycle import accepted_status, default_crd, prepare_crd_create
-from aioinformer.testing._crd_objects import (
+from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._crd._kind import CustomKind
+from aioinformer.testing._apiserver._crd._lifecycle import (
+    accepted_status,
+    default_crd,
+    prepare_crd_create,
+)
+from aioinformer.testing._apiserver._crd._objects import (
     before_custom_create,
     decode_custom,
     read_custom,
     to_storage,
 )
-from aioinformer.testing._crd_validation import validate_crd
-from aioinformer.testing._failure import StatusFailure
+from aioinformer.testing._apiserver._crd._validation import validate_crd
 
 from . import crontab_crd
 

@@ -1,0 +1,171 @@
+"""``aioinformer fake-apiserver``: run the fake API server standalone until interrupted.
+
+Serves the fault-injection API under ``/_fake/`` (see
+:mod:`aioinformer.testing._apiserver._admin`), so kubectl and programs in other languages can be
+tested against it::
+
+    aioinformer fake-apiserver --port 8001 -f manifests.yaml
+    kubectl --server http://127.0.0.1:8001 get pods -A -w
+
+A port in use, or a manifest that is missing, is not YAML or holds an object the server
+refuses (an unknown kind, say) is one line on stderr and exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import ipaddress
+import logging
+from collections.abc import Sequence
+
+import anyio
+
+from .._objects import KubeObject
+from ..errors import ApiError
+from ..testing._apiserver._manifests import create_manifest_objects, read_manifest_objects
+from ..testing._apiserver._server import FakeApiServer
+from ._support import Interrupts, fail, run_command
+
+__all__ = ["add_parser", "read_manifests", "run", "serve"]
+
+logger = logging.getLogger(__name__)
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``fake-apiserver`` sub-command to the ``aioinformer`` parser."""
+    parser = subparsers.add_parser(
+        "fake-apiserver",
+        help="run a fake Kubernetes API server until interrupted",
+        description="Run a fake Kubernetes API server (with a /_fake/ fault-injection API).",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8001, help="port (8001; 0 picks a free one)")
+    parser.add_argument(
+        "-f",
+        "--filename",
+        action="append",
+        default=[],
+        metavar="MANIFEST",
+        help="YAML manifests to load at start (repeatable; namespaces are created)",
+    )
+    parser.add_argument(
+        "--bookmark-interval", type=float, default=60.0, help="seconds between bookmarks (60)"
+    )
+    parser.add_argument(
+        "--history-limit", type=int, default=10_000, help="watch events kept per resource"
+    )
+    parser.add_argument(
+        "--auto-create-namespaces",
+        action="store_true",
+        help="create missing namespaces instead of answering 404",
+    )
+
+
+Manifest = tuple[str, list[KubeObject]]
+
+
+def read_manifests(paths: Sequence[str]) -> list[Manifest] | str:
+    """Each manifest's objects, or what is wrong with the first bad file (one line)."""
+    import yaml
+
+    manifests: list[Manifest] = []
+    for path in paths:
+        try:
+            manifests.append((path, read_manifest_objects(path)))
+        except OSError as exc:
+            return f"cannot read manifest {path!r}: {exc.strerror or exc}"
+        except yaml.YAMLError as exc:
+            where = getattr(exc, "problem_mark", None)
+            at = f" (line {where.line + 1}, column {where.column + 1})" if where else ""
+            problem = getattr(exc, "problem", None) or type(exc).__name__
+            return f"manifest {path!r} is not valid YAML: {problem}{at}"
+        except ApiError as exc:
+            return f"manifest {path!r}: {exc.message}"
+    return manifests
+
+
+async def serve(
+    *,
+    host: str,
+    port: int,
+    manifests: Sequence[Manifest] = (),
+    bookmark_interval: float = 60.0,
+    history_limit: int = 10_000,
+    auto_create_namespaces: bool = False,
+    stop: anyio.Event,
+) -> int:
+    """Serve until ``stop`` is set; the exit status (failures are printed as one line)."""
+    server = FakeApiServer(
+        host=host,
+        port=port,
+        bookmark_interval=bookmark_interval,
+        history_limit=history_limit,
+        auto_create_namespaces=auto_create_namespaces,
+        admin_api=True,
+    )
+    try:
+        await server.start()
+    except OSError as exc:
+        advice = (
+            "; choose another --port (0 picks a free one)" if exc.errno == errno.EADDRINUSE else ""
+        )
+        return fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}{advice}")
+    try:
+        for path, objects in manifests:
+            try:
+                created = await create_manifest_objects(server, objects, source=path)
+            except ApiError as exc:
+                hint = (
+                    "; the standalone fake API server serves the built-in kinds only (in"
+                    " tests, FakeApiServer.register_resource() adds custom ones)"
+                    if exc.code == 404
+                    else ""
+                )
+                return fail(f"{exc.message}{hint}")
+            logger.info("loaded %d objects from %s", len(created), path)
+        logger.info("fake API server listening on %s", server.url)
+        if not _is_loopback(host):
+            logger.warning(
+                "listening on %s, not only on this machine: anyone who can reach it can read"
+                " and write its objects and inject faults through /_fake/ (no authentication)",
+                host,
+            )
+        await stop.wait()
+        logger.info("shutting down")
+        return 0
+    finally:
+        await server.aclose()
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or name to listen on) is this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the sub-command from parsed arguments; returns the exit status."""
+    manifests = read_manifests(args.filename)
+    if isinstance(manifests, str):
+        return fail(manifests)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+
+    async def main(interrupts: Interrupts) -> int:
+        return await serve(
+            host=args.host,
+            port=args.port,
+            manifests=manifests,
+            bookmark_interval=args.bookmark_interval,
+            history_limit=args.history_limit,
+            auto_create_namespaces=args.auto_create_namespaces,
+            stop=interrupts.stop,
+        )
+
+    return run_command(main)

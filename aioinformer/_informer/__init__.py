@@ -1,0 +1,2 @@
+"""The informer: one LIST+WATCH shared by many consumers, its handlers and event streams,
+their buffers, and the factory that shares informers per resource."""

@@ -1,0 +1,207 @@
+"""Connecting to a cluster: kubeconfig, in-cluster service account, or an explicit server URL.
+
+A thin layer over kubernetes_asyncio's config loaders that returns a
+:class:`~aioinformer.KubeClient` whose credentials stay fresh (exec plugins and OIDC tokens
+that expire, rotated service-account tokens)::
+
+    async with aioinformer.connect() as client:     # closed at the end of the block
+        factory = SharedInformerFactory(client)
+
+``client = await aioinformer.connect()`` works too; then close it with
+``await client.aclose()``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Generator
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+from kubernetes_asyncio import config as kube_config
+from kubernetes_asyncio.client import ApiClient, Configuration
+
+from ..errors import ConfigurationError
+from ._client import KubeClient
+from ._kube_asyncio import Credentials, in_cluster_credentials, kubeconfig_credentials
+
+__all__ = ["PendingConnection", "connect"]
+
+logger = logging.getLogger(__name__)
+
+_IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
+_IN_CLUSTER_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+
+
+class PendingConnection:
+    """What :func:`connect` returns: ``await`` it for a :class:`~aioinformer.KubeClient`
+    (closed by you), or enter it with ``async with`` (closed at the end of the block)."""
+
+    __slots__ = ("_connection", "_options")
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._connection: KubeClient | None = None
+
+    def __repr__(self) -> str:
+        return f"<PendingConnection {self._connection!r}>"
+
+    def __await__(self) -> Generator[Any, None, KubeClient]:
+        return _connect(**self._options).__await__()
+
+    async def __aenter__(self) -> KubeClient:
+        self._connection = await _connect(**self._options)
+        return self._connection
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            await connection.aclose()
+
+
+def _client(
+    configuration: Configuration, credentials: Credentials, namespace: str, source: str
+) -> KubeClient:
+    client = KubeClient(ApiClient(configuration), namespace=namespace)
+    return client._connected(credentials, source)
+
+
+def _kubeconfig_paths(kubeconfig: str | None) -> list[Path]:
+    raw = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
+    return [Path(p).expanduser() for p in raw.split(os.pathsep) if p]
+
+
+# Start-up file checks: tiny and once, like kubernetes_asyncio's own (synchronous) loaders.
+def _existing(paths: list[Path]) -> list[Path]:
+    return [p for p in paths if p.is_file()]
+
+
+def _in_cluster() -> bool:
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and _IN_CLUSTER_TOKEN.is_file()
+
+
+def _in_cluster_namespace() -> str:
+    if _IN_CLUSTER_NAMESPACE.is_file():
+        return _IN_CLUSTER_NAMESPACE.read_text().strip() or "default"
+    return "default"
+
+
+def connect(
+    *,
+    server: str | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    insecure_skip_tls_verify: bool = False,
+) -> PendingConnection:
+    """Connect to a cluster the way kubectl finds it::
+
+        async with aioinformer.connect() as client:
+            pod = await client.get("pods", "web-1")   # client.namespace: the context's
+
+    Order: an explicit ``server`` URL (no credentials); else a kubeconfig (``kubeconfig``,
+    ``$KUBECONFIG`` or ``~/.kube/config``) with ``context`` (default: the current one); else the
+    in-cluster service account. Nothing is loaded until the result is awaited or entered,
+    inside the running event loop (an ``ApiClient`` needs one).
+
+    Credentials are kept fresh: an exec plugin runs again before its credential expires and
+    after a 401, token files (the kubeconfig's ``tokenFile``, the service account's) are re-read
+    every minute and after a 401, OIDC tokens are refreshed when expired.
+
+    :param server: the API server's URL, ``http://`` or ``https://``. Default None.
+    :param kubeconfig: the kubeconfig file(s), ``os.pathsep``-separated. Default None.
+    :param context: the kubeconfig context. Default None: the current one.
+    :param insecure_skip_tls_verify: do not verify the server's certificate. Default False.
+    :returns: a :class:`PendingConnection`: ``async with`` it, or ``await`` it for a
+        :class:`~aioinformer.KubeClient`.
+    :raises ConfigurationError: (when awaited or entered) when nothing usable is found, the
+        kubeconfig does not load or the server URL is not an http(s) URL; the message says
+        what was tried. Credentials never appear in it.
+    """
+    return PendingConnection(
+        server=server,
+        kubeconfig=kubeconfig,
+        context=context,
+        insecure_skip_tls_verify=insecure_skip_tls_verify,
+    )
+
+
+def _checked_server_url(server: str) -> str:
+    """The server URL without trailing slashes, or a ConfigurationError saying what to fix."""
+    if "://" not in server:
+        raise ConfigurationError(
+            f"server URL {server!r} has no scheme: write https://{server} (or http:// for a"
+            " plain-HTTP server such as the fake API server)"
+        )
+    parts = urlsplit(server)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ConfigurationError(
+            f"server URL {server!r} has the scheme {parts.scheme!r}: use http:// or https://"
+        )
+    if not parts.hostname:
+        raise ConfigurationError(f"server URL {server!r} has no host")
+    return server.rstrip("/")
+
+
+async def _connect(
+    *,
+    server: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+    insecure_skip_tls_verify: bool,
+) -> KubeClient:
+    if server:
+        configuration = Configuration(host=_checked_server_url(server))
+        configuration.verify_ssl = not insecure_skip_tls_verify
+        return _client(configuration, Credentials(configuration), "default", "server")
+
+    paths = _existing(_kubeconfig_paths(kubeconfig))
+    if kubeconfig and not paths:
+        raise ConfigurationError(f"kubeconfig {kubeconfig!r} does not exist")
+    if paths:
+        configuration = Configuration()
+        try:
+            loader: Any = await kube_config.load_kube_config(
+                config_file=os.pathsep.join(str(p) for p in paths),
+                context=context,
+                client_configuration=configuration,
+                persist_config=False,
+            )
+        except Exception as exc:  # the loader raises ConfigException, KeyError, OSError, ...
+            names = ", ".join(str(p) for p in paths)
+            raise ConfigurationError(
+                f"cannot load kubeconfig {names}: {type(exc).__name__}: {exc}"
+            ) from exc
+        if insecure_skip_tls_verify:
+            configuration.verify_ssl = False
+        namespace = "default"
+        current = loader.current_context
+        if isinstance(current, dict):
+            namespace = (current.get("context") or {}).get("namespace") or "default"
+        credentials = kubeconfig_credentials(loader, configuration)
+        return _client(configuration, credentials, namespace, "kubeconfig")
+
+    if _in_cluster():
+        configuration = Configuration()
+        try:
+            # The token is re-read by the client's credentials (every minute and after a 401).
+            kube_config.load_incluster_config(  # type: ignore[no-untyped-call]
+                client_configuration=configuration, try_refresh_token=False
+            )
+        except Exception as exc:
+            raise ConfigurationError(f"cannot load in-cluster configuration: {exc}") from exc
+        credentials = in_cluster_credentials(configuration, _IN_CLUSTER_TOKEN)
+        return _client(configuration, credentials, _in_cluster_namespace(), "in-cluster")
+
+    tried = ", ".join(str(p) for p in _kubeconfig_paths(kubeconfig))
+    raise ConfigurationError(
+        "no cluster configuration found: no kubeconfig at "
+        f"{tried} and not running in a cluster; use --kubeconfig, --context or --server"
+    )

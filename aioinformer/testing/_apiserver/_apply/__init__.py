@@ -1,0 +1,1 @@
+"""Patches and server-side apply: JSON merge and JSON patch, strategic merge, managed fields."""

@@ -1,0 +1,2 @@
+"""CustomResourceDefinitions: their validation and lifecycle, and the custom resources they
+serve."""

@@ -1,0 +1,1 @@
+"""``application/vnd.kubernetes.protobuf`` request bodies decoded as a real API server does."""

@@ -1,0 +1,373 @@
+"""``FakeApiServer``: a protocol-faithful Kubernetes API server on 127.0.0.1 for tests.
+
+It speaks the real REST protocol over real HTTP, so kubernetes_asyncio, aioinformer and
+kubectl talk to it unchanged::
+
+    async with FakeApiServer() as server:
+        pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a", "image": "nginx"}]}}
+        server.objects.create("pods", pod)
+        async with server.api_client() as api:
+            pods = await CoreV1Api(api).list_namespaced_pod("default")
+
+The resource version is one global integer, like an etcd revision. Besides its lifecycle,
+address and resources, a server has three entry points:
+
+* :attr:`~FakeApiServer.objects` (:class:`~._objects.ServerObjects`): create, get, update,
+  patch, delete and list objects in process, synchronously, exactly as HTTP writes do;
+* :attr:`~FakeApiServer.faults` (:class:`~.faults.ServerFaults`): drop or stall watches,
+  fail requests, compact history, inject bad lines, restart, add latency, refuse connections;
+* :attr:`~FakeApiServer.requests` (:class:`~.request_log.ServerRequests`): the requests
+  answered so far and the watches open now, with awaitable lookups.
+
+The standalone server (``aioinformer fake-apiserver``) exposes the faults over HTTP too, see
+:mod:`aioinformer.testing._apiserver._admin`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Self
+
+import anyio
+from aiohttp import web
+from anyio import TASK_STATUS_IGNORED, AsyncContextManagerMixin, CancelScope
+from anyio.abc import TaskStatus
+
+from ..._clock import SYSTEM_CLOCK, Clock
+from ..._lifecycle import State
+from ...errors import LifecycleError
+from ._admin import AdminApi
+from ._api._resources import ResourceInfo, ResourceRegistry
+from ._api._status import status_error
+from ._boundary import client_error, client_errors
+from ._faults import RequestFaults, ServerFaults
+from ._http._api import ApiHandler
+from ._http._listoptions import MIN_REQUEST_TIMEOUT
+from ._network import Listener
+from ._objects import ServerObjects
+from ._registry._rest import RestStorage
+from ._registry._storage import Storage
+from ._registry._watch import WatchHub
+from ._request_log import RequestLog, ServerRequests
+from ._selectors._shard import ShardingGate
+
+if TYPE_CHECKING:
+    from kubernetes_asyncio.client import ApiClient, Configuration
+
+__all__ = ["FakeApiServer", "FakeApiServerStatistics"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FakeApiServerStatistics:
+    """A snapshot of a :class:`FakeApiServer` (:meth:`FakeApiServer.statistics`)."""
+
+    #: Where the server is in its life (``NEW``, ``RUNNING``, ``STOPPED``).
+    state: State
+    #: The base URL (the port is 0 until it listens when asked for a free one).
+    url: str
+    #: Objects stored now, over every resource.
+    objects: int
+    #: Watches open now.
+    open_watches: int
+    #: Requests answered so far.
+    requests_served: int
+    #: The current (global) resource version.
+    resource_version: int
+
+
+class FakeApiServer(AsyncContextManagerMixin):
+    """An in-process Kubernetes API server for tests, with the project's one lifecycle.
+
+    * ``async with FakeApiServer() as server:`` listens on entering (the block sees a
+      serving server) and stops on leaving; an exception of the block comes out unwrapped.
+    * ``await tg.start(server.run)`` starts it in a task group and returns once it listens;
+      ``run`` serves until :meth:`aclose` is called or its task is cancelled.
+    * :meth:`aclose` stops it, bounded (about 2 s at most) and idempotent.
+    * :meth:`statistics` returns a :class:`FakeApiServerStatistics`; :attr:`state` a
+      :class:`~aioinformer._lifecycle.State`.
+    * :meth:`start` listens without a task group (kept for fixtures whose set-up and
+      tear-down may run in different tasks, where no task group can stay open).
+
+    :param host: the address to listen on.
+    :param port: the port; 0 (the default) picks a free one, kept across
+        ``faults.stop_listening()`` / ``faults.start_listening()``.
+    :param history_limit: watch events kept per resource for resuming watches (default
+        10,000); a watch or Exact list from an RV older than that answers 410 Expired.
+    :param bookmark_interval: seconds between ``BOOKMARK`` events on watches that allow them
+        (default 60, like the real server; tests usually want far less).
+    :param auto_create_namespaces: create a missing namespace on a namespaced create instead
+        of answering 404 (default False, like the real server).
+    :param namespaces: namespaces that exist from the start (default ``("default",)``).
+    :param admin_api: serve the fault-injection API under ``/_fake/`` (default False).
+    :param max_body_size: the largest request body accepted, in bytes (default 64 MiB).
+    :param sharded_list_and_watch: the ``ShardedListAndWatch`` feature gate (KEP-5866,
+        Kubernetes 1.36): on (the default), LIST, WATCH, streaming lists and DELETECOLLECTION
+        honour ``shardSelector``; off, the parameter is ignored like an older server does.
+        ``faults.set_sharded_list_and_watch()`` changes it while running.
+    :param min_request_timeout: like kube-apiserver's ``--min-request-timeout``: a watch
+        without ``timeoutSeconds`` is ended by the server after a random time between this
+        and twice this, in seconds (default 1800: 30 to 60 minutes).
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        history_limit: int = 10_000,
+        bookmark_interval: float = 60.0,
+        auto_create_namespaces: bool = False,
+        namespaces: Sequence[str] = ("default",),
+        admin_api: bool = False,
+        max_body_size: int = 64 * 1024 * 1024,
+        sharded_list_and_watch: bool = True,
+        min_request_timeout: float = MIN_REQUEST_TIMEOUT,
+    ) -> None:
+        self._min_request_timeout = min_request_timeout
+        self._sharding = ShardingGate(enabled=sharded_list_and_watch)
+        self._listener = Listener(host, port)
+        self._max_body_size = max_body_size
+        self._registry = ResourceRegistry()
+        self._storage = Storage(
+            self._registry,
+            history_limit=history_limit,
+            auto_create_namespaces=auto_create_namespaces,
+        )
+        self._rest = RestStorage(self._storage)
+        self._bookmark_interval = bookmark_interval
+        self._admin_enabled = admin_api
+        self._request_faults = RequestFaults()
+        self._log = RequestLog()
+        self._hub: WatchHub | None = None
+        self._state = State.NEW
+        self._closed: anyio.Event | None = None
+        self._clock: Clock = SYSTEM_CLOCK
+        self._objects = ServerObjects(self._registry, self._rest)
+        self._faults = ServerFaults(
+            registry=self._registry,
+            storage=self._storage,
+            requests=self._request_faults,
+            sharding=self._sharding,
+            listener=self._listener,
+            hub=self._current_hub,
+        )
+        self._requests = ServerRequests(self._log, self._registry, self._current_hub)
+        for name in namespaces:
+            self._objects.create("namespaces", {"metadata": {"name": name}})
+
+    def _current_hub(self) -> WatchHub | None:
+        return self._hub
+
+    @property
+    def objects(self) -> ServerObjects:
+        """The objects, read and written in process (synchronously)."""
+        return self._objects
+
+    @property
+    def faults(self) -> ServerFaults:
+        """Fault injection: watches, failures, history, connections, latency."""
+        return self._faults
+
+    @property
+    def requests(self) -> ServerRequests:
+        """The requests answered so far and the watches open now."""
+        return self._requests
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        """Where the server is in its life: ``NEW``, ``RUNNING`` (listening) or ``STOPPED``."""
+        return self._state
+
+    def statistics(self) -> FakeApiServerStatistics:
+        """A snapshot: state, URL, stored objects, open watches, requests, resource version."""
+        return FakeApiServerStatistics(
+            state=self._state,
+            url=self.url,
+            objects=sum(len(self._storage.objects(info)) for info in self._registry),
+            open_watches=0 if self._hub is None else self._hub.count(),
+            requests_served=len(self._log.records),
+            resource_version=self._storage.resource_version,
+        )
+
+    async def start(self) -> None:
+        """Start listening and return (``run`` and ``async with`` call it); :meth:`aclose`
+        stops it. Prefer ``async with`` or ``await tg.start(server.run)``.
+
+        :raises LifecycleError: when started twice or after :meth:`aclose`.
+        """
+        if self._state is not State.NEW:
+            raise LifecycleError(f"a FakeApiServer can start once; it is {self._state.value}")
+        self._state = State.STARTING
+        self._closed = anyio.Event()
+        self._hub = WatchHub(self._storage, bookmark_interval=self._bookmark_interval)
+        handler = ApiHandler(
+            registry=self._registry,
+            rest=self._rest,
+            hub=self._hub,
+            faults=self._request_faults,
+            log=self._log,
+            admin=AdminApi(self).handle if self._admin_enabled else None,
+            sharding=self._sharding,
+            min_request_timeout=self._min_request_timeout,
+        )
+        app = web.Application(client_max_size=self._max_body_size)
+        app.router.add_route("*", "/{tail:.*}", handler.handle)
+        await self._listener.open(app)
+        try:
+            await self._listener.start_listening()
+        except BaseException:
+            await self.aclose()
+            raise
+        self._state = State.RUNNING
+
+    async def run(self, *, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:
+        """Serve until :meth:`aclose` is called or this task is cancelled (then close).
+
+        :param task_status: reports readiness once the server listens, so
+            ``await tg.start(server.run)`` returns a serving server.
+        :raises LifecycleError: when it started before.
+        :raises OSError: when it cannot listen (the port is taken).
+        """
+        await self.start()
+        try:
+            async with anyio.create_task_group() as tg:
+                self._start_helpers(tg)
+                task_status.started()
+                assert self._closed is not None
+                await self._closed.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            with CancelScope(shield=True):
+                await self.aclose()
+
+    def _start_helpers(self, tg: anyio.abc.TaskGroup) -> None:
+        """Start the server's own background tasks (none yet)."""
+
+    async def aclose(self) -> None:
+        """Stop serving: open watches end, connections close (bounded: about 2 s at most).
+
+        Idempotent; a server closed before it started cannot start any more.
+        """
+        if self._state is State.STOPPED:
+            return
+        self._state = State.STOPPED
+        if self._closed is not None:
+            self._closed.set()
+        if self._hub is not None:
+            self._hub.end_all()
+        await self._listener.close()
+
+    @asynccontextmanager
+    async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
+        # start()/aclose() rather than a task group around the block: the server runs no task
+        # of its own (aiohttp serves), and a pytest-asyncio fixture enters and leaves the
+        # block in different tasks, which a task group's cancel scope cannot span.
+        await self.start()
+        try:
+            yield self
+        finally:
+            with CancelScope(shield=True):
+                await self.aclose()
+
+    # -- address -----------------------------------------------------------------------------
+
+    @property
+    def host(self) -> str:
+        """The address served."""
+        return self._listener.host
+
+    @property
+    def port(self) -> int:
+        """The port served (known once started)."""
+        return self._listener.port
+
+    @property
+    def url(self) -> str:
+        """The base URL, e.g. ``http://127.0.0.1:36789``."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def configuration(self) -> Configuration:
+        """A kubernetes_asyncio ``Configuration`` pointed at this server (no credentials)."""
+        from kubernetes_asyncio.client import Configuration
+
+        return Configuration(host=self.url)
+
+    def api_client(self) -> ApiClient:
+        """A new kubernetes_asyncio ``ApiClient`` for this server; close it (``async with``)."""
+        from kubernetes_asyncio.client import ApiClient
+
+        return ApiClient(configuration=self.configuration())
+
+    # -- resources ---------------------------------------------------------------------------
+
+    def register_resource(
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        kind: str,
+        *,
+        namespaced: bool = True,
+        singular: str = "",
+        short_names: Iterable[str] = (),
+        selectable_fields: Iterable[str] = (),
+        status_subresource: bool = True,
+    ) -> ResourceInfo:
+        """Serve a custom resource without a schema; works before or after start.
+
+        Its objects are not validated (there is no schema); ``metadata`` follows the rules of
+        every kind, and ``generation`` counts changes of anything but metadata and status.
+        For a resource served as a real CRD serves it (schema, versions, ``/scale``, printer
+        columns), create the CustomResourceDefinition instead:
+        ``server.objects.create("customresourcedefinitions", crd)``.
+
+        :param selectable_fields: extra field-selector labels (CRD ``selectableFields``).
+        :param status_subresource: the CRD enables ``/status`` (default True): a create then
+            drops ``status`` and main-resource writes keep the stored one, as for a real CRD
+            with ``subresources.status``; without it ``status`` is an ordinary field.
+        """
+        info = ResourceInfo(
+            group,
+            version,
+            plural,
+            kind,
+            namespaced,
+            singular=singular,
+            short_names=tuple(short_names),
+            selectable_fields=tuple(selectable_fields),
+            delete_returns_object=True,
+            subresources=("status",) if status_subresource else (),
+        )
+        return self._registry.register(info)
+
+    @client_errors
+    def resource(self, spec: str | ResourceInfo) -> ResourceInfo:
+        """The served resource for any accepted spelling (``"pods"``, ``"v1/pods"``,
+        ``"apps/v1/deployments"``, ``"deployments.apps"``, ``"widgets.example.com"``...).
+
+        :raises NotFoundError: when no served resource matches.
+        """
+        return self._registry.resolve(spec)
+
+    def resource_for_kind(self, api_version: str, kind: str) -> ResourceInfo:
+        """The served resource for an object's ``apiVersion`` and ``kind``.
+
+        :raises NotFoundError: when no served resource has them.
+        """
+        info = self._registry.by_kind(api_version, kind)
+        if info is None:
+            failure = status_error(
+                404, message=f'no matches for kind "{kind}" in version "{api_version}"'
+            )
+            raise client_error(failure)
+        return info
+
+    @property
+    def resources(self) -> list[ResourceInfo]:
+        """Every served resource."""
+        return list(self._registry)

@@ -1,0 +1,1 @@
+"""Server-side ``Table`` answers: the real printers of the common kinds and of CRDs."""

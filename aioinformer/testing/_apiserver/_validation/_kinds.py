@@ -1,0 +1,247 @@
+"""Validation of built-in objects on create, update and status update, kind by kind.
+
+The registry's strategies (kubernetes ``pkg/registry``) validate with the kind's functions
+from ``pkg/apis/*/validation``; apiserver's ``rest.BeforeCreate``/``BeforeUpdate`` add the
+common metadata checks. This module routes a kind to its rules (:mod:`._validation_pod`,
+:mod:`._validation_apps`, :mod:`._validation_batch`, :mod:`._validation_core`,
+:mod:`._immutable`) and reproduces what is common:
+
+* create: the kind's ``Validate`` (metadata with the kind's name rule, then the spec);
+* update: ``validateCommonFields`` (metadata as on create, with the path-segment name rule,
+  and ``ValidateObjectMetaAccessorUpdate``) and the kind's ``ValidateUpdate`` (metadata
+  update, spec, immutable fields). A real server reports a metadata problem once per pass
+  that finds it; :func:`._fielderrors.invalid_failure` lists every cause and prints each
+  message once, as ``errors.NewInvalid`` does;
+* the warnings of ``WarningsOnCreate`` (names that are not DNS labels).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._apps import (
+    validate_daemon_set_spec,
+    validate_deployment_spec,
+    validate_replica_set_spec,
+    validate_stateful_set_spec,
+)
+from ._batch import (
+    validate_cron_job,
+    validate_job_generated_selector,
+    validate_job_name,
+    validate_job_spec,
+)
+from ._content import (
+    NameFunc,
+    is_dns1123_label,
+    is_path_segment_name,
+    name_is_dns1035_label,
+    name_is_dns_label,
+    name_is_dns_subdomain,
+)
+from ._core import (
+    kube_finalizer_errors,
+    validate_config_map,
+    validate_namespace,
+    validate_pvc,
+    validate_secret,
+    validate_service,
+)
+from ._fielderrors import FieldError
+from ._immutable import update_errors
+from ._meta import nonnegative, validate_object_meta, validate_object_meta_update
+from ._pod import validate_pod_spec
+
+__all__ = ["validate_create", "validate_status_update", "validate_update", "warnings_on_create"]
+
+Check = Callable[[Mapping[str, Any], Mapping[str, Any] | None], list[FieldError]]
+
+
+def _none(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
+    return []
+
+
+def _spec(check: Callable[[Any], list[FieldError]]) -> Check:
+    def run(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
+        return check(obj.get("spec"))
+
+    return run
+
+
+def _whole(check: Callable[[Any], list[FieldError]]) -> Check:
+    def run(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
+        return check(obj)
+
+    return run
+
+
+def _pod(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
+    return validate_pod_spec(obj.get("spec"), "spec", is_pod=True)
+
+
+def _job(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
+    prefixed = True
+    if old is not None:
+        labels = ((old.get("spec") or {}).get("template") or {}).get("metadata") or {}
+        present = labels.get("labels") or {}
+        prefixed = (
+            "batch.kubernetes.io/job-name" in present
+            and "batch.kubernetes.io/controller-uid" in present
+        )
+    errors = validate_job_generated_selector(obj, prefixed_labels=prefixed)
+    return errors + validate_job_spec(obj.get("spec")) + validate_job_name(obj)
+
+
+def _cron_job(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
+    return validate_cron_job(obj, old)
+
+
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """A kind's validation: its name rule, its checks, whether its update validation
+    repeats the create-time metadata checks, the name warning it gives on create."""
+
+    name: NameFunc = name_is_dns_subdomain
+    check: Check = _none
+    revalidate_meta: bool = False
+    warning: str = ""
+
+
+_POD_NAMES = "this is used in Pod names and hostnames, which can result in surprising behavior"
+_KINDS: dict[tuple[str, str], _Kind] = {
+    ("", "Pod"): _Kind(
+        check=_pod,
+        revalidate_meta=True,
+        warning="this is used in the Pod's hostname, which can result in surprising behavior",
+    ),
+    ("", "Service"): _Kind(name_is_dns1035_label, _whole(validate_service), True),
+    ("", "ConfigMap"): _Kind(check=_whole(validate_config_map), revalidate_meta=True),
+    ("", "Secret"): _Kind(check=_whole(validate_secret), revalidate_meta=True),
+    ("", "Namespace"): _Kind(name_is_dns_label, _whole(validate_namespace)),
+    ("", "PersistentVolumeClaim"): _Kind(check=_whole(validate_pvc)),
+    ("apps", "Deployment"): _Kind(check=_spec(validate_deployment_spec), warning=_POD_NAMES),
+    ("apps", "ReplicaSet"): _Kind(
+        check=_spec(validate_replica_set_spec), revalidate_meta=True, warning=_POD_NAMES
+    ),
+    ("apps", "StatefulSet"): _Kind(name_is_dns_label, _spec(validate_stateful_set_spec)),
+    ("apps", "DaemonSet"): _Kind(check=_spec(validate_daemon_set_spec), warning=_POD_NAMES),
+    ("batch", "Job"): _Kind(check=_job, revalidate_meta=True, warning=_POD_NAMES),
+    ("batch", "CronJob"): _Kind(check=_cron_job),
+}
+_DEFAULT = _Kind()
+
+
+def _kind(group: str, kind: str, builtin: bool) -> _Kind:
+    return _KINDS.get((group, kind), _DEFAULT) if builtin else _DEFAULT
+
+
+def _path_segment(name: str, prefix: bool) -> list[str]:
+    return is_path_segment_name(name, prefix)
+
+
+def validate_create(
+    group: str, kind: str, obj: Mapping[str, Any], *, namespaced: bool, builtin: bool = True
+) -> list[FieldError]:
+    """The errors of a create (after defaulting and ``PrepareForCreate``)."""
+    rules = _kind(group, kind, builtin)
+    meta = obj.get("metadata")
+    errors = validate_object_meta(meta, namespaced=namespaced, name_fn=rules.name)
+    if builtin:
+        finalizers = meta.get("finalizers") if isinstance(meta, Mapping) else None
+        errors.extend(kube_finalizer_errors(finalizers, "metadata.finalizers"))
+    errors.extend(rules.check(obj, None))
+    return errors
+
+
+def _common_update(
+    new: Mapping[str, Any], old: Mapping[str, Any], namespaced: bool
+) -> list[FieldError]:
+    errors = validate_object_meta(new.get("metadata"), namespaced=namespaced, name_fn=_path_segment)
+    return errors + validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+
+
+def _meta_update(new: Mapping[str, Any], old: Mapping[str, Any], builtin: bool) -> list[FieldError]:
+    errors = validate_object_meta_update(new.get("metadata"), old.get("metadata"))
+    if builtin:
+        meta = new.get("metadata")
+        finalizers = meta.get("finalizers") if isinstance(meta, Mapping) else None
+        errors.extend(kube_finalizer_errors(finalizers, "metadata.finalizers"))
+    return errors
+
+
+def validate_update(
+    group: str,
+    kind: str,
+    new: Mapping[str, Any],
+    old: Mapping[str, Any],
+    *,
+    namespaced: bool,
+    builtin: bool = True,
+) -> list[FieldError]:
+    """The errors of an update of the main resource (after ``PrepareForUpdate``)."""
+    rules = _kind(group, kind, builtin)
+    errors = _common_update(new, old, namespaced) + _meta_update(new, old, builtin)
+    if rules.revalidate_meta:
+        errors.extend(
+            validate_object_meta(new.get("metadata"), namespaced=namespaced, name_fn=rules.name)
+        )
+    errors.extend(rules.check(new, old))
+    if builtin:
+        errors.extend(update_errors(group, kind, new, old))
+    return errors
+
+
+_STATUS_COUNTERS = (
+    "replicas",
+    "readyReplicas",
+    "availableReplicas",
+    "updatedReplicas",
+    "unavailableReplicas",
+    "currentReplicas",
+    "fullyLabeledReplicas",
+    "observedGeneration",
+    "currentNumberScheduled",
+    "numberMisscheduled",
+    "desiredNumberScheduled",
+    "numberReady",
+    "updatedNumberScheduled",
+    "numberAvailable",
+    "numberUnavailable",
+    "active",
+    "succeeded",
+    "failed",
+)
+
+
+def validate_status_update(
+    group: str,
+    kind: str,
+    new: Mapping[str, Any],
+    old: Mapping[str, Any],
+    *,
+    namespaced: bool,
+    builtin: bool = True,
+) -> list[FieldError]:
+    """The errors of a status update: the metadata rules and non-negative counters (the
+    ``Validate*StatusUpdate`` functions of the workload kinds)."""
+    errors = _common_update(new, old, namespaced) + _meta_update(new, old, builtin)
+    status = new.get("status")
+    if builtin and group in ("apps", "batch") and isinstance(status, Mapping):
+        for name in _STATUS_COUNTERS:
+            errors.extend(nonnegative(status.get(name), f"status.{name}"))
+    return errors
+
+
+def warnings_on_create(group: str, kind: str, obj: Mapping[str, Any]) -> list[str]:
+    """``WarningsOnCreate``: a Pod or pod-owning controller whose name is not a DNS label."""
+    rules = _kind(group, kind, True)
+    if not rules.warning:
+        return []
+    meta = obj.get("metadata")
+    name = str(meta.get("name") or "") if isinstance(meta, Mapping) else ""
+    problems = is_dns1123_label(name)
+    if not problems:
+        return []
+    return [f"metadata.name: {rules.warning}; a DNS label is recommended: [{' '.join(problems)}]"]

@@ -1,0 +1,1 @@
+"""Test doubles on the client side: the fake clock and the in-memory lister-watchers."""
