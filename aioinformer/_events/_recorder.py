@@ -152,8 +152,9 @@ class EventRecorder(Service):
             recorder.record(widget, reason="Reconciled", action="Reconcile",
                             note="config map web-config is up to date")
 
-    Events go to events.k8s.io/v1 where the server serves it, else to core/v1 (see the module
-    documentation in the user guide for the series, spam-filter and retry rules).
+    Events go to events.k8s.io/v1 where the server serves it (repeats become series), else to
+    core/v1 (client-go's correlator: counts, aggregation, a spam filter per object); the user
+    guide's "Writing operators" page has the rules.
 
     Lifecycle: ``async with recorder:`` runs its sender for the block; ``await
     tg.start(recorder.run)`` returns once it runs; :meth:`aclose` (or leaving the block) stops
@@ -360,6 +361,8 @@ class EventRecorder(Service):
             flushed.set()
 
     async def _serve(self, ready: Callable[[], None]) -> None:
+        if self._api is not None:
+            self._use_api(self._api)  # given: the series timers start now
         work = CancelScope()
         try:
             async with anyio.create_task_group() as tg:
@@ -390,7 +393,18 @@ class EventRecorder(Service):
             if self._queue:
                 # Cleared only when done: cancelled half-way, it counts as unsent.
                 self._current = self._queue.popleft()
-                await self._process(self._current)
+                try:
+                    await self._process(self._current)
+                except Exception as exc:  # a bug must not stop the recorder: drop the event
+                    self._failed += 1
+                    logger.error(
+                        "event recorder %s: recording event %s failed: %s: %s",
+                        self.reporting_controller,
+                        self._current.reason,
+                        type(exc).__name__,
+                        exc,
+                    )
+                    logger.debug("event recorder traceback", exc_info=exc)
                 self._current = None
                 continue
             self._warned_full = False

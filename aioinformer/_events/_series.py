@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from ._model import Occurrence, micro_time, reference_key
 
-__all__ = ["FINISH", "REFRESH", "SeriesCache", "SeriesSend"]
+__all__ = ["FINISH", "REFRESH", "SeriesCache", "SeriesSend", "event_body"]
 
 #: client-go's ``finishTime``: 6 minutes.
 FINISH: Final = 6 * 60.0
