@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired, TypedDict, cast
 
 from .._listwatch import Resource, as_resource
+from .._names import qualified_name_problems
 from .._objects import KubeObject
 from .._wire._verbs import PatchType
 
@@ -78,26 +79,10 @@ _REASON = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
 _REASON_MAX = 1024
 #: apimachinery's ``maxMessageLen`` (bytes: Go's ``len`` of a string).
 _MESSAGE_MAX = 32 * 1024
-#: A qualified name (``ValidateLabelName``): an optional DNS-subdomain prefix and ``/``, then
-#: 1-63 characters.
-_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
 def _validate_type(value: str) -> None:
-    prefix, _, name = value.rpartition("/")
-    problems: list[str] = []
-    if not name:
-        problems.append("the name part must be non-empty")
-    elif len(name) > 63:
-        problems.append("the name part must be no more than 63 characters")
-    elif not _NAME_PART.fullmatch(name):
-        problems.append(
-            "the name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-            "start and end with an alphanumeric character"
-        )
-    if "/" in value and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
-        problems.append("the prefix part must be a lowercase DNS subdomain")
+    problems = qualified_name_problems(value)
     if problems:
         raise ValueError(f"condition type {value!r} is not a qualified name: {'; '.join(problems)}")
 

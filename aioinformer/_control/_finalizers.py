@@ -32,11 +32,11 @@ fields.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._listwatch import Resource, as_resource
+from .._names import qualified_name_problems
 from .._objects import KubeObject
 from .._wire._verbs import PatchType
 from ..errors import ConflictError, NotFoundError
@@ -52,26 +52,17 @@ logger = logging.getLogger(__name__)
 #: ``async def apply(obj) -> Result | None`` and ``async def cleanup(obj) -> Result | None``.
 Handler = Callable[[KubeObject], Awaitable[Result | None]]
 
-_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-
 
 def _check_name(name: str) -> None:
     """apimachinery's ``ValidateFinalizerName``: a qualified name — and domain-qualified, as
     the API server warns for any other (``example.com/cleanup``)."""
-    prefix, slash, part = name.rpartition("/")
-    if (
-        not slash
-        or not prefix
-        or len(prefix) > 253
-        or not _DNS_SUBDOMAIN.fullmatch(prefix)
-        or not part
-        or len(part) > 63
-        or not _NAME_PART.fullmatch(part)
-    ):
+    problems = qualified_name_problems(name)
+    if "/" not in name:
+        problems.append("it needs a domain prefix")
+    if problems:
         raise ValueError(
-            f"finalizer {name!r} is not a domain-qualified name like 'example.com/cleanup' "
-            "(a DNS subdomain, '/', then 1-63 alphanumerics, '-', '_' or '.')"
+            f"finalizer {name!r} is not a domain-qualified name like 'example.com/cleanup': "
+            + "; ".join(problems)
         )
 
 

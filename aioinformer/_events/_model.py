@@ -9,12 +9,13 @@ UUID when that is not a DNS subdomain (kubernetes#127594).
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
+
+from .._names import is_dns_subdomain
 
 __all__ = [
     "REFERENCE_FIELDS",
@@ -38,7 +39,6 @@ REFERENCE_FIELDS: Final = (
     "fieldPath",
 )
 
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 #: The kinds a metadata-only list or watch gives every object: not the object's own kind.
 _PARTIAL_KINDS: Final = frozenset({"PartialObjectMetadata", "PartialObjectMetadataList"})
@@ -96,7 +96,7 @@ def unix_nanos(moment: datetime) -> int:
 def event_name(regarding_name: str, nanos: int) -> str:
     """``<name>.<nanos in hex>``, or a random UUID when that is not a valid name."""
     name = f"{regarding_name}.{nanos:x}"
-    if len(name) > 253 or not _DNS_SUBDOMAIN.fullmatch(name):
+    if not is_dns_subdomain(name):
         return str(uuid.uuid4())
     return name
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import random
-import re
 import socket
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -43,6 +42,7 @@ from anyio import CancelScope
 from .._clock import SYSTEM_CLOCK, Clock
 from .._lifecycle import Service, State
 from .._listwatch import Resource
+from .._names import qualified_name_problems
 from .._wire._discovery import group_version_resources
 from .._wire._verbs import PatchType
 from ..errors import (
@@ -75,13 +75,6 @@ _REASON_MAX: Final = 128
 _ACTION_MAX: Final = 128
 _INSTANCE_MAX: Final = 128
 _NOTE_MAX: Final = 1024
-#: A qualified name (``reportingController``): an optional DNS-subdomain prefix and ``/``, then
-#: up to 63 alphanumerics, ``-``, ``_`` or ``.`` (the lengths are checked apart).
-_QUALIFIED = re.compile(
-    r"(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-    r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-)
-
 Api = Literal["auto", "events.k8s.io/v1", "v1"]
 
 
@@ -192,15 +185,11 @@ class EventRecorder(Service):
         flush_timeout: float = 10.0,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        prefix, _, name_part = reporting_controller.rpartition("/")
-        if (
-            not _QUALIFIED.fullmatch(reporting_controller)
-            or len(prefix) > 253
-            or len(name_part) > 63
-        ):
+        problems = qualified_name_problems(reporting_controller)
+        if problems:
             raise ValueError(
                 f"reporting_controller {reporting_controller!r} is not a qualified name like "
-                "'example.com/widget-operator'"
+                f"'example.com/widget-operator': {'; '.join(problems)}"
             )
         if reporting_instance is None:
             reporting_instance = f"{reporting_controller}-{socket.gethostname()}"[:_INSTANCE_MAX]
