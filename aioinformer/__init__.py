@@ -7,10 +7,14 @@ The names below are the public API, with these namespaces: :mod:`aioinformer.err
 exception), :mod:`aioinformer.workqueue` (queues and rate limiters), :mod:`aioinformer.lowlevel`
 (the reflector, the delta FIFO, lister-watchers and the writable stores, for building your own
 pipeline), :mod:`aioinformer.metrics` (Prometheus), :mod:`aioinformer.integrations` (web
-frameworks) and :mod:`aioinformer.testing` (the fake API server). Every other module is private.
+frameworks), :mod:`aioinformer.testing` (the fake API server), :mod:`aioinformer.conditions`
+(status conditions) and :mod:`aioinformer.predicates` (watch filters). Every other module is
+private.
 """
 
+from . import conditions as conditions
 from . import lowlevel as lowlevel
+from . import predicates as predicates
 from . import workqueue as workqueue
 from ._cache._lister import Lister as Lister
 from ._cache._selectors import LabelSelector as LabelSelector
@@ -23,10 +27,15 @@ from ._config import WatchConfig as WatchConfig
 from ._control._controller import Controller as Controller
 from ._control._controller import ControllerStatistics as ControllerStatistics
 from ._control._enqueue import enqueue_keys as enqueue_keys
+from ._control._finalizers import Finalizer as Finalizer
+from ._control._owners import owner_keys as owner_keys
+from ._control._owners import set_controller_reference as set_controller_reference
 from ._control._workers import Result as Result
 from ._election._elector import ElectorStatistics as ElectorStatistics
 from ._election._elector import LeaderElector as LeaderElector
 from ._election._leadership import LeadershipTerm as LeadershipTerm
+from ._events._recorder import EventRecorder as EventRecorder
+from ._events._recorder import EventRecorderStatistics as EventRecorderStatistics
 from ._exports import publish as _publish
 from ._informer._event_stream import EventStream as EventStream
 from ._informer._factory import FactoryStatistics as FactoryStatistics
@@ -108,6 +117,12 @@ __all__ = (
     "State",
     "Clock",
     "__version__",
+    # the operator toolkit
+    "Finalizer",
+    "EventRecorder",
+    "EventRecorderStatistics",
+    "owner_keys",
+    "set_controller_reference",
 )
 
 _publish(__name__, __all__, globals())

@@ -19,6 +19,8 @@ The hierarchy::
     ├── ResourceVersionError (ValueError)  a resource version that is not a string, or went back
     ├── WatchIdleTimeoutError (TimeoutError)  a watch that sent no bytes for the idle timeout
     ├── VeryShortWatchError              a watch that ended in under 1 s without any event
+    ├── OwnerReferenceError (ValueError)  an owner reference Kubernetes would not honour
+    │   └── AlreadyOwnedError            the object already has another controller owner
     ├── TransportError (OSError)         the request did not get an HTTP response
     │   ├── ConnectionRefused (ConnectionRefusedError)  the API server refused the connection
     │   └── TransportTimeoutError (TimeoutError)  no response (or no bytes of it) in time
@@ -92,6 +94,8 @@ __all__ = [
     "VeryShortWatchError",
     "WatchIdleTimeoutError",
     "api_error_from_status",
+    "OwnerReferenceError",
+    "AlreadyOwnedError",
 ]
 
 
@@ -466,3 +470,22 @@ def _is_too_large_rv(status: Mapping[str, Any], code: int, reason: str, message:
             return True
     # Older servers say it only in the message of a Timeout.
     return (code == 504 or reason == "Timeout") and "Too large resource version" in message
+
+
+class OwnerReferenceError(InformerError, ValueError):
+    """Raised by :func:`~aioinformer.set_controller_reference` for an owner reference that
+    Kubernetes would not honour: an owner without ``apiVersion``, ``kind``, ``name`` or
+    ``uid``, a namespaced owner of a cluster-scoped object, or an owner in another namespace
+    (owner references are namespace-local)."""
+
+
+class AlreadyOwnedError(OwnerReferenceError):
+    """Raised by :func:`~aioinformer.set_controller_reference` when another object already is
+    the controller of the object (controller-runtime's ``AlreadyOwnedError``).
+
+    :ivar owner: the existing controller reference.
+    """
+
+    def __init__(self, message: str, owner: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.owner: dict[str, Any] = dict(owner) if owner is not None else {}

@@ -44,6 +44,8 @@ NAMESPACES = (
     "aioinformer.metrics",
     "aioinformer.integrations",
     "aioinformer.lowlevel",
+    "aioinformer.conditions",
+    "aioinformer.predicates",
 )
 
 

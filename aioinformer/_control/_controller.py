@@ -24,10 +24,12 @@ controller runs only once. The workers live in :mod:`aioinformer._control._worke
 Feeding from informers: :meth:`Controller.watch` (or :func:`~aioinformer.enqueue.enqueue_keys`
 for any queue)
 registers a handler that turns an informer's notifications into keys — the object's own key
-by default (tombstones included), or any keys through ``map_func`` (for example a Pod event
-enqueues its namespace). Before its workers start, the controller waits until every watched
-registration has processed its informer's initial list (controller-runtime's
-``WaitForCacheSync``).
+by default (tombstones included), the key of its controller owner with ``owner=`` (see
+:func:`~aioinformer.owner_keys`), or any keys through ``map_func`` (for example a Pod event
+enqueues its namespace); ``filter=`` takes a function of the object or a
+:class:`~aioinformer.predicates.Predicate`. Before its workers start, the controller waits
+until every watched registration has processed its informer's initial list
+(controller-runtime's ``WaitForCacheSync``).
 
 Leader election: with ``leader_elector=`` the workers run only while that
 :class:`~aioinformer.leaderelection.LeaderElector` leads. Each term starts by queueing every
@@ -44,17 +46,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import anyio
 
 from .._clock import SYSTEM_CLOCK, Clock
 from .._lifecycle import Service, State
+from .._listwatch import Resource
 from .._objects import KubeObject
 from ..workqueue._limiters import RateLimiter
 from ..workqueue._metrics import MetricsProvider
 from ..workqueue._rate_limiting import RateLimitingQueue
-from ._enqueue import EnqueueHandler
+from ._enqueue import EnqueueHandler, Filter
+from ._owners import owner_keys
 from ._workers import Reconciler, Result, WorkerPool
 
 if TYPE_CHECKING:
@@ -195,7 +199,8 @@ class Controller(Service, Generic[K]):
         *,
         key_func: Callable[[Any], K] | None = None,
         map_func: Callable[[KubeObject], Iterable[K]] | None = None,
-        filter: Callable[[KubeObject], bool] | None = None,
+        owner: Resource | str | None = None,
+        filter: Filter | None = None,
         skip_resync: bool = False,
         resync_period: float | None = None,
     ) -> Registration:
@@ -206,10 +211,19 @@ class Controller(Service, Generic[K]):
         have processed their informer's initial list. The handler is removed from the
         informer when the controller stops.
 
+        :param owner: enqueue the key of each object's controller owner of this resource
+            instead of the object's own: ``map_func=owner_keys(owner)`` (controller-runtime's
+            ``Owns``). Not together with ``key_func`` or ``map_func``. Default None.
         :raises LifecycleError: if the controller has stopped.
+        :raises ValueError: for ``owner`` together with ``key_func`` or ``map_func``, or an
+            owner resource without a kind.
         """
         if self.state is State.STOPPED:
             self._require_not_stopped()
+        if owner is not None:
+            if key_func is not None or map_func is not None:
+                raise ValueError("pass owner, key_func or map_func, not several")
+            map_func = cast(Callable[[KubeObject], Iterable[K]], owner_keys(owner))
         handler = EnqueueHandler(
             self.queue,
             key_func=key_func,
