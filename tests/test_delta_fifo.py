@@ -1,4 +1,4 @@
-"""The DeltaFIFO (``aioinformer.delta_fifo``): one named test per rule."""
+"""The DeltaFIFO (:class:`aioinformer.lowlevel.DeltaFIFO`): one named test per rule."""
 
 from __future__ import annotations
 

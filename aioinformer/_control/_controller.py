@@ -21,7 +21,7 @@ ones are cancelled. Cancelling the task running the controller (or the block) is
 stop: in-flight reconciles are cancelled at once. The queue is shut down either way, and a
 controller runs only once. The workers live in :mod:`aioinformer._control._workers`.
 
-Feeding from informers: :meth:`Controller.watch` (or :func:`~aioinformer.enqueue.enqueue_keys`
+Feeding from informers: :meth:`Controller.watch` (or :func:`~aioinformer.enqueue_keys`
 for any queue)
 registers a handler that turns an informer's notifications into keys — the object's own key
 by default (tombstones included), or any keys through ``map_func`` (for example a Pod event
@@ -30,7 +30,7 @@ registration has processed its informer's initial list (controller-runtime's
 ``WaitForCacheSync``).
 
 Leader election: with ``leader_elector=`` the workers run only while that
-:class:`~aioinformer.leaderelection.LeaderElector` leads. Each term starts by queueing every
+:class:`~aioinformer.LeaderElector` leads. Each term starts by queueing every
 watched object's keys (a new leader reconciles everything, like a freshly started controller);
 when the term ends the workers are stopped at once — in-flight reconciles are cancelled and
 their keys queued again — and nothing is reconciled until the next term. The informers and the
@@ -199,8 +199,8 @@ class Controller(Service, Generic[K]):
         skip_resync: bool = False,
         resync_period: float | None = None,
     ) -> Registration:
-        """Enqueue keys for ``informer``'s adds, updates and deletes (see :func:`enqueue_keys`
-        for the options).
+        """Enqueue keys for ``informer``'s adds, updates and deletes (see
+        :func:`~aioinformer.enqueue_keys` for the options).
 
         Watches registered before the controller starts hold its workers back until they
         have processed their informer's initial list. The handler is removed from the

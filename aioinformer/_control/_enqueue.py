@@ -2,7 +2,7 @@
 
 :func:`enqueue_keys` registers an :class:`EnqueueHandler` on an informer: every add, update and
 delete (tombstones included) adds the object's key — or the keys ``map_func`` maps it to — to a
-queue. :meth:`~aioinformer.controller.Controller.watch` uses it.
+queue. :meth:`~aioinformer.Controller.watch` uses it.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class EnqueueHandler(Generic[K]):
 
     :param queue: where the keys go.
     :param key_func: the key of an object or tombstone. Default
-        :func:`~aioinformer.objects.deletion_handling_meta_namespace_key`.
+        :func:`~aioinformer._objects.deletion_handling_meta_namespace_key`.
     :param map_func: the keys an object maps to, instead of its own key.
     :param filter: only objects for which it returns True are enqueued.
     :param skip_resync: ignore updates that did not change the resource version.
@@ -121,7 +121,7 @@ def enqueue_keys(
     :param informer: the informer to follow.
     :param queue: where the keys go.
     :param key_func: the key of an object or tombstone. Default
-        :func:`~aioinformer.objects.deletion_handling_meta_namespace_key`.
+        :func:`~aioinformer._objects.deletion_handling_meta_namespace_key`.
     :param map_func: ``map_func(obj) -> Iterable[key]``: the keys to enqueue instead of the
         object's own (owner-style mapping: e.g. a Pod event enqueues its namespace). On update
         both the old and the new state are mapped. Not together with ``key_func``. Default None.

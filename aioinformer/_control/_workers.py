@@ -1,7 +1,8 @@
 """The controller's worker pool: N tasks reconciling keys from a work queue.
 
-What happens to a key after ``reconcile(key)`` is described in :mod:`aioinformer.controller`.
-The pool runs its workers in one task group and knows two ways to stop:
+What happens to a key after ``reconcile(key)`` is described in
+:mod:`aioinformer._control._controller`. The pool runs its workers in one task group and knows two
+ways to stop:
 
 * **graceful** (the controller's stop request): no worker takes a new key; reconciles in
   flight may finish within ``shutdown_timeout`` (on the controller's clock), then the workers

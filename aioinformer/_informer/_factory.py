@@ -65,7 +65,7 @@ class FactoryStatistics:
 
 
 class SharedInformerFactory(Service):
-    """Creates and runs one :class:`~aioinformer.informer.SharedIndexInformer` per resource.
+    """Creates and runs one :class:`~aioinformer.SharedIndexInformer` per resource.
 
     Use it as ``async with SharedInformerFactory(client) as factory:``: entering starts
     the informers created so far (without waiting for them to sync), :meth:`start` starts
@@ -90,7 +90,7 @@ class SharedInformerFactory(Service):
     :param cache: how every informer keeps its cache: ``"compact"`` (the default; JSON bytes
         the garbage collector never scans, fresh dicts on every read) or ``"dict"`` (the
         decoded objects, shared with readers). See
-        :class:`~aioinformer.informer.SharedIndexInformer` for the trade-off.
+        :class:`~aioinformer.SharedIndexInformer` for the trade-off.
     :param custom_cache: cache modes per resource, overriding ``cache``.
     :param clock: time for every informer (resync, backoff waits, deadlines). Default the
         system clock.
@@ -178,7 +178,7 @@ class SharedInformerFactory(Service):
     ) -> SharedIndexInformer:
         """The shared informer of a resource: ``"pods"``, ``"deploy"``,
         ``"deployments.apps"`` (kubectl's names of built-in resources), ``"v1/pods"``,
-        ``"example.com/v1/widgets"`` (any resource) or a :class:`~aioinformer.listwatch.Resource`.
+        ``"example.com/v1/widgets"`` (any resource) or a :class:`~aioinformer.Resource`.
 
         The first call creates it; later calls return the same informer, adding any index
         function whose name it does not have yet. An informer created after the factory

@@ -11,17 +11,17 @@ A replica's informer caches only the ranges it serves (active + draining) with a
 selector (server-side on servers that filter, client-side everywhere:
 :mod:`aioinformer._sharding._informer_filter`); when they change it lists and watches again with
 the new selector, and the objects whose range left reach ``on_range_exit`` as
-:class:`~aioinformer._replicas._handover.RangeExit` values, not as deletes. Its queue only
+:class:`~aioinformer.RangeExit` values, not as deletes. Its queue only
 takes keys of the ranges it takes work for, and a key handed out for any other range is
 dropped unreconciled (:mod:`aioinformer._replicas._work`). When a range moves away the replica
 stops taking work for it, lets the reconciles running on it finish, then releases it on its
 Lease; another replica starts it only after that, or after fencing the Lease of a replica that
 stopped renewing (it stopped every reconcile before its Lease could look expired).
 
-Lifecycle as :class:`~aioinformer.Controller`: ``async with``, ``run(task_status=...)``
-(ready once the workers run), graceful :meth:`aclose`: the replica leaves the group (drains,
-releases and deletes its Lease, so others take over at once), then its workers stop. A hard
-stop (cancellation) releases nothing: the others take over once its Lease expired.
+Lifecycle as :class:`~aioinformer.Controller`: ``async with``, ``run(task_status=...)`` (ready once
+the workers run), graceful :meth:`~ShardedController.aclose`: the replica leaves the group (drains,
+releases and deletes its Lease, so others take over at once), then its workers stop. A hard stop
+(cancellation) releases nothing: the others take over once its Lease expired.
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ class ShardedController(Service):
     :param workers: reconciles at once. Default 1.
     :param field: the field objects are hashed by. Default ``object.metadata.uid``.
     :param timing: lease timing, the same for the whole group. Default
-        :class:`~aioinformer._replicas._handover.ShardTiming` ``()`` (15 s / 10 s / 2 s).
+        :class:`~aioinformer.ShardTiming` ``()`` (15 s / 10 s / 2 s).
     :param vnodes: ring points per replica, the same for the whole group: more spread the
         work more evenly, but each is a range in the selector, which is in the URL. Default 64.
     :param watch: how the informers list and watch. Default ``WatchConfig()``.

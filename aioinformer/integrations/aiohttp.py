@@ -83,7 +83,7 @@ def informer_cleanup_ctx(
 ) -> Callable[[web.Application], AsyncIterator[None]]:
     """A ``cleanup_ctx`` entry running a factory for the app's lifetime.
 
-    :param source: a :class:`~aioinformer.factory.SharedInformerFactory` (the app then runs
+    :param source: a :class:`~aioinformer.SharedInformerFactory` (the app then runs
         once), or a builder called with the app at every startup, returning a factory or an
         async context manager yielding one (not yet running).
     :param key: the application key holding the runtime. Default :data:`INFORMERS`.

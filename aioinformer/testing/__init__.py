@@ -13,7 +13,7 @@ Its write side follows a real kube-apiserver of the release whose published sche
 reported by ``fieldValidation``), defaulted, validated (422 ``Invalid``), and stored with the
 kinds' status and generation rules; ``dryRun=All`` stores nothing; strategic merge patch and
 server-side apply follow the schemas; protobuf request bodies, server-side Tables and the
-OpenAPI documents serve kubectl. See :mod:`._rest` for the steps of one write.
+OpenAPI documents serve kubectl. See :mod:`._apiserver._registry._rest` for the steps of one write.
 """
 
 from .._exports import publish as _publish
