@@ -294,8 +294,8 @@ async def test_informer_survives_chaos(seed: int) -> None:
                     tg.start_soon(_consume, stream, models["stream"], logs["stream"])
                     del stream  # the consumer task holds the only reference
                     assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
-                    await registration.wait_synced()
-                    await async_registration.wait_synced()
+                    await registration.wait_for_cache_sync()
+                    await async_registration.wait_for_cache_sync()
 
                     async with anyio.create_task_group() as chaos:
                         fault_log: list[list[str]] = []

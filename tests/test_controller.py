@@ -209,7 +209,7 @@ async def test_graceful_stop_finishes_in_flight_and_starts_nothing_new() -> None
 
 
 async def test_stop_cancels_reconciles_that_overrun_the_timeout() -> None:
-    """A reconcile still running shutdown_timeout after aclose() (on the controller's clock)
+    """A reconcile still running stop_timeout after aclose() (on the controller's clock)
     is cancelled, and run() returns."""
     clock = FakeClock()
     started = asyncio.Event()
@@ -224,7 +224,7 @@ async def test_stop_cancels_reconciles_that_overrun_the_timeout() -> None:
             raise
 
     controller: Controller[str] = Controller(
-        name="overrun", reconcile=reconcile, shutdown_timeout=30.0, clock=clock
+        name="overrun", reconcile=reconcile, stop_timeout=30.0, clock=clock
     )
     async with anyio.create_task_group() as tg:
         await tg.start(controller.run)
@@ -279,7 +279,7 @@ async def test_cancelled_async_with_block_stops_at_once() -> None:
             raise
 
     controller: Controller[str] = Controller(
-        name="ctx-cancel", reconcile=reconcile, shutdown_timeout=60.0
+        name="ctx-cancel", reconcile=reconcile, stop_timeout=60.0
     )
 
     async def body() -> None:
@@ -350,7 +350,7 @@ def test_invalid_options_are_rejected() -> None:
     with pytest.raises(ValueError):
         Controller(name="x", reconcile=reconcile, workers=0)
     with pytest.raises(ValueError):
-        Controller(name="x", reconcile=reconcile, shutdown_timeout=-1)
+        Controller(name="x", reconcile=reconcile, stop_timeout=-1)
     with pytest.raises(ValueError):
         Controller(
             name="x",

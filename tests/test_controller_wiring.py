@@ -222,7 +222,7 @@ async def test_handlers_are_removed_when_the_controller_stops(
         registration = controller.watch(informer)
         factory.start()
         async with controller:
-            await asyncio.wait_for(registration.wait_synced(), GUARD)
+            await asyncio.wait_for(registration.wait_for_cache_sync(), GUARD)
             assert registration.listener in informer._listeners
         assert registration.listener not in informer._listeners
         with pytest.raises(LifecycleError):
@@ -266,7 +266,7 @@ async def test_enqueue_keys_feeds_any_work_queue(
         informer = factory.for_resource("v1/configmaps")
         registration = enqueue_keys(informer, queue, filter=lambda o: o["metadata"]["name"] != "b")
         factory.start()
-        await asyncio.wait_for(registration.wait_synced(), GUARD)
+        await asyncio.wait_for(registration.wait_for_cache_sync(), GUARD)
         fake_apiserver.objects.create("configmaps", configmap("b"))
         fake_apiserver.objects.create("configmaps", configmap("c"))
         keys = [await asyncio.wait_for(queue.get(), GUARD) for _ in range(2)]

@@ -364,7 +364,7 @@ async def test_a_first_add_update_or_delete_counts_as_populated(first: str) -> N
     else:
         await getattr(fifo, first)(obj("a"))
     assert fifo.has_synced()
-    await asyncio.wait_for(fifo.wait_synced(), TIMEOUT)
+    await asyncio.wait_for(fifo.wait_for_cache_sync(), TIMEOUT)
     await fifo.replace([obj("b"), obj("c")], "1")
     assert fifo.has_synced()
 
@@ -374,7 +374,7 @@ async def test_an_empty_first_replace_is_synced_at_once() -> None:
     fifo = DeltaFIFO(known_objects=known())
     await fifo.replace([], "1")
     assert fifo.has_synced()
-    await asyncio.wait_for(fifo.wait_synced(), TIMEOUT)
+    await asyncio.wait_for(fifo.wait_for_cache_sync(), TIMEOUT)
 
 
 async def test_resync_before_replace_does_not_count_as_populated() -> None:
@@ -388,11 +388,11 @@ async def test_resync_before_replace_does_not_count_as_populated() -> None:
     assert fifo.has_synced()
 
 
-async def test_wait_synced_returns_once_the_initial_population_is_processed() -> None:
-    """wait_synced blocks until has_synced, then returns."""
+async def test_wait_for_cache_sync_returns_once_the_initial_population_is_processed() -> None:
+    """wait_for_cache_sync blocks until has_synced, then returns."""
     fifo = DeltaFIFO()
     await fifo.replace([obj("a")], "1")
-    waiter = asyncio.ensure_future(fifo.wait_synced())
+    waiter = asyncio.ensure_future(fifo.wait_for_cache_sync())
     try:
         await asyncio.sleep(0)
         assert not waiter.done()

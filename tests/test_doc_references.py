@@ -133,8 +133,8 @@ def python_references(path: Path) -> Iterator[Reference]:
         text = constant.value
         assert isinstance(text, str)
         for match in ROLE.finditer(text):
-            line = constant.lineno + text.count("\n", 0, match.start())
-            yield Reference(f"{name}:{line}", match[1], _target(match[2]), module, scope)
+            at = constant.lineno + text.count("\n", 0, match.start())
+            yield Reference(f"{name}:{at}", match[1], _target(match[2]), module, scope)
     scopes = _scopes_by_line(tree)
     for number, line in enumerate(source.splitlines(), 1):
         stripped = line.strip()

@@ -170,9 +170,9 @@ async def test_factory_aclose_is_idempotent_and_closes_unstarted_informers(
         assert stream.closed
 
 
-async def test_controller_aclose_is_idempotent_and_bounded_by_shutdown_timeout() -> None:
+async def test_controller_aclose_is_idempotent_and_bounded_by_stop_timeout() -> None:
     """Concurrent and repeated aclose() calls all return once the graceful stop ended: after
-    shutdown_timeout on the controller's clock for a reconcile that never returns."""
+    stop_timeout on the controller's clock for a reconcile that never returns."""
     clock = FakeClock()
     started = anyio.Event()
 
@@ -181,7 +181,7 @@ async def test_controller_aclose_is_idempotent_and_bounded_by_shutdown_timeout()
         await anyio.sleep_forever()
 
     controller: Controller[str] = Controller(
-        name="bounded", reconcile=reconcile, shutdown_timeout=5.0, clock=clock
+        name="bounded", reconcile=reconcile, stop_timeout=5.0, clock=clock
     )
     closed: list[float] = []
 
@@ -352,7 +352,7 @@ async def test_informer_statistics_is_a_frozen_snapshot() -> None:
     with anyio.fail_after(GUARD):
         async with anyio.create_task_group() as tg:
             await tg.start(informer.run)
-            await registration.wait_synced()
+            await registration.wait_for_cache_sync()
             stats = informer.statistics()
             await informer.aclose()
     assert stats == InformerStatistics(

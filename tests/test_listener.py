@@ -295,7 +295,7 @@ async def test_a_handler_added_after_start_gets_the_cache(
             recorder = Recorder()
             registration = informer.add_event_handler(recorder)
             with anyio.fail_after(10):
-                await registration.wait_synced()
+                await registration.wait_for_cache_sync()
             assert registration.has_synced()
             assert recorder.summary() == [("ADDED", "default/a"), ("ADDED", "default/b")]
             assert all(e.is_in_initial_list for e in recorder.events)
@@ -382,7 +382,7 @@ async def test_each_handler_runs_in_its_own_task(
         x = informer.add_event_handler(handler("x"))
         informer.add_event_handler(handler("y"))
         async with informer:
-            await x.wait_synced()
+            await x.wait_for_cache_sync()
             await recorder.wait_for_count(3)
     assert len(tasks["x"]) == len(tasks["y"]) == 1
     assert tasks["x"] != tasks["y"]
@@ -412,7 +412,8 @@ async def test_a_failing_handler_is_logged_counted_and_fed_on(
         registration = informer.add_event_handler(Flaky())
         with caplog.at_level(logging.ERROR, logger="aioinformer._informer._event_stream"):
             async with informer:
-                await registration.wait_synced()  # a failed initial add still counts as done
+                # A failed initial add still counts as done.
+                await registration.wait_for_cache_sync()
                 await create(fake_apiserver, "c")
                 fake_apiserver.objects.patch("configmaps", "b", {"data": {"v": "1"}})
                 fake_apiserver.objects.delete("configmaps", "b")
@@ -459,7 +460,7 @@ async def test_a_handler_removed_before_start_never_runs(
         informer.remove_event_handler(registration)
         assert len(informer.statistics().listeners) == 1
         async with informer:
-            await kept_registration.wait_synced()
+            await kept_registration.wait_for_cache_sync()
     assert removed.events == [] and kept.summary() == [("ADDED", "default/a")]
 
 
@@ -482,13 +483,13 @@ async def test_registration_syncs_when_its_handler_processed_the_initial_list(
         async with informer:
             assert not blocked.has_synced() and not fast.has_synced()
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
-            await fast.wait_synced()
+            await fast.wait_for_cache_sync()
             assert fast.has_synced()
             assert not blocked.has_synced()
             assert blocked.backlog == 1  # one add in progress, one waiting
             release.set()
             with anyio.fail_after(10):
-                await blocked.wait_synced()
+                await blocked.wait_for_cache_sync()
             assert blocked.has_synced() and blocked.backlog == 0
             assert blocked.peak_backlog >= 1
 
@@ -509,7 +510,7 @@ async def test_a_stream_syncs_when_it_read_past_the_initial_list(
             assert not stream.has_synced()  # still processing the initial add
             reading = asyncio.create_task(anext(stream))
             with anyio.fail_after(10):
-                await stream.wait_synced()
+                await stream.wait_for_cache_sync()
             assert stream.has_synced()
             reading.cancel()
             with pytest.raises(asyncio.CancelledError):
@@ -610,7 +611,7 @@ async def test_a_handler_raising_cancelled_error_is_a_handler_error_not_a_stop(
             assert registration.handler_errors == 1
 
 
-async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_list(
+async def test_wait_for_cache_sync_is_false_for_a_handler_removed_before_processing_the_list(
     fake_apiserver: FakeApiServer,
     cache_mode: CacheMode,
 ) -> None:
@@ -629,7 +630,7 @@ async def test_wait_synced_is_false_for_a_handler_removed_before_processing_the_
             registration = informer.add_event_handler(ResourceEventHandlerFuncs(on_add=on_add))
             informer.remove_event_handler(registration)
             with anyio.fail_after(5):
-                assert await registration.wait_synced() is False
+                assert await registration.wait_for_cache_sync() is False
             assert not registration.has_synced()
 
 

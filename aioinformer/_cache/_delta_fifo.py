@@ -25,6 +25,7 @@ from typing import Any, Protocol, TypeAlias
 
 import anyio.lowlevel
 
+from .._deprecation import warn_renamed
 from .._objects import DeletedFinalStateUnknown, KeyFunc, KubeObject, meta_namespace_key
 from ..errors import FIFOClosedError
 
@@ -129,9 +130,14 @@ class DeltaFIFO:
         """
         return self._populated and self._initial_population_count == 0
 
-    async def wait_synced(self) -> None:
+    async def wait_for_cache_sync(self) -> None:
         """Wait until :meth:`has_synced` is true."""
         await self._synced.wait()
+
+    async def wait_synced(self) -> None:
+        """Deprecated alias of :meth:`wait_for_cache_sync` (warns)."""
+        warn_renamed("DeltaFIFO.wait_synced()", "wait_for_cache_sync()")
+        await self.wait_for_cache_sync()
 
     def list_keys(self) -> list[str]:
         """The queued keys, oldest first."""

@@ -16,7 +16,7 @@ Lifecycle (:mod:`aioinformer._lifecycle`): ``async with controller:`` runs it in
 of the block; ``await tg.start(controller.run)`` returns once its caches synced and its workers
 run (with a leader elector: once its caches synced and the elector campaigns). Stopping
 (:meth:`~aioinformer._lifecycle.Service.aclose`, or leaving the block) is graceful: no new key
-is handed out, reconciles in flight may finish within ``shutdown_timeout``, then the remaining
+is handed out, reconciles in flight may finish within ``stop_timeout``, then the remaining
 ones are cancelled. Cancelling the task running the controller (or the block) is the hard
 stop: in-flight reconciles are cancelled at once. The queue is shut down either way, and a
 controller runs only once. The workers live in :mod:`aioinformer._control._workers`.
@@ -49,7 +49,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import anyio
 
 from .._clock import SYSTEM_CLOCK, Clock
-from .._lifecycle import Service, State
+from .._deprecation import renamed_argument, warn_renamed
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, check_stop_timeout
 from .._objects import KubeObject
 from ..workqueue._limiters import RateLimiter
 from ..workqueue._metrics import MetricsProvider
@@ -118,16 +119,19 @@ class Controller(Service, Generic[K]):
         :class:`~aioinformer.workqueue.RateLimitingQueue` named ``name`` with ``rate_limiter``.
     :param rate_limiter: the default queue's limiter (not allowed together with ``queue``).
         Default None: :func:`~aioinformer.workqueue.default_controller_rate_limiter`.
-    :param shutdown_timeout: seconds a graceful stop lets in-flight reconciles finish before
-        they are cancelled, on ``clock``. Default 30.0.
+    :param stop_timeout: seconds a graceful stop lets in-flight reconciles finish before
+        they are cancelled, on ``clock``; an elector the controller runs then gets its own
+        bound to release the lease. Default 30
+        (:data:`~aioinformer._lifecycle.DEFAULT_STOP_TIMEOUT`).
     :param metrics_provider: metrics for the default queue. Default None: no metrics.
-    :param clock: time for the default queue and ``shutdown_timeout``. Default the system
+    :param clock: time for the default queue and ``stop_timeout``. Default the system
         clock.
     :param leader_elector: reconcile only while this elector leads. If it has not been started
         when the controller starts, the controller runs it for its own lifetime (and closes it,
         releasing the lease, after its workers have stopped); if it is already running (one
         elector shared by several controllers), the controller only follows it, and stops
         when it stops. Default None: always reconcile.
+    :param shutdown_timeout: deprecated former name of ``stop_timeout`` (warns).
     """
 
     def __init__(
@@ -138,20 +142,29 @@ class Controller(Service, Generic[K]):
         workers: int = 1,
         queue: RateLimitingQueue[K] | None = None,
         rate_limiter: RateLimiter[K] | None = None,
-        shutdown_timeout: float = 30.0,
+        stop_timeout: float = DEFAULT_STOP_TIMEOUT,
         metrics_provider: MetricsProvider | None = None,
         clock: Clock = SYSTEM_CLOCK,
         leader_elector: LeaderElector | None = None,
+        shutdown_timeout: float | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
-        if not shutdown_timeout >= 0:
-            raise ValueError("shutdown_timeout must be non-negative")
+        stop_timeout = renamed_argument(
+            "Controller",
+            "shutdown_timeout",
+            shutdown_timeout,
+            "stop_timeout",
+            stop_timeout,
+            DEFAULT_STOP_TIMEOUT,
+        )
+        check_stop_timeout(stop_timeout)
         if queue is not None and (rate_limiter is not None or metrics_provider is not None):
             raise ValueError("pass either a queue or the options of the default queue, not both")
         self.name = name
         self.workers = workers
-        self.shutdown_timeout = shutdown_timeout
+        #: Seconds a graceful stop lets in-flight reconciles finish.
+        self.stop_timeout = stop_timeout
         self._clock = clock
         if queue is None:
             queue = RateLimitingQueue(
@@ -168,16 +181,22 @@ class Controller(Service, Generic[K]):
             queue=queue,
             reconcile=reconcile,
             workers=workers,
-            shutdown_timeout=shutdown_timeout,
+            stop_timeout=stop_timeout,
             clock=clock,
         )
         # The lifecycle's backstop: the graceful stop, and then an owned elector's release.
-        self._stop_timeout = shutdown_timeout + _STOP_MARGIN
+        self._stop_timeout = stop_timeout + _STOP_MARGIN
         if leader_elector is not None:
             self._stop_timeout += leader_elector._stop_timeout
 
     def __repr__(self) -> str:
         return f"<Controller {self.name!r} [{self.state.value}, {self.workers} workers]>"
+
+    @property
+    def shutdown_timeout(self) -> float:
+        """Deprecated former name of :attr:`stop_timeout` (warns)."""
+        warn_renamed("Controller.shutdown_timeout", "stop_timeout")
+        return self.stop_timeout
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -269,7 +288,7 @@ class Controller(Service, Generic[K]):
             logger.info("controller %s: waiting for %d watches to sync", self.name, len(pending))
             with self._until_stop_requested():
                 for registration in pending:
-                    if not await registration.wait_synced():
+                    if not await registration.wait_for_cache_sync():
                         break  # it closed unsynced: found out below
         if self._stop_requested:
             return False

@@ -130,7 +130,7 @@ def enqueue_keys(
     :param skip_resync: ignore resync updates (same resource version before and after).
         Default False: resyncs enqueue too, which is what resync is for.
     :param resync_period: the handler's resync period (None: the informer's). Default None.
-    :returns: the registration (``await registration.wait_synced()``; remove it with
+    :returns: the registration (``await registration.wait_for_cache_sync()``; remove it with
         ``informer.remove_event_handler``).
     """
     handler = EnqueueHandler(

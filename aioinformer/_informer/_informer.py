@@ -33,7 +33,7 @@ from .._cache._store import Indexers
 from .._cache._view import Cache
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
-from .._lifecycle import Service, State
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, check_stop_timeout
 from .._listwatch import ListerWatcher, Resource
 from .._objects import KubeObject
 from .._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
@@ -117,6 +117,10 @@ class SharedIndexInformer(Service):
     :param clock: time for resync scheduling, the reflector's waits and :meth:`aclose`'s
         bound. Default the system clock.
     :param shard_selector: cache one shard only (:mod:`aioinformer._sharding._informer_filter`).
+    :param stop_timeout: the most seconds :meth:`aclose` may take, on ``clock``. Stopping
+        cancels the watch and every handler at once, so it only bounds code that holds off its
+        cancellation (a handler in a shielded scope). Default 30
+        (:data:`~aioinformer._lifecycle.DEFAULT_STOP_TIMEOUT`).
     """
 
     def __init__(
@@ -132,7 +136,9 @@ class SharedIndexInformer(Service):
         freeze_gc_after_sync: bool = False,
         clock: Clock = SYSTEM_CLOCK,
         shard_selector: ShardSelector | str | None = None,
+        stop_timeout: float = DEFAULT_STOP_TIMEOUT,
     ) -> None:
+        self._stop_timeout = check_stop_timeout(stop_timeout)
         self.name = name or f"informer-{next(_names)}"
         self._shard = sharded_lister_watcher(lister_watcher, shard_selector, self.name)
         self._freeze_gc = freeze_gc_after_sync
@@ -347,7 +353,7 @@ class SharedIndexInformer(Service):
 
     async def _wait_consumers_synced(self) -> None:  # for the integrations' readiness
         for listener in self._listeners:  # every current consumer synced (or left)
-            await listener.wait_synced()
+            await listener.wait_for_cache_sync()
 
     def _remove_listener(self, listener: Listener) -> None:
         listener.close()
@@ -393,7 +399,7 @@ class SharedIndexInformer(Service):
             self._sync_or_stop.set()
 
     async def _watch_synced(self, fifo: DeltaFIFO, ready: Callable[[], None]) -> None:
-        await fifo.wait_synced()
+        await fifo.wait_for_cache_sync()
         self._synced = True
         for listener in self._listeners:
             listener.set_upstream_synced()

@@ -340,7 +340,7 @@ class Listener:
         """True once the informer synced and this consumer processed every initial-list add."""
         return self._upstream_synced and self._initial_pending == 0
 
-    async def wait_synced(self) -> bool:
+    async def wait_for_cache_sync(self) -> bool:
         """Wait until :meth:`has_synced` is true, or the listener closed (the informer stopped
         or the consumer left) first; returns :meth:`has_synced`."""
         if not (self._closed or self.has_synced()):

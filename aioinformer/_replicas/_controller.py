@@ -38,8 +38,9 @@ import anyio.abc
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
 from .._control._workers import Reconciler, Result, WorkerPool
+from .._deprecation import renamed_argument
 from .._informer._informer import SharedIndexInformer
-from .._lifecycle import Service, State
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, check_stop_timeout
 from .._listwatch import Resource, as_resource
 from .._sharding._ranges import EMPTY, HashRanges
 from .._sharding._selector import FIELD_UID, ShardField
@@ -149,11 +150,14 @@ class ShardedController(Service):
     :param vnodes: ring points per replica, the same for the whole group: more spread the
         work more evenly, but each is a range in the selector, which is in the URL. Default 64.
     :param watch: how the informers list and watch. Default ``WatchConfig()``.
-    :param shutdown_timeout: seconds a graceful stop lets reconciles finish. Default 30.
+    :param stop_timeout: seconds a graceful stop lets reconciles finish, on ``clock``; leaving
+        the group then gets its own bound (lease duration plus renew deadline). Default 30
+        (:data:`~aioinformer._lifecycle.DEFAULT_STOP_TIMEOUT`).
     :param on_range_exit: called with a ``RangeExit`` for every object that leaves the cache
         because its range moved to another replica. Default None.
     :param metrics_provider: metrics for the queue. Default None.
     :param clock: the local clock (lease timing, queue delays). Default the system clock.
+    :param shutdown_timeout: deprecated former name of ``stop_timeout`` (warns).
     """
 
     def __init__(
@@ -172,13 +176,23 @@ class ShardedController(Service):
         timing: ShardTiming = ShardTiming(),  # noqa: B008 (immutable)
         vnodes: int = DEFAULT_VNODES,
         watch: WatchConfig = WatchConfig(),
-        shutdown_timeout: float = 30.0,
+        stop_timeout: float = DEFAULT_STOP_TIMEOUT,
         on_range_exit: Callable[[RangeExit], object] | None = None,
         metrics_provider: MetricsProvider | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        shutdown_timeout: float | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
+        stop_timeout = renamed_argument(
+            "ShardedController",
+            "shutdown_timeout",
+            shutdown_timeout,
+            "stop_timeout",
+            stop_timeout,
+            DEFAULT_STOP_TIMEOUT,
+        )
+        check_stop_timeout(stop_timeout)
         self.name = name
         self.identity = identity
         self.resource = as_resource(resource)
@@ -216,11 +230,11 @@ class ShardedController(Service):
             queue=self.queue,
             reconcile=self._gated,
             workers=workers,
-            shutdown_timeout=shutdown_timeout,
+            stop_timeout=stop_timeout,
             clock=clock,
         )
         self._leave_timeout = timing.lease_duration + timing.renew_deadline
-        self._stop_timeout = shutdown_timeout + self._leave_timeout + 1.0
+        self._stop_timeout = stop_timeout + self._leave_timeout + 1.0
         #: The informer of the ranges served now (None while it serves nothing).
         self.informer: SharedIndexInformer | None = None
         self._serving_changed = anyio.Event()
