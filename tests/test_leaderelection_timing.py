@@ -18,7 +18,7 @@ import pytest
 from aioinformer._election._elector import LeaderElector
 from aioinformer.testing import FakeClock
 
-from .memory_lw import MemoryLease
+from .support import MemoryLease
 
 LEASE_DURATION = 15.0
 RENEW_DEADLINE = 10.0

@@ -28,6 +28,8 @@ from ._apiserver._server import FakeApiServer as FakeApiServer
 from ._apiserver._server import FakeApiServerStatistics as FakeApiServerStatistics
 from ._doubles._clock import FakeClock as FakeClock
 from ._doubles._memory import MemorySource as MemorySource
+from ._doubles._scripted import ScriptedListerWatcher as ScriptedListerWatcher
+from ._doubles._scripted import ScriptedWatchStream as ScriptedWatchStream
 
 __all__ = [
     "BUILTIN_RESOURCES",
@@ -37,6 +39,8 @@ __all__ = [
     "MemorySource",
     "RequestRecord",
     "ResourceInfo",
+    "ScriptedListerWatcher",
+    "ScriptedWatchStream",
     "ServerFaults",
     "ServerObjects",
     "ServerRequests",
