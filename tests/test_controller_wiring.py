@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import anyio
 import pytest
 
 from aioinformer._cache._compact import CacheMode
@@ -203,7 +204,7 @@ async def test_stop_while_waiting_for_sync_returns_without_reconciling(
         controller.watch(factory.for_resource("v1/configmaps"))  # never started
         controller.enqueue("k")
         async with asyncio.timeout(GUARD), controller:
-            await asyncio.sleep(0)
+            await anyio.wait_all_tasks_blocked()  # the workers wait for the caches to sync
     assert calls == []
 
 

@@ -242,9 +242,11 @@ async def test_aiohttp_startup_and_cleanup_may_run_in_different_tasks(
     app.cleanup_ctx.append(informer_cleanup_ctx(factory))
     runner = web.AppRunner(app)
     with anyio.fail_after(GUARD):
-        await asyncio.create_task(runner.setup())
+        async with anyio.create_task_group() as startup:
+            startup.start_soon(runner.setup)  # in a task of its own
         assert await app[INFORMERS].wait_for_cache_sync()
-        await asyncio.create_task(runner.cleanup())
+        async with anyio.create_task_group() as cleanup:
+            cleanup.start_soon(runner.cleanup)  # in another one
     assert all(informer.state is State.STOPPED for informer in factory.informers.values())
 
 

@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from aioinformer import State
@@ -133,21 +134,24 @@ async def test_cancellation_while_waiting_unregisters_at_once(
         drained = asyncio.Event()
         counts: list[int] = []
 
-        async def consume() -> None:
-            try:
-                async for event in synced.events():
-                    if event.object["metadata"]["name"] == "c":
-                        drained.set()  # the cache is read: the next __anext__ blocks
-            except asyncio.CancelledError:
-                counts.append(len(synced.statistics().listeners))
-                raise
+        consumer = anyio.CancelScope()
 
-        task = asyncio.create_task(consume())
-        await drained.wait()
-        assert len(synced.statistics().listeners) == 1
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        async def consume() -> None:
+            with consumer:
+                try:
+                    async for event in synced.events():
+                        if event.object["metadata"]["name"] == "c":
+                            drained.set()  # the cache is read: the next __anext__ blocks
+                except anyio.get_cancelled_exc_class():
+                    counts.append(len(synced.statistics().listeners))
+                    raise
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(consume)
+            await drained.wait()
+            assert len(synced.statistics().listeners) == 1
+            consumer.cancel()
+        assert consumer.cancelled_caught
         assert counts == [0]
         assert synced.statistics().listeners == ()
 
@@ -265,7 +269,7 @@ async def test_a_late_subscriber_sees_each_existing_object_once(
                     patch_data(source, name, v=str(step))
                 else:
                     source.create(CONFIGMAPS, configmap(name, v=str(step)))
-                await asyncio.sleep(0)  # let the informer deliver between writes
+                await anyio.lowlevel.checkpoint()  # the informer delivers between writes
             expected = {
                 meta_namespace_key(o): o["metadata"]["resourceVersion"]
                 for o in source.objects(CONFIGMAPS)
@@ -335,11 +339,11 @@ async def test_handlers_of_every_shape(source: MemorySource, cache_mode: CacheMo
         changed.set()
 
     async def async_add(obj: KubeObject) -> None:  # one-argument form: no initial-list flag
-        await asyncio.sleep(0)
+        await anyio.lowlevel.checkpoint()  # an async handler that yields
         note("async", "add", obj["metadata"]["name"])
 
     async def async_update(old: KubeObject, new: KubeObject) -> None:
-        await asyncio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         note("async", "update", new["data"]["v"])
 
     class OnlyDeletes:
@@ -513,13 +517,12 @@ async def test_a_stream_syncs_when_it_read_past_the_initial_list(
         assert first.is_in_initial_list
         assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
         assert not stream.has_synced()  # still processing the initial add
-        reading = asyncio.create_task(anext(stream))
-        with anyio.fail_after(10):
-            await stream.wait_for_cache_sync()
-        assert stream.has_synced()
-        reading.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await reading
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(anext, stream)  # asks for the event after the list: blocks
+            with anyio.fail_after(10):
+                await stream.wait_for_cache_sync()
+            assert stream.has_synced()
+            tg.cancel_scope.cancel()
     await stream.aclose()
 
 
