@@ -30,16 +30,25 @@ def warn_renamed(old: str, new: str, *, stacklevel: int = 3) -> None:
 
 
 def renamed_argument(
-    where: str, old: str, old_value: T | None, new: str, new_value: T, new_default: T
+    where: str,
+    old: str,
+    old_value: T | None,
+    new: str,
+    new_value: T,
+    new_default: T,
+    *,
+    stacklevel: int = 4,
 ) -> T:
     """The value of a renamed keyword argument: ``new_value``, or the deprecated ``old_value``
-    when that was given (with a warning pointing at the caller's caller).
+    when that was given (with a warning).
 
+    :param stacklevel: as :func:`warnings.warn`'s; the default points at the caller of the
+        function that calls this one.
     :raises TypeError: when both were given (the new one differing from its default).
     """
     if old_value is None:
         return new_value
     if new_value != new_default:
         raise TypeError(f"{where}: give {new}= only ({old}= is its deprecated former name)")
-    warn_renamed(f"{where}({old}=...)", f"{new}=", stacklevel=4)
+    warn_renamed(f"{where}({old}=...)", f"{new}=", stacklevel=stacklevel)
     return old_value

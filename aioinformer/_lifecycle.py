@@ -47,6 +47,7 @@ from anyio import TASK_STATUS_IGNORED, AsyncContextManagerMixin, CancelScope
 from anyio.abc import TaskStatus
 
 from ._clock import SYSTEM_CLOCK, Clock
+from ._deprecation import renamed_argument
 from .errors import LifecycleError
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "State",
     "check_stop_timeout",
     "in_cancelled_scope",
+    "stop_timeout_argument",
 ]
 
 logger = logging.getLogger(__name__)
@@ -74,6 +76,25 @@ def check_stop_timeout(value: float) -> float:
     if not value >= 0:
         raise ValueError(f"stop_timeout must be 0 or more seconds, not {value!r}")
     return value
+
+
+def stop_timeout_argument(owner: str, stop_timeout: float, shutdown_timeout: float | None) -> float:
+    """The checked ``stop_timeout`` of a component that also takes its deprecated former name
+    ``shutdown_timeout`` (which warns, pointing at the component's caller).
+
+    :raises TypeError: when both were given.
+    :raises ValueError: for a negative (or NaN) bound.
+    """
+    value = renamed_argument(
+        owner,
+        "shutdown_timeout",
+        shutdown_timeout,
+        "stop_timeout",
+        stop_timeout,
+        DEFAULT_STOP_TIMEOUT,
+        stacklevel=5,
+    )
+    return check_stop_timeout(value)
 
 
 class State(Enum):

@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import anyio
 
 from .._clock import SYSTEM_CLOCK, Clock
-from .._deprecation import renamed_argument, warn_renamed
-from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, check_stop_timeout
+from .._deprecation import warn_renamed
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, stop_timeout_argument
 from .._objects import KubeObject
 from ..workqueue._limiters import RateLimiter
 from ..workqueue._metrics import MetricsProvider
@@ -150,15 +150,7 @@ class Controller(Service, Generic[K]):
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
-        stop_timeout = renamed_argument(
-            "Controller",
-            "shutdown_timeout",
-            shutdown_timeout,
-            "stop_timeout",
-            stop_timeout,
-            DEFAULT_STOP_TIMEOUT,
-        )
-        check_stop_timeout(stop_timeout)
+        stop_timeout = stop_timeout_argument("Controller", stop_timeout, shutdown_timeout)
         if queue is not None and (rate_limiter is not None or metrics_provider is not None):
             raise ValueError("pass either a queue or the options of the default queue, not both")
         self.name = name

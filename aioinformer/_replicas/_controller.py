@@ -38,9 +38,8 @@ import anyio.abc
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
 from .._control._workers import Reconciler, Result, WorkerPool
-from .._deprecation import renamed_argument
 from .._informer._informer import SharedIndexInformer
-from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, check_stop_timeout
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, stop_timeout_argument
 from .._listwatch import Resource, as_resource
 from .._sharding._ranges import EMPTY, HashRanges
 from .._sharding._selector import FIELD_UID, ShardField
@@ -184,15 +183,7 @@ class ShardedController(Service):
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
-        stop_timeout = renamed_argument(
-            "ShardedController",
-            "shutdown_timeout",
-            shutdown_timeout,
-            "stop_timeout",
-            stop_timeout,
-            DEFAULT_STOP_TIMEOUT,
-        )
-        check_stop_timeout(stop_timeout)
+        stop_timeout = stop_timeout_argument("ShardedController", stop_timeout, shutdown_timeout)
         self.name = name
         self.identity = identity
         self.resource = as_resource(resource)

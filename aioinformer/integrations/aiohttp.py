@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING
 import anyio
 from aiohttp import web
 
-from .._deprecation import renamed_argument
-from .._lifecycle import DEFAULT_STOP_TIMEOUT, check_stop_timeout
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, stop_timeout_argument
 from .._prometheus import render_metrics
 from ._runtime import FactorySource, InformerRuntime, run_factory
 
@@ -103,15 +102,7 @@ def informer_cleanup_ctx(
     lifetime and always ended (gracefully, then by cancellation) and awaited by cleanup.
     """
 
-    stop_timeout = renamed_argument(
-        "informer_cleanup_ctx",
-        "shutdown_timeout",
-        shutdown_timeout,
-        "stop_timeout",
-        stop_timeout,
-        DEFAULT_STOP_TIMEOUT,
-    )
-    check_stop_timeout(stop_timeout)
+    stop_timeout = stop_timeout_argument("informer_cleanup_ctx", stop_timeout, shutdown_timeout)
 
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         host = _Host(source, app, require_consumers_synced)
