@@ -12,7 +12,6 @@ from typing import Any, Protocol
 
 from ._failure import StatusFailure
 
-
 __all__ = [
     "already_exists",
     "bad_request",
