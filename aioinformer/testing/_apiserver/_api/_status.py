@@ -37,6 +37,7 @@ class ResourceInfo(Protocol):
     @property
     def group_resource(self) -> str: ...
 
+
 _REASONS: dict[int, str] = {
     400: "BadRequest",
     401: "Unauthorized",
