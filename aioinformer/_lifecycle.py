@@ -11,8 +11,9 @@ Every such component is a :class:`Service` and has the same members:
   controller once its caches synced and its workers run), so
   ``await tg.start(component.run)`` means "start it and wait until it is ready".
 * ``await component.aclose()`` stops it: graceful first (the component finishes what it is
-  doing), then cancelled when the component's own bound expires. Idempotent; returns once
-  ``run`` has returned. Closing a component that never ran makes a later ``run`` return at
+  doing), then cancelled when the component's own bound expires (``stop_timeout=``, default
+  :data:`DEFAULT_STOP_TIMEOUT`, wherever a component lets you choose it). Idempotent; returns
+  once ``run`` has returned. Closing a component that never ran makes a later ``run`` return at
   once.
 * ``wait_<condition>()`` waiters take no timeout: bound them with :func:`anyio.fail_after` or
   :func:`anyio.move_on_after`.
@@ -46,11 +47,54 @@ from anyio import TASK_STATUS_IGNORED, AsyncContextManagerMixin, CancelScope
 from anyio.abc import TaskStatus
 
 from ._clock import SYSTEM_CLOCK, Clock
+from ._deprecation import renamed_argument
 from .errors import LifecycleError
 
-__all__ = ["CancelGroup", "Service", "State", "in_cancelled_scope"]
+__all__ = [
+    "DEFAULT_STOP_TIMEOUT",
+    "CancelGroup",
+    "Service",
+    "State",
+    "check_stop_timeout",
+    "in_cancelled_scope",
+    "stop_timeout_argument",
+]
 
 logger = logging.getLogger(__name__)
+
+#: The default ``stop_timeout`` of every component that takes one, in seconds: how long a
+#: graceful stop may take before what still runs is cancelled. controller-runtime's default
+#: graceful-shutdown timeout, and Kubernetes' default ``terminationGracePeriodSeconds``.
+DEFAULT_STOP_TIMEOUT = 30.0
+
+
+def check_stop_timeout(value: float) -> float:
+    """``value`` if it is a valid ``stop_timeout`` (a number of seconds, 0 or more).
+
+    :raises ValueError: otherwise (NaN included).
+    """
+    if not value >= 0:
+        raise ValueError(f"stop_timeout must be 0 or more seconds, not {value!r}")
+    return value
+
+
+def stop_timeout_argument(owner: str, stop_timeout: float, shutdown_timeout: float | None) -> float:
+    """The checked ``stop_timeout`` of a component that also takes its deprecated former name
+    ``shutdown_timeout`` (which warns, pointing at the component's caller).
+
+    :raises TypeError: when both were given.
+    :raises ValueError: for a negative (or NaN) bound.
+    """
+    value = renamed_argument(
+        owner,
+        "shutdown_timeout",
+        shutdown_timeout,
+        "stop_timeout",
+        stop_timeout,
+        DEFAULT_STOP_TIMEOUT,
+        stacklevel=5,
+    )
+    return check_stop_timeout(value)
 
 
 class State(Enum):
@@ -120,7 +164,7 @@ class Service(AsyncContextManagerMixin):
 
     #: Seconds :meth:`aclose` lets :meth:`_serve` return after a stop request before
     #: cancelling it. Subclasses set it (a class attribute, a property or in ``__init__``).
-    _stop_timeout: float = 5.0
+    _stop_timeout: float = DEFAULT_STOP_TIMEOUT
     #: The clock :attr:`_stop_timeout` is measured on (components set their injected clock).
     _clock: Clock = SYSTEM_CLOCK
 

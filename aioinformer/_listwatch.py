@@ -1,7 +1,7 @@
 """Resources, list options and the :class:`ListerWatcher` protocol.
 
 A :class:`ListerWatcher` is the one I/O seam of an informer: it lists a resource (one page per
-call) and opens watches. :class:`~aioinformer.transport.KubeListerWatcher` implements it over HTTP
+call) and opens watches. :class:`~aioinformer.lowlevel.KubeListerWatcher` implements it over HTTP
 with kubernetes_asyncio's configuration; tests and exotic sources can bring their own.
 """
 
@@ -142,7 +142,7 @@ def resolve_builtin_resource(name: str) -> Resource:
     built-in resource (``"pods"``, ``"po"``, ``"Pod"``, ``"deploy"``, ``"deployments.apps"``).
 
     Needs no API server: custom resources are written ``group/version/plural`` (or given as a
-    :class:`~aioinformer.listwatch.Resource`, with ``namespaced=False`` when cluster-scoped).
+    :class:`~aioinformer.Resource`, with ``namespaced=False`` when cluster-scoped).
 
     :raises ValueError: for a name that is none of these, saying what to write instead.
     """

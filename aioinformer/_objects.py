@@ -1,9 +1,18 @@
 """Objects, keys and tombstones.
 
-Objects are plain ``dict`` s as decoded from the API server's JSON. They are **shared, not
-copied**: the store, every index, every listener and every handler see the same dict. Never
-mutate an object you got from aioinformer; copy it first (``copy.deepcopy``) if you need to
-change it.
+Objects are plain ``dict`` s decoded from the API server's JSON. Who shares a decoded object
+decides whether you may mutate it (the user guide's "Who shares an object" says the same):
+
+* **Events** (``events()``, handlers): an event's ``object`` and ``old_object``, and a
+  tombstone's ``obj``, are decoded once and shared by every consumer of the informer (with
+  ``cache="dict"``, also with the cache). **Never mutate them**; copy first
+  (``copy.deepcopy``).
+* **Cache reads** (``lister()``, ``informer.cache``, index lookups): the compact cache (the
+  default) decodes a fresh dict on every read, the caller's own to mutate; ``cache="dict"``
+  returns the cache's own objects, shared with every reader and event: never mutate those.
+* A transform (``set_transform``) sees each object before anything else and may mutate it.
+* :class:`~aioinformer.lowlevel.Store` and :class:`~aioinformer.lowlevel.Indexer` keep the
+  dicts they are given, and hand out those same dicts.
 """
 
 from __future__ import annotations

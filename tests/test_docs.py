@@ -103,7 +103,7 @@ async def probe(url: str, runtime: Callable[[], InformerRuntime], block: Block) 
     async with aiohttp.ClientSession() as http:
         async with http.get(url + "/healthz") as response:  # answers once started up
             assert response.status == 200
-        assert await runtime().wait_ready()
+        assert await runtime().wait_for_cache_sync()
         async with http.get(url + "/readyz") as response:
             assert response.status == 200
         if "/pods/{namespace}" in block.code:

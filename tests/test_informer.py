@@ -438,7 +438,7 @@ async def test_stop_before_run_makes_run_return(
             informer.events()
 
 
-async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
+async def test_wait_for_cache_sync_returns_false_when_the_informer_stops_before_syncing(
     fake_apiserver: FakeApiServer,
     cache_mode: CacheMode,
 ) -> None:
@@ -453,8 +453,8 @@ async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
         async with informer:
             await fake_apiserver.requests.wait_for(lambda r: r.verb == "list")
         with anyio.fail_after(5):
-            assert await registration.wait_synced() is False
-            assert await stream.wait_synced() is False
+            assert await registration.wait_for_cache_sync() is False
+            assert await stream.wait_for_cache_sync() is False
     assert not registration.has_synced()
 
 

@@ -343,7 +343,7 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
         await asyncio.wait_for(
             wait_for_poll(fake_apiserver, len(fake_apiserver.requests.records)), GUARD
         )
-        await asyncio.wait_for(b.registration.wait_synced(), GUARD)
+        await asyncio.wait_for(b.registration.wait_for_cache_sync(), GUARD)
         fake_apiserver.objects.create("configmaps", configmap("late"))
         keys.add("default/late")
         await wait_until(a.changed, lambda: a.keys() == keys)

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from aioinformer import WatchConfig
@@ -700,7 +701,7 @@ async def test_a_large_initial_list_does_not_monopolise_the_event_loop(
         nonlocal ticks
         while not synced.is_set():
             ticks += 1
-            await asyncio.sleep(0)
+            await anyio.lowlevel.checkpoint()
 
     async with kube_client(server) as client:
         informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS), batch_size=500)

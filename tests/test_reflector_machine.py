@@ -72,7 +72,7 @@ from aioinformer.errors import (
     WatchIdleTimeoutError,
 )
 
-from .memory_lw import obj
+from .support import obj
 
 
 class Like(Exception):

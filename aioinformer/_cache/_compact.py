@@ -198,7 +198,7 @@ class _IndexState:
 
 
 class CompactIndexer:
-    """An :class:`~aioinformer.store.Indexer` that keeps objects as JSON bytes.
+    """An :class:`~aioinformer.lowlevel.Indexer` that keeps objects as JSON bytes.
 
     The same API and guarantees as the Indexer (all-or-nothing writes, the built-in namespace
     index, index functions added at any time), with two differences: every read returns a
@@ -210,7 +210,7 @@ class CompactIndexer:
     the very object given (after any transform), and is stored as is.
 
     :param indexers: index functions by name, added to the built-in
-        :data:`~aioinformer.store.NAMESPACE_INDEX` (an entry named ``"namespace"`` replaces it).
+        :data:`~aioinformer.NAMESPACE_INDEX` (an entry named ``"namespace"`` replaces it).
     :param key_func: the key of an object (tombstones give their own key by default).
     """
 
@@ -421,7 +421,7 @@ def new_indexer(
     key_func: KeyFunc = deletion_handling_meta_namespace_key,
 ) -> CacheIndexer:
     """The cache for ``cache`` mode: a :class:`CompactIndexer` or a dict-backed
-    :class:`~aioinformer.store.Indexer`.
+    :class:`~aioinformer.lowlevel.Indexer`.
 
     :raises ValueError: for an unknown mode.
     """

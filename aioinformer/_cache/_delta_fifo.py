@@ -25,6 +25,7 @@ from typing import Any, Protocol, TypeAlias
 
 import anyio.lowlevel
 
+from .._deprecation import warn_renamed
 from .._objects import DeletedFinalStateUnknown, KeyFunc, KubeObject, meta_namespace_key
 from ..errors import FIFOClosedError
 
@@ -69,7 +70,7 @@ class DeltaFIFO:
     """A keyed FIFO of deltas with client-go ``DeltaFIFO`` semantics.
 
     :param key_func: the key of an object; tombstones always give their own key.
-        Default :func:`~aioinformer.objects.meta_namespace_key`.
+        Default :func:`~aioinformer.meta_namespace_key`.
     :param known_objects: the consumer's cache (the informer's indexer). Used to detect deletes
         missed while disconnected (``replace``), to drop deletes of unknown objects, and as
         the source of ``resync``. Default None.
@@ -129,9 +130,14 @@ class DeltaFIFO:
         """
         return self._populated and self._initial_population_count == 0
 
-    async def wait_synced(self) -> None:
+    async def wait_for_cache_sync(self) -> None:
         """Wait until :meth:`has_synced` is true."""
         await self._synced.wait()
+
+    async def wait_synced(self) -> None:
+        """Deprecated alias of :meth:`wait_for_cache_sync` (warns)."""
+        warn_renamed("DeltaFIFO.wait_synced()", "wait_for_cache_sync()")
+        await self.wait_for_cache_sync()
 
     def list_keys(self) -> list[str]:
         """The queued keys, oldest first."""
@@ -161,7 +167,7 @@ class DeltaFIFO:
     async def delete(self, obj: Any) -> None:
         """Queue a ``DELETED`` delta, unless the key is neither queued nor known (then drop it).
 
-        ``obj`` may be a :class:`~aioinformer.objects.DeletedFinalStateUnknown`.
+        ``obj`` may be a :class:`~aioinformer.DeletedFinalStateUnknown`.
         """
         self._queue_change(DeltaType.DELETED, obj, None)
 
@@ -207,7 +213,7 @@ class DeltaFIFO:
         """Queue the result of a (re)list.
 
         ``REPLACED`` (or ``SYNC``) for every listed object; then a ``DELETED`` delta carrying a
-        :class:`~aioinformer.objects.DeletedFinalStateUnknown` for every queued key absent from
+        :class:`~aioinformer.DeletedFinalStateUnknown` for every queued key absent from
         the list, and for every key of ``known_objects`` absent from the list and not queued.
         All keys and transforms are computed first: if one fails, nothing is queued.
 

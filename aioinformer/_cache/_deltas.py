@@ -51,6 +51,6 @@ class Delta:
         return f"Delta({self.type!r}, {self.object!r})"
 
 
-#: One watch event for :meth:`DeltaFIFO.apply`: ``(ADDED | UPDATED | DELETED, object, raw)``,
-#: ``raw`` being the object's JSON or None.
+#: One watch event for :meth:`aioinformer.lowlevel.DeltaFIFO.apply`:
+#: ``(ADDED | UPDATED | DELETED, object, raw)``, ``raw`` being the object's JSON or None.
 WatchChange: TypeAlias = tuple[DeltaType, Any, bytes | None]

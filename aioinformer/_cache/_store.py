@@ -1,7 +1,8 @@
 """The local cache: a keyed :class:`Store` and the :class:`Indexer` that adds secondary indices.
 
-Both are synchronous and never block: they are written by one task (the informer's delta
-processor) and read by anyone. Objects are shared, not copied (see :mod:`aioinformer.objects`).
+Both are synchronous and never block: they are written by one task (the informer's delta processor)
+and read by anyone. Objects are kept and handed out as given, never copied: never mutate one read
+from a store others read (see :mod:`aioinformer._objects`).
 
 Every write is all-or-nothing. Index values for the new state are computed before anything is
 changed, so an index function that raises (or a key function that fails) leaves the store and

@@ -16,12 +16,12 @@ Lifecycle (:mod:`aioinformer._lifecycle`): ``async with controller:`` runs it in
 of the block; ``await tg.start(controller.run)`` returns once its caches synced and its workers
 run (with a leader elector: once its caches synced and the elector campaigns). Stopping
 (:meth:`~aioinformer._lifecycle.Service.aclose`, or leaving the block) is graceful: no new key
-is handed out, reconciles in flight may finish within ``shutdown_timeout``, then the remaining
+is handed out, reconciles in flight may finish within ``stop_timeout``, then the remaining
 ones are cancelled. Cancelling the task running the controller (or the block) is the hard
 stop: in-flight reconciles are cancelled at once. The queue is shut down either way, and a
 controller runs only once. The workers live in :mod:`aioinformer._control._workers`.
 
-Feeding from informers: :meth:`Controller.watch` (or :func:`~aioinformer.enqueue.enqueue_keys`
+Feeding from informers: :meth:`Controller.watch` (or :func:`~aioinformer.enqueue_keys`
 for any queue)
 registers a handler that turns an informer's notifications into keys — the object's own key
 by default (tombstones included), the key of its controller owner with ``owner=`` (see
@@ -32,7 +32,7 @@ until every watched registration has processed its informer's initial list
 (controller-runtime's ``WaitForCacheSync``).
 
 Leader election: with ``leader_elector=`` the workers run only while that
-:class:`~aioinformer.leaderelection.LeaderElector` leads. Each term starts by queueing every
+:class:`~aioinformer.LeaderElector` leads. Each term starts by queueing every
 watched object's keys (a new leader reconciles everything, like a freshly started controller);
 when the term ends the workers are stopped at once — in-flight reconciles are cancelled and
 their keys queued again — and nothing is reconciled until the next term. The informers and the
@@ -51,7 +51,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 import anyio
 
 from .._clock import SYSTEM_CLOCK, Clock
-from .._lifecycle import Service, State
+from .._deprecation import warn_renamed
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, stop_timeout_argument
 from .._listwatch import Resource
 from .._objects import KubeObject
 from ..workqueue._limiters import RateLimiter
@@ -122,16 +123,19 @@ class Controller(Service, Generic[K]):
         :class:`~aioinformer.workqueue.RateLimitingQueue` named ``name`` with ``rate_limiter``.
     :param rate_limiter: the default queue's limiter (not allowed together with ``queue``).
         Default None: :func:`~aioinformer.workqueue.default_controller_rate_limiter`.
-    :param shutdown_timeout: seconds a graceful stop lets in-flight reconciles finish before
-        they are cancelled, on ``clock``. Default 30.0.
+    :param stop_timeout: seconds a graceful stop lets in-flight reconciles finish before
+        they are cancelled, on ``clock``; an elector the controller runs then gets its own
+        bound to release the lease. Default 30
+        (:data:`~aioinformer._lifecycle.DEFAULT_STOP_TIMEOUT`).
     :param metrics_provider: metrics for the default queue. Default None: no metrics.
-    :param clock: time for the default queue and ``shutdown_timeout``. Default the system
+    :param clock: time for the default queue and ``stop_timeout``. Default the system
         clock.
     :param leader_elector: reconcile only while this elector leads. If it has not been started
         when the controller starts, the controller runs it for its own lifetime (and closes it,
         releasing the lease, after its workers have stopped); if it is already running (one
         elector shared by several controllers), the controller only follows it, and stops
         when it stops. Default None: always reconcile.
+    :param shutdown_timeout: deprecated former name of ``stop_timeout`` (warns).
     """
 
     def __init__(
@@ -142,20 +146,21 @@ class Controller(Service, Generic[K]):
         workers: int = 1,
         queue: RateLimitingQueue[K] | None = None,
         rate_limiter: RateLimiter[K] | None = None,
-        shutdown_timeout: float = 30.0,
+        stop_timeout: float = DEFAULT_STOP_TIMEOUT,
         metrics_provider: MetricsProvider | None = None,
         clock: Clock = SYSTEM_CLOCK,
         leader_elector: LeaderElector | None = None,
+        shutdown_timeout: float | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
-        if not shutdown_timeout >= 0:
-            raise ValueError("shutdown_timeout must be non-negative")
+        stop_timeout = stop_timeout_argument("Controller", stop_timeout, shutdown_timeout)
         if queue is not None and (rate_limiter is not None or metrics_provider is not None):
             raise ValueError("pass either a queue or the options of the default queue, not both")
         self.name = name
         self.workers = workers
-        self.shutdown_timeout = shutdown_timeout
+        #: Seconds a graceful stop lets in-flight reconciles finish.
+        self.stop_timeout = stop_timeout
         self._clock = clock
         if queue is None:
             queue = RateLimitingQueue(
@@ -172,16 +177,22 @@ class Controller(Service, Generic[K]):
             queue=queue,
             reconcile=reconcile,
             workers=workers,
-            shutdown_timeout=shutdown_timeout,
+            stop_timeout=stop_timeout,
             clock=clock,
         )
         # The lifecycle's backstop: the graceful stop, and then an owned elector's release.
-        self._stop_timeout = shutdown_timeout + _STOP_MARGIN
+        self._stop_timeout = stop_timeout + _STOP_MARGIN
         if leader_elector is not None:
             self._stop_timeout += leader_elector._stop_timeout
 
     def __repr__(self) -> str:
         return f"<Controller {self.name!r} [{self.state.value}, {self.workers} workers]>"
+
+    @property
+    def shutdown_timeout(self) -> float:
+        """Deprecated former name of :attr:`stop_timeout` (warns)."""
+        warn_renamed("Controller.shutdown_timeout", "stop_timeout")
+        return self.stop_timeout
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -204,8 +215,8 @@ class Controller(Service, Generic[K]):
         skip_resync: bool = False,
         resync_period: float | None = None,
     ) -> Registration:
-        """Enqueue keys for ``informer``'s adds, updates and deletes (see :func:`enqueue_keys`
-        for the options).
+        """Enqueue keys for ``informer``'s adds, updates and deletes (see
+        :func:`~aioinformer.enqueue_keys` for the options).
 
         Watches registered before the controller starts hold its workers back until they
         have processed their informer's initial list. The handler is removed from the
@@ -283,7 +294,7 @@ class Controller(Service, Generic[K]):
             logger.info("controller %s: waiting for %d watches to sync", self.name, len(pending))
             with self._until_stop_requested():
                 for registration in pending:
-                    if not await registration.wait_synced():
+                    if not await registration.wait_for_cache_sync():
                         break  # it closed unsynced: found out below
         if self._stop_requested:
             return False

@@ -2,7 +2,7 @@
 
 :func:`enqueue_keys` registers an :class:`EnqueueHandler` on an informer: every add, update and
 delete (tombstones included) adds the object's key — or the keys ``map_func`` maps it to — to a
-queue. :meth:`~aioinformer.controller.Controller.watch` uses it.
+queue. :meth:`~aioinformer.Controller.watch` uses it.
 
 ``filter=`` is either a plain function of one object (on update it passes if either state
 passes) or a :class:`~aioinformer.predicates.Predicate`, which is asked about the add, the
@@ -43,7 +43,7 @@ class EnqueueHandler(Generic[K]):
 
     :param queue: where the keys go.
     :param key_func: the key of an object or tombstone. Default
-        :func:`~aioinformer.objects.deletion_handling_meta_namespace_key`.
+        :func:`~aioinformer._objects.deletion_handling_meta_namespace_key`.
     :param map_func: the keys an object maps to, instead of its own key.
     :param filter: only objects for which it returns True are enqueued; or a
         :class:`~aioinformer.predicates.Predicate`.
@@ -155,7 +155,7 @@ def enqueue_keys(
     :param informer: the informer to follow.
     :param queue: where the keys go.
     :param key_func: the key of an object or tombstone. Default
-        :func:`~aioinformer.objects.deletion_handling_meta_namespace_key`.
+        :func:`~aioinformer._objects.deletion_handling_meta_namespace_key`.
     :param map_func: ``map_func(obj) -> Iterable[key]``: the keys to enqueue instead of the
         object's own (owner-style mapping: e.g. a Pod event enqueues its namespace). On update
         both the old and the new state are mapped. Not together with ``key_func``. Default None.
@@ -166,7 +166,7 @@ def enqueue_keys(
     :param skip_resync: ignore resync updates (same resource version before and after).
         Default False: resyncs enqueue too, which is what resync is for.
     :param resync_period: the handler's resync period (None: the informer's). Default None.
-    :returns: the registration (``await registration.wait_synced()``; remove it with
+    :returns: the registration (``await registration.wait_for_cache_sync()``; remove it with
         ``informer.remove_event_handler``).
     """
     handler = EnqueueHandler(

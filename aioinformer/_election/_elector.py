@@ -95,7 +95,7 @@ class LeaderElector(Service):
 
     Run it with ``async with elector:`` (in the background of the block), ``await
     tg.start(elector.run)`` (returns once it campaigns), or hand it to a
-    :class:`~aioinformer.controller.Controller` (``leader_elector=``), which then reconciles
+    :class:`~aioinformer.Controller` (``leader_elector=``), which then reconciles
     only while it leads. It runs once (see :mod:`aioinformer._lifecycle`).
     :meth:`~aioinformer._lifecycle.Service.aclose` returns within ``3 * renew_deadline +
     retry_period``: a lease request in flight, the end of the term and the release each take

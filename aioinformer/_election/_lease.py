@@ -3,7 +3,7 @@
 The rules are pure functions (client-go ``tools/leaderelection``): :func:`decide` says what a
 candidate should do with the lease it just read, and :func:`new_lease`, :func:`renewed`,
 :func:`taken_over` and :func:`released` build the bodies it writes. The
-:class:`~aioinformer.leaderelection.LeaderElector` only runs the campaign around them.
+:class:`~aioinformer.LeaderElector` only runs the campaign around them.
 
 A ``coordination.k8s.io/v1`` Lease is read and written as a plain dict through a
 :class:`~aioinformer.KubeClient`, like every other object in aioinformer.

@@ -1,7 +1,7 @@
 """The informer's processing step: deltas into the cache, notifications out to consumers.
 
 :func:`apply_deltas` writes a key's deltas to the cache (either cache mode: ``upsert`` and
-``remove``) and makes one :class:`~aioinformer.listener.Event` per applied delta, following
+``remove``) and makes one :class:`~aioinformer.Event` per applied delta, following
 client-go's ``HandleDeltas``: ``Sync``/``Replaced``/``Added``/``Updated`` update a cached key
 (an ``UPDATED`` notification) and add an absent one (``ADDED``); ``Deleted`` removes it
 (``DELETED``). An update is a *sync* notification for a ``Sync`` delta, and for a ``Replaced``

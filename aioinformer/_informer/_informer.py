@@ -1,10 +1,10 @@
 """The SharedIndexInformer: one LIST+WATCH shared by any number of consumers.
 
 Data path: the :class:`~aioinformer.lowlevel.Reflector` hands each batch of watch events
-(decoded once) to a :class:`~aioinformer.delta_fifo.DeltaFIFO` in one call; one processing task
+(decoded once) to a :class:`~aioinformer.lowlevel.DeltaFIFO` in one call; one processing task
 pops batches of keys from it, applies each delta to the cache (a
 :class:`~aioinformer._cache._compact.CompactIndexer` by default, or the dict-backed
-:class:`~aioinformer.store.Indexer`: see ``cache``) and appends the batch's notifications to
+:class:`~aioinformer.lowlevel.Indexer`: see ``cache``) and appends the batch's notifications to
 every listener's deque at once. Nothing downstream of the FIFO can block the watch stream, and
 a slow consumer only grows its own backlog.
 
@@ -33,7 +33,7 @@ from .._cache._store import Indexers
 from .._cache._view import Cache
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
-from .._lifecycle import Service, State
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, check_stop_timeout
 from .._listwatch import ListerWatcher, Resource
 from .._objects import KubeObject
 from .._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
@@ -90,7 +90,7 @@ class SharedIndexInformer(Service):
     every handler at once. An informer runs once (see :mod:`aioinformer._lifecycle`).
 
     :param lister_watcher: where objects come from (e.g. a
-        :class:`~aioinformer.transport.KubeListerWatcher`).
+        :class:`~aioinformer.lowlevel.KubeListerWatcher`).
     :param resync_period: default resync period of consumers, in seconds; 0 (the default)
         disables resync entirely, whatever consumers ask for.
     :param indexers: extra index functions (the ``namespace`` index is built in).
@@ -117,6 +117,10 @@ class SharedIndexInformer(Service):
     :param clock: time for resync scheduling, the reflector's waits and :meth:`aclose`'s
         bound. Default the system clock.
     :param shard_selector: cache one shard only (:mod:`aioinformer._sharding._informer_filter`).
+    :param stop_timeout: the most seconds :meth:`aclose` may take, on ``clock``. Stopping
+        cancels the watch and every handler at once, so it only bounds code that holds off its
+        cancellation (a handler in a shielded scope). Default 30
+        (:data:`~aioinformer._lifecycle.DEFAULT_STOP_TIMEOUT`).
     """
 
     def __init__(
@@ -132,7 +136,9 @@ class SharedIndexInformer(Service):
         freeze_gc_after_sync: bool = False,
         clock: Clock = SYSTEM_CLOCK,
         shard_selector: ShardSelector | str | None = None,
+        stop_timeout: float = DEFAULT_STOP_TIMEOUT,
     ) -> None:
+        self._stop_timeout = check_stop_timeout(stop_timeout)
         self.name = name or f"informer-{next(_names)}"
         self._shard = sharded_lister_watcher(lister_watcher, shard_selector, self.name)
         self._freeze_gc = freeze_gc_after_sync
@@ -179,7 +185,7 @@ class SharedIndexInformer(Service):
         return self._cache_mode
 
     def lister(self) -> Lister:
-        """A :class:`~aioinformer.lister.Lister` over the cache."""
+        """A :class:`~aioinformer.Lister` over the cache."""
         resource = getattr(self._lw, "resource", None)
         return Lister(self._indexer, resource=resource if isinstance(resource, Resource) else None)
 
@@ -277,16 +283,16 @@ class SharedIndexInformer(Service):
         on. Joining late replays the cache as ``ADDED`` notifications, like :meth:`events`.
 
         Delivery yields to the event loop every few milliseconds of handler work
-        (:data:`~aioinformer.listener.SLICE_SECONDS`), so a handler draining a large backlog
-        shares the loop with the watch and everything else. One *call* still runs to its end:
-        a blocking call in a sync handler (``time.sleep``, a synchronous HTTP client, a big
-        computation) blocks the whole loop for its duration. Make such a handler async and
-        run the blocking part with ``await anyio.to_thread.run_sync(...)``, or keep handlers
-        to enqueueing keys and do the work in a :class:`~aioinformer.controller.Controller`.
+        (:data:`~aioinformer._informer._listener.SLICE_SECONDS`), so a handler draining a large
+        backlog shares the loop with the watch and everything else. One *call* still runs to its
+        end: a blocking call in a sync handler (``time.sleep``, a synchronous HTTP client, a big
+        computation) blocks the whole loop for its duration. Make such a handler async and run the
+        blocking part with ``await anyio.to_thread.run_sync(...)``, or keep handlers to enqueueing
+        keys and do the work in a :class:`~aioinformer.Controller`.
 
         :param resync_period: this handler's resync period (None: the informer's).
         :raises TypeError: if the handler has none of the three methods (a plain function, a
-            misspelt method): see :func:`~aioinformer.listener.validate_handler`.
+            misspelt method): see :func:`~aioinformer._informer._handlers.validate_handler`.
         :raises LifecycleError: if the informer stopped.
         """
         validate_handler(handler)  # before anything is registered
@@ -347,7 +353,7 @@ class SharedIndexInformer(Service):
 
     async def _wait_consumers_synced(self) -> None:  # for the integrations' readiness
         for listener in self._listeners:  # every current consumer synced (or left)
-            await listener.wait_synced()
+            await listener.wait_for_cache_sync()
 
     def _remove_listener(self, listener: Listener) -> None:
         listener.close()
@@ -393,7 +399,7 @@ class SharedIndexInformer(Service):
             self._sync_or_stop.set()
 
     async def _watch_synced(self, fifo: DeltaFIFO, ready: Callable[[], None]) -> None:
-        await fifo.wait_synced()
+        await fifo.wait_for_cache_sync()
         self._synced = True
         for listener in self._listeners:
             listener.set_upstream_synced()

@@ -49,11 +49,12 @@ class EventType(StrEnum):
 
 
 class Event:
-    """One notification (immutable).
+    """One notification (immutable). Its objects are shared by every consumer of the
+    informer: never mutate them (see :mod:`aioinformer._objects`).
 
     :ivar type: added, updated or deleted.
     :ivar object: the new object; for ``DELETED`` the final state from the watch, or a
-        :class:`~aioinformer.objects.DeletedFinalStateUnknown` when the delete itself was missed.
+        :class:`~aioinformer.DeletedFinalStateUnknown` when the delete itself was missed.
     :ivar old_object: for ``UPDATED`` the previous cached state; for ``DELETED`` the last cached
         state (or None); None for ``ADDED``. With the compact cache it is decoded from the
         cache on first access (then the same dict for every consumer): an event nobody asks
@@ -149,8 +150,8 @@ class ListenerStatistics:
 class Listener:
     """One consumer's buffer, wake-up event, resync schedule and sync tracking.
 
-    Created by the informer; users see it through an :class:`EventStream` or a
-    :class:`Registration`.
+    Created by the informer; users see it through an :class:`~aioinformer.EventStream` or a
+    :class:`~aioinformer.Registration`.
     """
 
     __slots__ = (
@@ -339,7 +340,7 @@ class Listener:
         """True once the informer synced and this consumer processed every initial-list add."""
         return self._upstream_synced and self._initial_pending == 0
 
-    async def wait_synced(self) -> bool:
+    async def wait_for_cache_sync(self) -> bool:
         """Wait until :meth:`has_synced` is true, or the listener closed (the informer stopped
         or the consumer left) first; returns :meth:`has_synced`."""
         if not (self._closed or self.has_synced()):

@@ -1,8 +1,8 @@
 """The reflector's watch hand-off, a batch at a time.
 
-A stream with ``next_batch`` (:class:`~aioinformer.listwatch.BatchWatchStream`, such as the
+A stream with ``next_batch`` (:class:`~aioinformer._listwatch.BatchWatchStream`, such as the
 HTTP transport's) gives every event one read of the connection completed; a store with
-``apply`` (the :class:`~aioinformer.delta_fifo.DeltaFIFO`) takes them in one call, with one
+``apply`` (the :class:`~aioinformer.lowlevel.DeltaFIFO`) takes them in one call, with one
 wake-up of its consumer. Streams and stores without them (a hand-written test double, a
 user's store) are adapted here to the same shape: one event per read, one call per event.
 """

@@ -3,9 +3,9 @@
 It is a thin async loop around the synchronous machine of :mod:`._machine`, which holds every
 resource-version rule: the loop performs each action the machine asks for (a list page, a
 store replace, a watch, a streaming list, a pause) against the
-:class:`~aioinformer.listwatch.ListerWatcher`, the store and the clock, and feeds the outcome
+:class:`~aioinformer.lowlevel.ListerWatcher`, the store and the clock, and feeds the outcome
 back. It also owns what the machine leaves out: how long a backoff lasts (a
-:class:`~aioinformer.backoff.Backoff` from the configured policy), the random watch timeouts,
+:class:`~aioinformer.lowlevel.Backoff` from the configured policy), the random watch timeouts,
 the idle and streaming-list deadlines, the resync ticker (which runs while watching), the
 counters and the watch-error handler.
 """
@@ -66,11 +66,11 @@ __all__ = ["Reflector", "ReflectorStore", "WatchErrorHandler"]
 
 
 class ReflectorStore(Protocol):
-    """What a reflector writes to; :class:`~aioinformer.delta_fifo.DeltaFIFO` implements it.
+    """What a reflector writes to; :class:`~aioinformer.lowlevel.DeltaFIFO` implements it.
 
     A store may also have ``async def apply(changes)`` (as the DeltaFIFO has): the reflector
-    then hands it each batch of watch events in one call (see :meth:`DeltaFIFO.apply
-    <aioinformer.delta_fifo.DeltaFIFO.apply>`) instead of one ``add``/``update``/``delete``
+    then hands it each batch of watch events in one call (see
+    :meth:`~aioinformer.lowlevel.DeltaFIFO.apply`) instead of one ``add``/``update``/``delete``
     per event.
     """
 
@@ -99,7 +99,7 @@ class Reflector:
     """Lists and watches one resource into a store, following client-go's rules.
 
     :param lister_watcher: where objects come from.
-    :param store: where they go (a :class:`~aioinformer.delta_fifo.DeltaFIFO`, usually).
+    :param store: where they go (a :class:`~aioinformer.lowlevel.DeltaFIFO`, usually).
     :param config: page size, watch timeouts, streaming lists and backoff. Default
         :class:`~aioinformer.WatchConfig` ``()``.
     :param name: used in logs. Default ``"reflector"``.
@@ -233,7 +233,7 @@ class Reflector:
 
     async def _replace(self, items: list[KubeObject], rv: str) -> list[tuple[Any, Exception]]:
         """Replace the store's contents; the objects it refused (with a store that can skip
-        them, like :class:`~aioinformer.delta_fifo.DeltaFIFO`: one bad object does not fail
+        them, like :class:`~aioinformer.lowlevel.DeltaFIFO`: one bad object does not fail
         the list)."""
         skipping = getattr(self._store, "replace_skipping", None)
         if skipping is None:

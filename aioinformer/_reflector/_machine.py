@@ -26,7 +26,7 @@ resource-version rules are client-go's (``tools/cache/reflector.go``):
   such list items (the rest of the list is stored), and a list whose RV is older than the one
   asked for is stored and reported.
 
-How long "back off" lasts is the loop's business (a :class:`~aioinformer.backoff.Backoff`);
+How long "back off" lasts is the loop's business (a :class:`~aioinformer.lowlevel.Backoff`);
 the machine only says which kind of wait comes next.
 """
 

@@ -181,8 +181,8 @@ class OpenWatch:
 
 @dataclass(frozen=True, slots=True)
 class NextEvent:
-    """Read the next event of the open stream; feed :class:`Received`, :class:`Malformed`
-    or :class:`WatchEnded`."""
+    """Read the next event of the open stream; feed a
+    :class:`~aioinformer.lowlevel.WatchEvent`, :class:`Malformed` or :class:`WatchEnded`."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,17 +11,17 @@ A replica's informer caches only the ranges it serves (active + draining) with a
 selector (server-side on servers that filter, client-side everywhere:
 :mod:`aioinformer._sharding._informer_filter`); when they change it lists and watches again with
 the new selector, and the objects whose range left reach ``on_range_exit`` as
-:class:`~aioinformer._replicas._handover.RangeExit` values, not as deletes. Its queue only
+:class:`~aioinformer.RangeExit` values, not as deletes. Its queue only
 takes keys of the ranges it takes work for, and a key handed out for any other range is
 dropped unreconciled (:mod:`aioinformer._replicas._work`). When a range moves away the replica
 stops taking work for it, lets the reconciles running on it finish, then releases it on its
 Lease; another replica starts it only after that, or after fencing the Lease of a replica that
 stopped renewing (it stopped every reconcile before its Lease could look expired).
 
-Lifecycle as :class:`~aioinformer.Controller`: ``async with``, ``run(task_status=...)``
-(ready once the workers run), graceful :meth:`aclose`: the replica leaves the group (drains,
-releases and deletes its Lease, so others take over at once), then its workers stop. A hard
-stop (cancellation) releases nothing: the others take over once its Lease expired.
+Lifecycle as :class:`~aioinformer.Controller`: ``async with``, ``run(task_status=...)`` (ready once
+the workers run), graceful :meth:`~ShardedController.aclose`: the replica leaves the group (drains,
+releases and deletes its Lease, so others take over at once), then its workers stop. A hard stop
+(cancellation) releases nothing: the others take over once its Lease expired.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
 from .._control._workers import Reconciler, Result, WorkerPool
 from .._informer._informer import SharedIndexInformer
-from .._lifecycle import Service, State
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, stop_timeout_argument
 from .._listwatch import Resource, as_resource
 from .._sharding._ranges import EMPTY, HashRanges
 from .._sharding._selector import FIELD_UID, ShardField
@@ -145,15 +145,18 @@ class ShardedController(Service):
     :param workers: reconciles at once. Default 1.
     :param field: the field objects are hashed by. Default ``object.metadata.uid``.
     :param timing: lease timing, the same for the whole group. Default
-        :class:`~aioinformer._replicas._handover.ShardTiming` ``()`` (15 s / 10 s / 2 s).
+        :class:`~aioinformer.ShardTiming` ``()`` (15 s / 10 s / 2 s).
     :param vnodes: ring points per replica, the same for the whole group: more spread the
         work more evenly, but each is a range in the selector, which is in the URL. Default 64.
     :param watch: how the informers list and watch. Default ``WatchConfig()``.
-    :param shutdown_timeout: seconds a graceful stop lets reconciles finish. Default 30.
+    :param stop_timeout: seconds a graceful stop lets reconciles finish, on ``clock``; leaving
+        the group then gets its own bound (lease duration plus renew deadline). Default 30
+        (:data:`~aioinformer._lifecycle.DEFAULT_STOP_TIMEOUT`).
     :param on_range_exit: called with a ``RangeExit`` for every object that leaves the cache
         because its range moved to another replica. Default None.
     :param metrics_provider: metrics for the queue. Default None.
     :param clock: the local clock (lease timing, queue delays). Default the system clock.
+    :param shutdown_timeout: deprecated former name of ``stop_timeout`` (warns).
     """
 
     def __init__(
@@ -172,13 +175,15 @@ class ShardedController(Service):
         timing: ShardTiming = ShardTiming(),  # noqa: B008 (immutable)
         vnodes: int = DEFAULT_VNODES,
         watch: WatchConfig = WatchConfig(),
-        shutdown_timeout: float = 30.0,
+        stop_timeout: float = DEFAULT_STOP_TIMEOUT,
         on_range_exit: Callable[[RangeExit], object] | None = None,
         metrics_provider: MetricsProvider | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        shutdown_timeout: float | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
+        stop_timeout = stop_timeout_argument("ShardedController", stop_timeout, shutdown_timeout)
         self.name = name
         self.identity = identity
         self.resource = as_resource(resource)
@@ -216,11 +221,11 @@ class ShardedController(Service):
             queue=self.queue,
             reconcile=self._gated,
             workers=workers,
-            shutdown_timeout=shutdown_timeout,
+            stop_timeout=stop_timeout,
             clock=clock,
         )
         self._leave_timeout = timing.lease_duration + timing.renew_deadline
-        self._stop_timeout = shutdown_timeout + self._leave_timeout + 1.0
+        self._stop_timeout = stop_timeout + self._leave_timeout + 1.0
         #: The informer of the ranges served now (None while it serves nothing).
         self.informer: SharedIndexInformer | None = None
         self._serving_changed = anyio.Event()

@@ -1,6 +1,6 @@
 """A sharded informer's lister-watcher: sends the shard selector, filters what comes back.
 
-:class:`ShardedListerWatcher` wraps any :class:`~aioinformer._listwatch.ListerWatcher`. It puts
+:class:`ShardedListerWatcher` wraps any :class:`~aioinformer.lowlevel.ListerWatcher`. It puts
 the selector's canonical form in ``ListOptions.shard_selector`` of every request the reflector
 makes (each LIST page, WATCH, re-watch and streaming list: the same string each time, which the
 API server requires of continued lists), and applies the selector again to every listed object
@@ -183,7 +183,7 @@ class ShardedListerWatcher:
 
 
 class _FilteredWatch:
-    """A :class:`~aioinformer._listwatch.WatchStream` without the events outside the shard."""
+    """A :class:`~aioinformer.lowlevel.WatchStream` without the events outside the shard."""
 
     def __init__(self, stream: WatchStream, owner: ShardedListerWatcher) -> None:
         self._stream = stream

@@ -1,4 +1,4 @@
-"""The lister-watcher over HTTP: a :class:`~aioinformer.listwatch.ListerWatcher` through a
+"""The lister-watcher over HTTP: a :class:`~aioinformer.lowlevel.ListerWatcher` through a
 :class:`~aioinformer.KubeClient`.
 
 Responses are read as raw bytes and decoded with orjson into plain dicts — no model objects.
@@ -56,10 +56,10 @@ _WATCH_HEADERS = {"Accept-Encoding": "identity"}
 class KubeWatchStream:
     """An open watch over HTTP: frames whole chunks into JSON lines and decodes each once.
 
-    See :class:`~aioinformer.listwatch.WatchStream` for what iteration raises. A malformed line
+    See :class:`~aioinformer.lowlevel.WatchStream` for what iteration raises. A malformed line
     raises :class:`~aioinformer.errors.MalformedWatchEventError` and the next read continues
     with the next line. :meth:`next_batch` hands out every event a read completed at once
-    (:class:`~aioinformer.listwatch.BatchWatchStream`); each event's ``raw`` is the object's
+    (:class:`~aioinformer._listwatch.BatchWatchStream`); each event's ``raw`` is the object's
     slice of its line (see :mod:`aioinformer._wire._framing`).
     """
 
@@ -104,7 +104,7 @@ class KubeWatchStream:
 
     async def next_batch(self) -> list[WatchEvent | MalformedWatchEventError]:
         """The events the next read completed (see
-        :meth:`~aioinformer.listwatch.BatchWatchStream.next_batch`)."""
+        :meth:`~aioinformer._listwatch.BatchWatchStream.next_batch`)."""
         if self._ready_pos < len(self._ready):  # left over by __anext__
             batch = self._ready[self._ready_pos :]
             self._ready, self._ready_pos = [], 0
@@ -229,7 +229,7 @@ class KubeListerWatcher:
         return f"<KubeListerWatcher {self.resource} {where}>"
 
     async def list(self, options: ListOptions) -> ListResult:
-        """Fetch one page (see :meth:`ListerWatcher.list`)."""
+        """Fetch one page (see :meth:`~aioinformer.lowlevel.ListerWatcher.list`)."""
         what = f"list of {self.resource}"
         response = await self._client._transport.open(
             "GET", self._url, what=what, query=self._options(options)
@@ -243,7 +243,7 @@ class KubeListerWatcher:
     async def watch(
         self, options: ListOptions, *, idle_timeout: float | None = None
     ) -> KubeWatchStream:
-        """Open a watch (see :meth:`ListerWatcher.watch`)."""
+        """Open a watch (see :meth:`~aioinformer.lowlevel.ListerWatcher.watch`)."""
         query = self._options(options)
         query["watch"] = "1"
         response = await self._client._transport.open(

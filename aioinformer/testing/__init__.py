@@ -13,7 +13,7 @@ Its write side follows a real kube-apiserver of the release whose published sche
 reported by ``fieldValidation``), defaulted, validated (422 ``Invalid``), and stored with the
 kinds' status and generation rules; ``dryRun=All`` stores nothing; strategic merge patch and
 server-side apply follow the schemas; protobuf request bodies, server-side Tables and the
-OpenAPI documents serve kubectl. See :mod:`._rest` for the steps of one write.
+OpenAPI documents serve kubectl. See :mod:`._apiserver._registry._rest` for the steps of one write.
 """
 
 from .._exports import publish as _publish
@@ -28,6 +28,8 @@ from ._apiserver._server import FakeApiServer as FakeApiServer
 from ._apiserver._server import FakeApiServerStatistics as FakeApiServerStatistics
 from ._doubles._clock import FakeClock as FakeClock
 from ._doubles._memory import MemorySource as MemorySource
+from ._doubles._scripted import ScriptedListerWatcher as ScriptedListerWatcher
+from ._doubles._scripted import ScriptedWatchStream as ScriptedWatchStream
 
 __all__ = [
     "BUILTIN_RESOURCES",
@@ -37,6 +39,8 @@ __all__ = [
     "MemorySource",
     "RequestRecord",
     "ResourceInfo",
+    "ScriptedListerWatcher",
+    "ScriptedWatchStream",
     "ServerFaults",
     "ServerObjects",
     "ServerRequests",

@@ -48,12 +48,12 @@ class WorkQueue(Generic[T]):
 
     :param name: the queue's name; metrics are recorded only for a named queue. Default None.
     :param metrics_provider: creates the queue's metric objects
-        (see :mod:`aioinformer.workqueue.metrics`). Default None: no metrics.
+        (see :mod:`aioinformer.workqueue._metrics`). Default None: no metrics.
     :param clock: time for metrics (and deadlines in subclasses). Default the system clock.
     :param unfinished_work_update_period: the shortest interval, on ``clock``, between two
         refreshes of the unfinished-work and longest-running gauges by the queue's operations
         (gauges that compute their value when read need none; see
-        :mod:`aioinformer.workqueue.metrics`). Default
+        :mod:`aioinformer.workqueue._metrics`). Default
         :data:`DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD` (0.5 s).
     """
 

@@ -99,7 +99,7 @@ class Group:
             timing=TIMING,
             vnodes=8,
             watch=FAST_WATCH,
-            shutdown_timeout=5.0,
+            stop_timeout=5.0,
             on_range_exit=lambda e: self.exit(name, e),
         )
         self.replicas[name] = controller

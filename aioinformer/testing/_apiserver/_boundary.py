@@ -1,6 +1,6 @@
 """Where the fake's failures become the client's exceptions: the edge of the in-process API.
 
-Inside, the fake raises only :class:`~._failure.StatusFailure`. Its Python API
+Inside, the fake raises only :class:`~._api._failure.StatusFailure`. Its Python API
 (``server.objects``, ``server.faults``, ``server.requests``, ``server.resource``) is used by
 tests written against the real client, so there a failure is raised as the
 :class:`~aioinformer.errors.ApiError` subclass the client raises for the same answer over

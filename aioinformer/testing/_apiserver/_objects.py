@@ -219,7 +219,7 @@ class ServerObjects:
         state when it stays (finalizers, a pod's grace period, a terminating namespace).
 
         What follows runs at once, as the cluster's controllers would: dependents are
-        garbage-collected, a namespace is emptied and removed (see :mod:`._gc`).
+        garbage-collected, a namespace is emptied and removed (see :mod:`._registry._gc`).
 
         :param preconditions: ``{"uid": ..., "resourceVersion": ...}`` that must match (409).
         :param grace_period_seconds: a pod's grace period (default: its

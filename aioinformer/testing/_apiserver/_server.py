@@ -14,9 +14,9 @@ address and resources, a server has three entry points:
 
 * :attr:`~FakeApiServer.objects` (:class:`~._objects.ServerObjects`): create, get, update,
   patch, delete and list objects in process, synchronously, exactly as HTTP writes do;
-* :attr:`~FakeApiServer.faults` (:class:`~.faults.ServerFaults`): drop or stall watches,
+* :attr:`~FakeApiServer.faults` (:class:`~aioinformer.testing.ServerFaults`): drop or stall watches,
   fail requests, compact history, inject bad lines, restart, add latency, refuse connections;
-* :attr:`~FakeApiServer.requests` (:class:`~.request_log.ServerRequests`): the requests
+* :attr:`~FakeApiServer.requests` (:class:`~aioinformer.testing.ServerRequests`): the requests
   answered so far and the watches open now, with awaitable lookups.
 
 The standalone server (``aioinformer fake-apiserver``) exposes the faults over HTTP too, see
@@ -86,7 +86,7 @@ class FakeApiServer(AsyncContextManagerMixin):
       ``run`` serves until :meth:`aclose` is called or its task is cancelled.
     * :meth:`aclose` stops it, bounded (about 2 s at most) and idempotent.
     * :meth:`statistics` returns a :class:`FakeApiServerStatistics`; :attr:`state` a
-      :class:`~aioinformer._lifecycle.State`.
+      :class:`~aioinformer.State`.
     * :meth:`start` listens without a task group (kept for fixtures whose set-up and
       tear-down may run in different tasks, where no task group can stay open).
 

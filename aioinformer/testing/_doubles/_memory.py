@@ -1,5 +1,7 @@
 """An in-memory source of objects, listed and watched without HTTP: the lister-watcher seam of
-a factory or an informer in tests (httpx's ``MockTransport``, for informers).
+a factory or an informer in tests, answering like a small API server from the objects it holds
+(for scripted answers and recorded requests, see
+:class:`~aioinformer.testing.ScriptedListerWatcher`).
 
 ::
 

@@ -6,10 +6,10 @@ write of a CRD (a real server runs them moments later; a client that waits for
 
 * ``controller/status`` (naming), ``controller/establish``, ``controller/apiapproval``: the
   CRD's ``status.acceptedNames`` and conditions ``NamesAccepted``/``Established`` are written
-  as a status update (:func:`._crd_lifecycle.accepted_status`); an established CRD's served
+  as a status update (:func:`~._lifecycle.accepted_status`); an established CRD's served
   versions are then served (``customresource_handler.go``, discovery from
   ``customresource_discovery_controller.go``), each version a :class:`.ResourceInfo` whose
-  ``custom`` is the CRD's serving view (:class:`._crd_kind.CustomKind`);
+  ``custom`` is the CRD's serving view (:class:`~._kind.CustomKind`);
 * ``registry/customresourcedefinition/etcd.go`` and ``controller/finalizer``: a DELETE marks
   the CRD (``deletionTimestamp``, the ``customresourcecleanup.apiextensions.k8s.io`` finalizer,
   ``Terminating``; discovery then lists only delete, get, list and watch), deletes every

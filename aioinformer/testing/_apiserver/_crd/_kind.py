@@ -1,7 +1,7 @@
 """A CustomResourceDefinition as its resource is served, and the ``/scale`` subresource.
 
 :class:`CustomKind` is built once per CRD (``crdHandler.getOrCreateServingInfoFor``): per
-version its compiled schema (:mod:`._crd_schema`, defaults pruned), the schema of ``status``
+version its compiled schema (:mod:`._crd._schema`, defaults pruned), the schema of ``status``
 (what a status update validates), whether ``/status`` and ``/scale`` are served, the printer
 columns and the deprecation warning
 (``defaultDeprecationWarning``: ``stable.example.com/v1beta1 CronTab is deprecated; use

@@ -1,13 +1,14 @@
 """The write rules of a served resource, by what defines it: the built-in kinds, the
 CustomResourceDefinitions themselves, and the custom resources a CRD serves.
 
-The registry (:mod:`._rest`) calls these for every write; each picks the real server's path:
+The registry (:mod:`._registry._rest`) calls these for every write; each picks the real
+server's path:
 
-* built-in kinds: :mod:`._writerules` (Go types, built-in defaults and validation);
+* built-in kinds: :mod:`._registry._writerules` (Go types, built-in defaults and validation);
 * ``customresourcedefinitions``: the built-in decoding, then apiextensions-apiserver's CRD
-  strategy (:mod:`._crd_writes`);
+  strategy (:mod:`._crd._writes`);
 * custom resources of a CRD (``ResourceInfo.custom``): the CRD's schema only
-  (:mod:`._crd_objects`: ``customresource_handler.go`` and ``registry/customresource``), never a
+  (:mod:`._crd._objects`: ``customresource_handler.go`` and ``registry/customresource``), never a
   built-in Go type, zero value or default; objects are kept in the storage version
   (:func:`stored`) and read in the version asked (:func:`view`).
 """

@@ -540,7 +540,7 @@ def _crd_name(crd: Mapping[str, Any]) -> Any:
 
 
 def validate_crd(crd: Mapping[str, Any]) -> list[FieldError]:
-    """The errors of a create (after :func:`._crd_lifecycle.prepare_crd_create`)."""
+    """The errors of a create (after :func:`~._lifecycle.prepare_crd_create`)."""
     errors = validate_object_meta(crd.get("metadata"), namespaced=False, name_fn=_crd_name(crd))
     errors += _spec(as_map(crd.get("spec")), SchemaOptions(), True)
     return errors + tail_errors(crd, None)
@@ -549,7 +549,7 @@ def validate_crd(crd: Mapping[str, Any]) -> list[FieldError]:
 def validate_crd_update(
     crd: Mapping[str, Any], old: Mapping[str, Any], *, established: bool
 ) -> list[FieldError]:
-    """The errors of an update (after :func:`._crd_lifecycle.prepare_crd_update`); rules the
+    """The errors of an update (after :func:`~._lifecycle.prepare_crd_update`); rules the
     old CRD already broke are relaxed as the real server relaxes them."""
     errors = validate_object_meta_update(crd.get("metadata"), old.get("metadata"))
     opts = _relaxed(as_map(old.get("spec")))

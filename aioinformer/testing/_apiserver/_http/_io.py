@@ -4,11 +4,11 @@ conversion (``Table``, ``PartialObjectMetadata``).
 * options come from the query (``dryRun`` may repeat; a DELETE may carry them in its
   ``DeleteOptions`` body too);
 * create and update bodies are JSON, YAML or protobuf by their ``Content-Type``
-  (:func:`._protobuf.body_format`: anything else is 415); PATCH bodies are JSON (YAML for
+  (:func:`~._protobuf._decode.body_format`: anything else is 415); PATCH bodies are JSON (YAML for
   apply);
 * every ``Warning`` text is its own ``Warning: 299 - "…"`` header;
 * an ``Accept`` asking ``as=Table`` or ``as=PartialObjectMetadata[List]`` converts the
-  answer (:mod:`._table`); a watch converts each event's object, the first Table carrying
+  answer (:mod:`._tables._table`); a watch converts each event's object, the first Table carrying
   the column definitions (apiserver ``handlers/response.go``, ``watchEmbeddedEncoder``).
 """
 

@@ -1,7 +1,7 @@
 """The registry: what a write does to an object before it is stored.
 
 kube-apiserver's generic ``registry.Store`` with the kinds' strategies, over the fake's etcd
-(:class:`.storage.Storage`). Every write path (HTTP and ``server.objects``) comes here and
+(:class:`~._storage.Storage`). Every write path (HTTP and ``server.objects``) comes here and
 runs the real steps, in the real order (:mod:`._writerules`):
 
 * options (``dryRun``, ``fieldValidation``, ``fieldManager``, ``force``): 422 when invalid;

@@ -13,7 +13,7 @@ own update rules (``generation`` bumped; ``managedFields`` name the subresource 
 answer is the new ``Scale``.
 
 Custom resources (apiextensions-apiserver ``registry/customresource/etcd.go``): the CRD's
-``specReplicasPath``/``statusReplicasPath``/``labelSelectorPath`` (:mod:`._crd_kind`).
+``specReplicasPath``/``statusReplicasPath``/``labelSelectorPath`` (:mod:`._crd._kind`).
 
 A server-side apply on ``/scale`` is served as a merge of the applied ``spec.replicas``
 (no managed fields of its own).

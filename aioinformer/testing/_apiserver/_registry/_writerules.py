@@ -10,9 +10,10 @@ One request goes through these steps (``…`` marks what the caller already does
   :func:`decode` of the result (``operation`` the patch type) → :func:`before_update`;
 * status update or patch: as above with :func:`before_status_update`.
 
-Each function raises :class:`._failure.StatusFailure` with the real answer (400 for bodies
+Each function raises :class:`~._api._failure.StatusFailure` with the real answer (400 for bodies
 the Go decoder refuses and for ``fieldValidation=Strict`` problems, 422 ``Invalid`` with the
-causes) and returns the ``Warning`` texts to send (:func:`._fieldvalidation.warning_header`).
+causes) and returns the ``Warning`` texts to send
+(:func:`~._validation._fieldvalidation.warning_header`).
 Kinds without a built-in schema (custom resources) skip decoding and defaulting.
 """
 

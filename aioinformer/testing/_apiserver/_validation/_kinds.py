@@ -2,8 +2,8 @@
 
 The registry's strategies (kubernetes ``pkg/registry``) validate with the kind's functions
 from ``pkg/apis/*/validation``; apiserver's ``rest.BeforeCreate``/``BeforeUpdate`` add the
-common metadata checks. This module routes a kind to its rules (:mod:`._validation_pod`,
-:mod:`._validation_apps`, :mod:`._validation_batch`, :mod:`._validation_core`,
+common metadata checks. This module routes a kind to its rules (:mod:`._validation._pod`,
+:mod:`._validation._apps`, :mod:`._validation._batch`, :mod:`._validation._core`,
 :mod:`._immutable`) and reproduces what is common:
 
 * create: the kind's ``Validate`` (metadata with the kind's name rule, then the spec);
