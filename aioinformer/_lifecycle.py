@@ -4,8 +4,9 @@ API server).
 Every such component is a :class:`Service` and has the same members:
 
 * ``async with component:`` runs it in the background of the block. Entering returns at once
-  (it does not wait for readiness); leaving the block normally, or with an exception, stops it
-  gracefully with :meth:`Service.aclose`; a cancelled block cancels it at once.
+  (it does not wait for readiness), except for a server, which is entered once it listens
+  (its address is what the block needs); leaving the block normally, or with an exception,
+  stops it gracefully with :meth:`Service.aclose`; a cancelled block cancels it at once.
 * ``await component.run(task_status=...)`` runs it in the calling task until it is stopped.
   It reports readiness through ``task_status`` (the informer once its cache synced, the
   controller once its caches synced and its workers run), so
@@ -158,8 +159,8 @@ class Service(AsyncContextManagerMixin):
     it starts), :meth:`_on_stop_requested` (a synchronous reaction to :meth:`aclose`, e.g.
     shutting down a queue) and :meth:`_on_stopped` (a synchronous clean-up once stopped,
     whether it ran or not), and set
-    :attr:`_stop_timeout` (how long a graceful stop may take before ``run`` is cancelled) and
-    :attr:`_clock` (the clock that bound is measured on).
+    :attr:`_stop_timeout` (how long a graceful stop may take before ``run`` is cancelled),
+    :attr:`_clock` (the clock that bound is measured on) and :attr:`_ready_on_enter`.
     """
 
     #: Seconds :meth:`aclose` lets :meth:`_serve` return after a stop request before
@@ -167,6 +168,9 @@ class Service(AsyncContextManagerMixin):
     _stop_timeout: float = DEFAULT_STOP_TIMEOUT
     #: The clock :attr:`_stop_timeout` is measured on (components set their injected clock).
     _clock: Clock = SYSTEM_CLOCK
+    #: Whether ``async with`` returns only once the component is ready, as
+    #: ``await tg.start(component.run)`` does (a server: once it listens).
+    _ready_on_enter: bool = False
 
     __state: State = State.NEW
     __stop_requested: anyio.Event | None = None
@@ -387,7 +391,10 @@ class Service(AsyncContextManagerMixin):
         single: BaseException | None = None
         try:
             async with anyio.create_task_group() as tg:
-                tg.start_soon(self._run_claimed, name=self._describe())
+                if self._ready_on_enter:
+                    await tg.start(self._run_claimed, name=self._describe())
+                else:
+                    tg.start_soon(self._run_claimed, name=self._describe())
                 try:
                     yield self
                 except anyio.get_cancelled_exc_class():

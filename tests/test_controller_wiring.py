@@ -293,7 +293,8 @@ async def test_workers_never_start_when_an_informer_stops_unsynced(
         async with controller:
             async with factory:
                 factory.start()
-                await fake_apiserver.requests.wait_for(lambda r: r.verb == "list")
+                with anyio.fail_after(10):
+                    await fake_apiserver.requests.wait_for(lambda r: r.verb == "list")
                 controller.enqueue("default/x")
             async with asyncio.timeout(10):
                 await controller.wait_stopped()

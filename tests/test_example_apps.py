@@ -22,6 +22,7 @@ from aioinformer._prometheus import INFORMER_METRIC_NAMES
 from aioinformer.integrations import InformerRuntime
 from aioinformer.integrations.aiohttp import INFORMERS
 from aioinformer.testing import FakeApiServer
+from aioinformer.testing.pytest_plugin import _serving as serving
 from aioinformer.workqueue._metrics import METRIC_NAMES
 
 from ._web import serve_aiohttp, serve_asgi
@@ -130,7 +131,8 @@ async def seed(server: FakeApiServer) -> None:
 @pytest.fixture
 async def apiserver() -> AsyncIterator[FakeApiServer]:
     """A fake API server with the namespaces the tests use."""
-    async with FakeApiServer(namespaces=("default", "other"), bookmark_interval=1.0) as server:
+    server = FakeApiServer(namespaces=("default", "other"), bookmark_interval=1.0)
+    async with serving(server):
         await seed(server)
         yield server
 

@@ -14,6 +14,7 @@ refuses (an unknown kind, say) is one line on stderr and exit status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import ipaddress
 import logging
@@ -104,14 +105,16 @@ async def serve(
         auto_create_namespaces=auto_create_namespaces,
         admin_api=True,
     )
-    try:
-        await server.start()
-    except OSError as exc:
-        advice = (
-            "; choose another --port (0 picks a free one)" if exc.errno == errno.EADDRINUSE else ""
-        )
-        return fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}{advice}")
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            await stack.enter_async_context(server)  # returns once it listens
+        except OSError as exc:
+            advice = (
+                "; choose another --port (0 picks a free one)"
+                if exc.errno == errno.EADDRINUSE
+                else ""
+            )
+            return fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}{advice}")
         for path, objects in manifests:
             try:
                 created = await create_manifest_objects(server, objects, source=path)
@@ -134,8 +137,6 @@ async def serve(
         await stop.wait()
         logger.info("shutting down")
         return 0
-    finally:
-        await server.aclose()
 
 
 def _is_loopback(host: str) -> bool:

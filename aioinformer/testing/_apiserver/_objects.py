@@ -8,10 +8,9 @@ from typing import Any, TypeVar, cast
 
 import orjson
 
-from ..._objects import KubeObject
+from ._api._objects import KubeObject
 from ._api._resources import ResourceInfo, ResourceRegistry
 from ._boundary import client_errors
-from ._crd._rules import view
 from ._registry._collections import delete_collection, matching
 from ._registry._deletion import DeleteOptions
 from ._registry._podlog import pick_container
@@ -130,7 +129,7 @@ class ServerObjects:
         :raises NotFoundError: when it does not exist.
         """
         info = self._registry.resolve(resource)
-        return _copy(view(info, self._storage.get(info, name, namespace or "default")))
+        return _copy(self._rest.view(info, self._storage.get(info, name, namespace or "default")))
 
     @client_errors
     def update(
@@ -329,4 +328,4 @@ class ServerObjects:
         info = self._registry.resolve(resource)
         matcher = compile_selectors(label_selector, field_selector, info)
         found = matching(self._storage, info, namespace=namespace, matcher=matcher)
-        return [view(info, obj) for obj in _copy(found)]
+        return [self._rest.view(info, obj) for obj in _copy(found)]

@@ -25,25 +25,42 @@ cluster sees (the owner first, then its dependents; a foreground owner last):
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ...._objects import KubeObject
 from .._api._failure import StatusFailure
-from .._api._resources import ResourceInfo
-from ._deletion import FOREGROUND, ORPHAN, DeleteOptions, delete_object, is_namespace, remove
+from .._api._objects import KubeObject
+from .._api._resources import ResourceInfo, ResourceRegistry
+from ._deletion import (
+    FOREGROUND,
+    ORPHAN,
+    DeleteOptions,
+    DeletionHost,
+    delete_object,
+    is_namespace,
+    remove,
+)
 from ._history import DELETED, MODIFIED, StoredEvent
 from ._namespaces import namespace_conditions, same_conditions
 from ._object_rules import now, object_key
-from ._rest_types import WriteOptions
+from ._rest_types import WriteOptions, Written
 
-if TYPE_CHECKING:
-    from ._rest import RestStorage
-
-__all__ = ["Controllers"]
+__all__ = ["Controllers", "ControllersHost"]
 
 #: The field manager of the controllers' writes.
 MANAGER = "kube-controller-manager"
 _KUBERNETES = "kubernetes"
+
+
+class ControllersHost(DeletionHost, Protocol):
+    """What the controllers need of the REST layer (:class:`._rest.RestStorage`): deletions,
+    and the patches they write as ``kube-controller-manager``."""
+
+    @property
+    def registry(self) -> ResourceRegistry: ...
+
+    def patch(
+        self, info: ResourceInfo, patch: Any, *, name: str, namespace: str, options: WriteOptions
+    ) -> Written: ...
 
 
 def _meta(obj: KubeObject) -> dict[str, Any]:
@@ -64,7 +81,7 @@ class Controllers:
     returns, so a chain of deletions never recurses deeply.
     """
 
-    def __init__(self, rest: RestStorage) -> None:
+    def __init__(self, rest: ControllersHost) -> None:
         self._rest = rest
         self._queue: deque[tuple[ResourceInfo, KubeObject, KubeObject | None, bool]] = deque()
         self._busy = False

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...._objects import KubeObject
 from .._api import _status as status
+from .._api._objects import KubeObject
 from .._api._resources import ResourceInfo, ResourceRegistry
 from .._schema._published import require_schemas
 from ._history import DELETED, ResourceHistory, StoredEvent
