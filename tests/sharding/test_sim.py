@@ -132,13 +132,16 @@ def _no_horizon(state: ReplicaState, view: Any, now: float, **kwargs: Any) -> Pl
     return plan(state, replace(view, listed_at=float("-inf")), now, **kwargs)
 
 
-def _stop_keeping_claims(s: ReplicaState, actions: list[Any]) -> ReplicaState:
+def _stop_keeping_claims(
+    s: ReplicaState, actions: list[Any], *, rejoin_at: float | None = None
+) -> ReplicaState:
     if s.serving:
         actions.append(StopAll())
     keep = s.phase is Phase.MEMBER
     rest = (s.serving | s.published) - s.claimed
     claims = (*s.claims, (rest, None)) if keep and rest else (s.claims if keep else ())
-    return replace(s, active=EMPTY, draining=EMPTY, claims=claims, renewed_at=None, lost=False)
+    s = replace(s, active=EMPTY, draining=EMPTY, claims=claims, renewed_at=None, lost=False)
+    return s if rejoin_at is None else replace(s, ready=False, watched_from=rejoin_at)
 
 
 @contextmanager
