@@ -716,21 +716,22 @@ class Run:
                 elif e.received >= cont:
                     window.append(f"{e.key} by {identity}: sent before SIGSTOP, landed after")
         for identity, stop, _cont in self.pauses:
-            for a in self.attempts:
-                if a["id"] == identity and a["start"] < stop <= a["sent"]:
-                    spanned_sent.append(f"{a['key']} by {identity}: {a['outcome']}")
+            for attempt in self.attempts:
+                if attempt["id"] == identity and attempt["start"] < stop <= attempt["sent"]:
+                    spanned_sent.append(f"{attempt['key']} by {identity}: {attempt['outcome']}")
         latest = self.latest_effects()
         unreconciled = [
             key for key, rv in self.expected.items()
-            if (e := latest.get(key)) is None or e.object_rv < rv
+            if (last := latest.get(key)) is None or last.object_rv < rv
         ]  # fmt: skip
         bound = 1.5 * self.o.lease
+        seconds = [None if h.done_at is None else round(h.done_at - h.at, 2)
+                   for h in self.hand_overs]  # fmt: skip
         hand_overs = [
-            {"fault": h.fault, "victim": h.victim,
-             "seconds": None if h.done_at is None else round(h.done_at - h.at, 2)}
-            for h in self.hand_overs
-        ]  # fmt: skip
-        slow = [h for h in hand_overs if h["seconds"] is None or h["seconds"] > bound]
+            {"fault": h.fault, "victim": h.victim, "seconds": took}
+            for h, took in zip(self.hand_overs, seconds, strict=True)
+        ]
+        slow = [took for took in seconds if took is None or took > bound]
         moves = []
         for fault, identity, back in self.returns:
             count = 0
@@ -744,10 +745,10 @@ class Run:
                         count += 1
                     previous = s.active
             moves.append({"fault": fault, "replica": identity, "moves": count})
-        finals = {
-            r.identity: (r.final or r.last).stats if (r.final or r.last) else {}
-            for r in self.replicas.values()
-        }
+        finals: dict[str, dict[str, Any]] = {}
+        for r in self.replicas.values():
+            status = r.final or r.last
+            finals[r.identity] = status.stats if status is not None else {}
         return {
             "gate": "on" if self.gate else "off",
             "writes": self.writes,

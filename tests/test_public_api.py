@@ -48,7 +48,7 @@ EVERYDAY = {
     "aioinformer.integrations.aiohttp": 4,
     "aioinformer.integrations.fastapi": 4,
 }
-APART = {"aioinformer.lowlevel": 17, "aioinformer.testing": 11, "aioinformer.errors": 39}
+APART = {"aioinformer.lowlevel": 17, "aioinformer.testing": 11, "aioinformer.errors": 41}
 
 #: The one public-looking module that is not a namespace: the pytest plugin, which
 #: ``pyproject.toml`` registers as the ``pytest11`` entry point by this name.

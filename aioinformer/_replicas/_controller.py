@@ -51,6 +51,7 @@ from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
 from .._control._fence import Ticket, WriteFence, run_fenced
 from .._control._workers import Reconciler, Result, WorkerPool
+from .._election._names import check_label_value, check_namespace, check_subdomain
 from .._informer._informer import SharedIndexInformer
 from .._lifecycle import Service, State
 from .._listwatch import Resource, as_resource
@@ -208,6 +209,9 @@ class ShardedController(Service):
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
+        check_subdomain(identity, what="replica identity (its Lease's name)")
+        check_label_value(group, what="replica group (a label on every member's Lease)")
+        check_namespace(lease_namespace, what="lease namespace")
         self.name = name
         self.identity = identity
         self.resource = as_resource(resource)
