@@ -183,7 +183,6 @@ class Controller(Service, Generic[K]):
         if client is None and leader_elector is not None:
             client = leader_elector._client
         self._fence = WriteFence(owner=self, name=f"controller {name}", refusal=self._refusal)
-        self._client: KubeClient | None = client
         if client is not None and leader_elector is not None:
             client = client.fenced(self._fence)
         self._reconcile_client = client

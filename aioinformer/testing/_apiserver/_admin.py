@@ -67,7 +67,6 @@ class AdminTarget(Protocol):
     @property
     def requests(self) -> ServerRequests: ...
 
-
 #: Answers one POST: the server, the JSON arguments and the request; returns the JSON answer
 #: (or a whole response). A missing or mistyped argument raises KeyError, TypeError or
 #: ValueError, answered 400.
