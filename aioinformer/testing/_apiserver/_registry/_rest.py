@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ...._clock import Clock
 from .._api import _status as status
 from .._api._failure import StatusFailure
 from .._api._objects import KubeObject
@@ -41,6 +42,7 @@ from .._apply._writes import applied_object, managed_fields_after_update, patche
 from ._deletion import DeleteOptions, delete_object, deleted_by_update, terminating_namespace
 from ._gc import Controllers
 from ._history import ADDED, DELETED, MODIFIED
+from ._kubelet import Kubelet
 from ._object_rules import (
     check_body,
     check_name,
@@ -71,17 +73,35 @@ class RestStorage:
 
     :param storage: where objects are kept.
     :param services: the cluster IPs and node ports in use (default: a fresh allocator).
+    :param sync_gc: the garbage collector and the namespace controller work inside the write
+        that concerns them, rather than in a task of the running server after it.
     """
 
-    def __init__(self, storage: Storage, *, services: ServiceAllocator | None = None) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        services: ServiceAllocator | None = None,
+        sync_gc: bool = False,
+    ) -> None:
         self.storage = storage
         self.services = services or ServiceAllocator()
         self._namespaces = storage.registry.resolve("v1/namespaces")
         self._delegates: list[RestDelegate] = []
         #: The garbage collector and the namespace controller (:mod:`._gc`).
-        self.controllers = Controllers(self)
+        self.controllers = Controllers(self, sync=sync_gc)
         #: The containers' logs ``pods/log`` serves (:mod:`._podlog`).
         self.pod_logs = PodLogs()
+        #: The nodes' kubelet (:mod:`._kubelet`), when the server runs one.
+        self.kubelet: Kubelet | None = None
+
+    def start_kubelet(
+        self, *, clock: Clock, start_delay: float, stop_delay: float | None
+    ) -> Kubelet:
+        """Run a kubelet for every node (see :class:`._kubelet.Kubelet`); its :meth:`run`
+        is the server's to run."""
+        self.kubelet = Kubelet(self, clock=clock, start_delay=start_delay, stop_delay=stop_delay)
+        return self.kubelet
 
     @property
     def registry(self) -> ResourceRegistry:
