@@ -33,6 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+import orjson
+
 from ...._clock import Clock
 from .._api import _status as status
 from .._api._failure import StatusFailure
@@ -66,6 +68,16 @@ __all__ = ["RestStorage"]
 #: Sentinel: compute the managed fields of a write (rather than take them as given).
 _TRACK: Any = object()
 _DEFAULT = WriteOptions()
+
+
+def _without_reset_fields(info: ResourceInfo, obj: KubeObject) -> KubeObject:
+    """A copy of a decoded object without its kind's reset fields (``GetResetFields`` of the
+    main strategy: ``status`` for every kind with a status subresource, the Namespace
+    included), as the field manager sees it on create."""
+    tracked: KubeObject = orjson.loads(orjson.dumps(obj))
+    if "status" in info.subresources or (info.group, info.kind) == ("", "Namespace"):
+        tracked.pop("status", None)
+    return tracked
 
 
 class RestStorage:
@@ -186,6 +198,10 @@ class RestStorage:
         )
         table = self.storage.objects(info)
         dry = options.dry
+        # The create handler runs the field manager on the decoded, defaulted object before
+        # the strategy's ``PrepareForCreate`` (``handlers/create.go``), with the strategy's
+        # reset fields filtered out: what the strategy sets is owned by no one.
+        tracked = _without_reset_fields(info, obj) if managed_fields is _TRACK else None
 
         def fresh(prefix: str) -> str:
             """``generateName``, retried while the name is taken (``RetryGenerateName``)."""
@@ -216,9 +232,9 @@ class RestStorage:
                 self.release(info, obj)
             raise
         new = shape(info, obj["metadata"], obj)
-        if managed_fields is _TRACK:
+        if tracked is not None:
             managed_fields = managed_fields_after_update(
-                info, None, new, manager=options.field_manager
+                info, None, tracked, manager=options.field_manager
             )
         set_managed_fields(new["metadata"], managed_fields)
         if dry:
