@@ -31,7 +31,7 @@ as field manager ``kubelet``):
 
 Pods that finished (``Succeeded``/``Failed``) are left alone; containers never exit on their
 own. Timestamps are wall-clock time (as every timestamp the fake writes); the delays are on
-the injected :class:`~aioinformer._clock.Clock`, so a test with a fake clock decides when pods
+the injected :class:`~aioinformer.Clock`, so a test with a fake clock decides when pods
 start and stop. The node of a pod need not exist as a Node object: this kubelet serves every
 node name (the host IP is the Node's ``InternalIP`` when there is one, else 172.18.0.2 and up,
 one per node name).

@@ -110,7 +110,7 @@ class RestStorage:
     def start_kubelet(
         self, *, clock: Clock, start_delay: float, stop_delay: float | None
     ) -> Kubelet:
-        """Run a kubelet for every node (see :class:`._kubelet.Kubelet`); its :meth:`run`
+        """Run a kubelet for every node (see :class:`._kubelet.Kubelet`); its ``run``
         is the server's to run."""
         self.kubelet = Kubelet(self, clock=clock, start_delay=start_delay, stop_delay=stop_delay)
         return self.kubelet
