@@ -7,6 +7,10 @@ tested against it::
     aioinformer fake-apiserver --port 8001 -f manifests.yaml
     kubectl --server http://127.0.0.1:8001 get pods -A -w
 
+Unlike ``FakeApiServer()`` in process, it runs a kubelet by default (``--no-kubelet`` turns
+it off): scheduled pods become ``Running`` and ``kubectl delete pod`` returns once the
+containers stopped, as on a cluster.
+
 A port in use, or a manifest that is missing, is not YAML or holds an object the server
 refuses (an unknown kind, say) is one line on stderr and exit status 1.
 """
@@ -61,6 +65,44 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="store_true",
         help="create missing namespaces instead of answering 404",
     )
+    parser.add_argument(
+        "--kubelet",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run a kubelet for every node: scheduled pods (spec.nodeName) become Running,"
+        " deleted ones stop and go (default: on)",
+    )
+    parser.add_argument(
+        "--pod-start-delay",
+        type=_seconds,
+        default=1.0,
+        metavar="SECONDS",
+        help="seconds from a pod's acceptance by the kubelet to Running (1)",
+    )
+    parser.add_argument(
+        "--pod-stop-delay",
+        type=_seconds,
+        default=1.0,
+        metavar="SECONDS",
+        help="seconds a deleted pod's containers take to stop, at most its grace period (1)",
+    )
+    parser.add_argument(
+        "--sync-gc",
+        action="store_true",
+        help="collect garbage and empty deleted namespaces inside the DELETE request"
+        " (default: right after it, as a cluster does)",
+    )
+
+
+def _seconds(text: str) -> float:
+    """A non-negative number of seconds (argparse answers a bad one in one line)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
 
 
 Manifest = tuple[str, list[KubeObject]]
@@ -94,6 +136,10 @@ async def serve(
     bookmark_interval: float = 60.0,
     history_limit: int = 10_000,
     auto_create_namespaces: bool = False,
+    kubelet: bool = True,
+    pod_start_delay: float = 1.0,
+    pod_stop_delay: float = 1.0,
+    sync_gc: bool = False,
     stop: anyio.Event,
 ) -> int:
     """Serve until ``stop`` is set; the exit status (failures are printed as one line)."""
@@ -104,6 +150,10 @@ async def serve(
         history_limit=history_limit,
         auto_create_namespaces=auto_create_namespaces,
         admin_api=True,
+        kubelet=kubelet,
+        pod_start_delay=pod_start_delay,
+        pod_stop_delay=pod_stop_delay,
+        sync_gc=sync_gc,
     )
     async with contextlib.AsyncExitStack() as stack:
         try:
@@ -166,6 +216,10 @@ def run(args: argparse.Namespace) -> int:
             bookmark_interval=args.bookmark_interval,
             history_limit=args.history_limit,
             auto_create_namespaces=args.auto_create_namespaces,
+            kubelet=args.kubelet,
+            pod_start_delay=args.pod_start_delay,
+            pod_stop_delay=args.pod_stop_delay,
+            sync_gc=args.sync_gc,
             stop=interrupts.stop,
         )
 

@@ -12,8 +12,12 @@ Its write side follows a real kube-apiserver of the release whose published sche
 (``/version``): bodies are decoded as the Go types decode them (unknown fields pruned and
 reported by ``fieldValidation``), defaulted, validated (422 ``Invalid``), and stored with the
 kinds' status and generation rules; ``dryRun=All`` stores nothing; strategic merge patch and
-server-side apply follow the schemas; protobuf request bodies, server-side Tables and the
-OpenAPI documents serve kubectl. See :mod:`._apiserver._registry._rest` for the steps of one write.
+server-side apply follow the schemas; CRDs' CEL validation rules are compiled and evaluated;
+protobuf request bodies, server-side Tables and the OpenAPI documents serve kubectl. See
+:mod:`._apiserver._registry._rest` for the steps of one write. What a cluster's controllers do
+after a write — garbage collection, emptying a deleted namespace and, when asked for, a
+kubelet running scheduled pods — happens after the write, as on a cluster
+(``await server.objects.wait_idle()`` waits for the first two).
 
 The test doubles :class:`MemorySource`, :class:`ScriptedListerWatcher` and :class:`FakeClock` need
 no HTTP. Every name here is imported when first used, so that importing this package (which the

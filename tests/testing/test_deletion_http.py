@@ -113,6 +113,7 @@ async def test_orphan_and_grace_period_from_the_query_and_202_for_cascading(
     path = f"{DEPLOYMENTS}/web"
     async with http.delete(path, params={"propagationPolicy": "Orphan"}) as response:
         assert response.status == 200
+    await server.objects.wait_idle()
     assert "ownerReferences" not in server.objects.get("replicasets.apps", "web-rs")["metadata"]
     server.objects.create("pods", pod("p", node="n"))
     pods = "/api/v1/namespaces/default/pods"
@@ -184,5 +185,6 @@ async def test_deletecollection_reads_its_options_like_delete(
     assert len(server.objects.list("deployments.apps")) == 1
     async with http.delete(path, json={"propagationPolicy": "Orphan"}) as response:
         assert response.status == 200
+    await server.objects.wait_idle()
     assert server.objects.list("deployments.apps") == []
     assert "ownerReferences" not in server.objects.get("replicasets.apps", "web-rs")["metadata"]

@@ -142,6 +142,7 @@ def test_the_server_keeps_lifecycle_address_and_resources_and_three_entry_points
         "finish_deletion",
         "list",
         "resource_version",
+        "wait_idle",
     }
     assert _public(ServerFaults) == {
         "drop_watches",

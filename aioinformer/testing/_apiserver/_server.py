@@ -29,9 +29,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import anyio
 from aiohttp import web
 from anyio import CancelScope
 
+from ..._clock import SYSTEM_CLOCK, Clock
 from ..._lifecycle import Service, State
 from ._admin import AdminApi
 from ._api._resources import ResourceInfo, ResourceRegistry
@@ -112,6 +114,23 @@ class FakeApiServer(Service):
     :param min_request_timeout: like kube-apiserver's ``--min-request-timeout``: a watch
         without ``timeoutSeconds`` is ended by the server after a random time between this
         and twice this, in seconds (default 1800: 30 to 60 minutes).
+    :param sync_gc: run the garbage collector and the namespace controller inside the
+        write that sets them off (default False: as on a cluster, they run in a task of the
+        server right after the write has answered; ``await server.objects.wait_idle()``
+        waits until they are done).
+    :param kubelet: run a kubelet for every node (default False, like envtest; the
+        standalone ``aioinformer fake-apiserver`` runs one): a pod with ``spec.nodeName``
+        is accepted (``ContainerCreating``) and ``Running`` ``pod_start_delay`` seconds
+        later, and a marked pod stops ``pod_stop_delay`` seconds after its deletion began
+        (at most its grace period) and is removed by the kubelet's final ``DELETE``. See
+        :mod:`._registry._kubelet`.
+    :param pod_start_delay: seconds, on ``clock``, from a pod's acceptance to ``Running``
+        (default 1).
+    :param pod_stop_delay: seconds, on ``clock``, its containers take to stop once the pod
+        is deleted, bounded by the grace period (default 1); None: they ignore SIGTERM and
+        are killed when the grace period ends.
+    :param clock: the clock the kubelet's delays are measured on (default: the system
+        clock; a :class:`~aioinformer.testing.FakeClock` makes them the test's to advance).
     """
 
     def __init__(
@@ -127,6 +146,11 @@ class FakeApiServer(Service):
         max_body_size: int = 64 * 1024 * 1024,
         sharded_list_and_watch: bool = True,
         min_request_timeout: float = MIN_REQUEST_TIMEOUT,
+        sync_gc: bool = False,
+        kubelet: bool = False,
+        pod_start_delay: float = 1.0,
+        pod_stop_delay: float | None = 1.0,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._min_request_timeout = min_request_timeout
         self._sharding = ShardingGate(enabled=sharded_list_and_watch)
@@ -140,7 +164,14 @@ class FakeApiServer(Service):
         )
         # Closing is the listener's: aiohttp's shutdown is bounded by 2 s.
         self._stop_timeout = 2.5
-        self._rest = RestStorage(self._storage)
+        self._rest = RestStorage(self._storage, sync_gc=sync_gc)
+        self._kubelet = (
+            self._rest.start_kubelet(
+                clock=clock, start_delay=pod_start_delay, stop_delay=pod_stop_delay
+            )
+            if kubelet
+            else None
+        )
         # CRDs and their custom resources: apiextensions-apiserver, the registry's delegate.
         self._rest.add_delegate(CrdController(self._rest))
         self._bookmark_interval = bookmark_interval
@@ -216,10 +247,17 @@ class FakeApiServer(Service):
         app = web.Application(client_max_size=self._max_body_size)
         app.router.add_route("*", "/{tail:.*}", handler.handle)
         try:
-            await self._listener.open(app)
-            await self._listener.start_listening()
-            ready()
-            await self._wait_stop_requested()
+            async with anyio.create_task_group() as controllers:
+                # The cluster's controllers (the garbage collector, the namespace
+                # controller) and the kubelet work while the server runs.
+                controllers.start_soon(self._rest.controllers.run)
+                if self._kubelet is not None:
+                    controllers.start_soon(self._kubelet.run)
+                await self._listener.open(app)
+                await self._listener.start_listening()
+                ready()
+                await self._wait_stop_requested()
+                controllers.cancel_scope.cancel()
         finally:
             with CancelScope(shield=True):
                 hub.end_all()

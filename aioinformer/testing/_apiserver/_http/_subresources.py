@@ -141,7 +141,12 @@ async def _log(
 ) -> web.StreamResponse:
     options = LogOptions.parse(request.query)
     name = str(pod["metadata"]["name"])
-    container = rest.pod_logs.check(pod, options)
+    node = str((pod.get("spec") or {}).get("nodeName") or "")
+    nodes = rest.registry.resolve("v1/nodes")
+    found = rest.kubelet is not None or node in rest.storage.objects(nodes)
+    container = rest.pod_logs.check(pod, options, node_found=found)
+    if container is None:
+        return web.Response(status=204)
     if not options.follow:
         body = rest.pod_logs.text(ns, name, container, options)
         return web.Response(body=body, content_type="text/plain")

@@ -33,6 +33,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+import orjson
+
+from ...._clock import Clock
 from .._api import _status as status
 from .._api._failure import StatusFailure
 from .._api._objects import KubeObject
@@ -41,6 +44,7 @@ from .._apply._writes import applied_object, managed_fields_after_update, patche
 from ._deletion import DeleteOptions, delete_object, deleted_by_update, terminating_namespace
 from ._gc import Controllers
 from ._history import ADDED, DELETED, MODIFIED
+from ._kubelet import Kubelet
 from ._object_rules import (
     check_body,
     check_name,
@@ -66,22 +70,50 @@ _TRACK: Any = object()
 _DEFAULT = WriteOptions()
 
 
+def _without_reset_fields(info: ResourceInfo, obj: KubeObject) -> KubeObject:
+    """A copy of a decoded object without its kind's reset fields (``GetResetFields`` of the
+    main strategy: ``status`` for every kind with a status subresource, the Namespace
+    included), as the field manager sees it on create."""
+    tracked: KubeObject = orjson.loads(orjson.dumps(obj))
+    if "status" in info.subresources or (info.group, info.kind) == ("", "Namespace"):
+        tracked.pop("status", None)
+    return tracked
+
+
 class RestStorage:
     """Creates, updates, patches, applies and deletes objects as the real registry does.
 
     :param storage: where objects are kept.
     :param services: the cluster IPs and node ports in use (default: a fresh allocator).
+    :param sync_gc: the garbage collector and the namespace controller work inside the write
+        that concerns them, rather than in a task of the running server after it.
     """
 
-    def __init__(self, storage: Storage, *, services: ServiceAllocator | None = None) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        services: ServiceAllocator | None = None,
+        sync_gc: bool = False,
+    ) -> None:
         self.storage = storage
         self.services = services or ServiceAllocator()
         self._namespaces = storage.registry.resolve("v1/namespaces")
         self._delegates: list[RestDelegate] = []
         #: The garbage collector and the namespace controller (:mod:`._gc`).
-        self.controllers = Controllers(self)
+        self.controllers = Controllers(self, sync=sync_gc)
         #: The containers' logs ``pods/log`` serves (:mod:`._podlog`).
         self.pod_logs = PodLogs()
+        #: The nodes' kubelet (:mod:`._kubelet`), when the server runs one.
+        self.kubelet: Kubelet | None = None
+
+    def start_kubelet(
+        self, *, clock: Clock, start_delay: float, stop_delay: float | None
+    ) -> Kubelet:
+        """Run a kubelet for every node (see :class:`._kubelet.Kubelet`); its ``run``
+        is the server's to run."""
+        self.kubelet = Kubelet(self, clock=clock, start_delay=start_delay, stop_delay=stop_delay)
+        return self.kubelet
 
     @property
     def registry(self) -> ResourceRegistry:
@@ -166,6 +198,10 @@ class RestStorage:
         )
         table = self.storage.objects(info)
         dry = options.dry
+        # The create handler runs the field manager on the decoded, defaulted object before
+        # the strategy's ``PrepareForCreate`` (``handlers/create.go``), with the strategy's
+        # reset fields filtered out: what the strategy sets is owned by no one.
+        tracked = _without_reset_fields(info, obj) if managed_fields is _TRACK else None
 
         def fresh(prefix: str) -> str:
             """``generateName``, retried while the name is taken (``RetryGenerateName``)."""
@@ -196,9 +232,9 @@ class RestStorage:
                 self.release(info, obj)
             raise
         new = shape(info, obj["metadata"], obj)
-        if managed_fields is _TRACK:
+        if tracked is not None:
             managed_fields = managed_fields_after_update(
-                info, None, new, manager=options.field_manager
+                info, None, tracked, manager=options.field_manager
             )
         set_managed_fields(new["metadata"], managed_fields)
         if dry:
