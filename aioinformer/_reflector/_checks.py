@@ -15,36 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._objects import KubeObject
+from .._objects import KubeObject, _text, object_problem
 from ..errors import InvalidObjectError, ResourceVersionError
 
 __all__ = ["key_hint", "object_problem", "older", "screen_items", "version_problem"]
-
-
-def _text(value: Any) -> str:
-    """A bounded description of a wrong value: its type, never its content."""
-    return type(value).__name__
-
-
-def object_problem(obj: Any) -> str | None:
-    """What makes ``obj`` uncachable (None: nothing)."""
-    if obj.__class__ is not dict and not isinstance(obj, dict):
-        return f"the object is a {_text(obj)}, not a JSON object"
-    metadata = obj.get("metadata")
-    if metadata.__class__ is not dict and not isinstance(metadata, dict):
-        return "metadata is missing" if metadata is None else "metadata is not an object"
-    name = metadata.get("name")
-    if name.__class__ is not str:
-        return "metadata.name is missing" if name is None else "metadata.name is not a string"
-    if not name:
-        return "metadata.name is empty"
-    namespace = metadata.get("namespace")
-    if namespace is not None and namespace.__class__ is not str:
-        return "metadata.namespace is not a string"
-    rv = metadata.get("resourceVersion")
-    if rv is not None and rv.__class__ is not str:
-        return f"metadata.resourceVersion is a {_text(rv)}, not a string"
-    return None
 
 
 def key_hint(obj: Any) -> str | None:
