@@ -274,8 +274,8 @@ def to_json(value: Any, rnd: random.Random, *, newlines: bool = True) -> str:
 # -- strategies ----------------------------------------------------------------------------------
 
 seeds = st.integers(0, 2**32 - 1)
-text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
-names = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
+text = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
+names = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=12)
 leaves = (
     st.none()
     | st.booleans()
@@ -289,11 +289,15 @@ values = st.recursive(
     max_leaves=12,
 )
 # What a metadata field may be: mostly right, sometimes hostile.
-name_values = names | st.sampled_from([None, "", 7, [], {}, True])
-namespace_values = names | st.sampled_from([None, "", 3, ["a"], False])
-rv_values = st.text("0123456789", min_size=1, max_size=8) | st.sampled_from([None, 30, "", 1.5])
-uid_values = text | st.sampled_from([None, 5, {}])
-labels_values = st.dictionaries(text, text, max_size=4) | st.sampled_from([None, [], {"a": 1}])
+name_values: st.SearchStrategy[Any] = names | st.sampled_from([None, "", 7, [], {}, True])
+namespace_values: st.SearchStrategy[Any] = names | st.sampled_from([None, "", 3, ["a"], False])
+rv_values: st.SearchStrategy[Any] = st.text("0123456789", min_size=1, max_size=8) | st.sampled_from(
+    [None, 30, "", 1.5]
+)
+uid_values: st.SearchStrategy[Any] = text | st.sampled_from([None, 5, {}])
+labels_values: st.SearchStrategy[Any] = st.dictionaries(text, text, max_size=4) | st.sampled_from(
+    [None, [], {"a": 1}]
+)
 
 
 @st.composite

@@ -46,6 +46,7 @@ where orjson refuses the whole page; :func:`loads` then decodes it with the stan
 from __future__ import annotations
 
 import gc
+import inspect
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -62,6 +63,7 @@ from ._framing import decode_event
 __all__ = [
     "MISSING",
     "FieldSet",
+    "Path",
     "InvalidItem",
     "UndecodableBodyError",
     "WireDecoder",
@@ -71,8 +73,11 @@ __all__ = [
     "cachable",
     "decode_many",
     "encode",
+    "field_path",
     "gc_paused",
     "loads",
+    "takes_decoder",
+    "value_at",
 ]
 
 #: The value of a declared path the object does not have (``msgspec.UNSET``; falsy).
@@ -165,6 +170,24 @@ def decode_many(datas: Iterable[bytes]) -> list[Any]:
         return [loads(data) for data in datas]
 
 
+def takes_decoder(lister_watcher: object) -> bool:
+    """Whether ``lister_watcher``'s ``list`` and ``watch`` take a ``decoder=`` keyword (and
+    then return pages and streams of carriers in wire form, as
+    :class:`~aioinformer._wire._transport.KubeListerWatcher` does). The public
+    :class:`~aioinformer.listwatch.ListerWatcher` protocol has no such keyword: a
+    lister-watcher without it returns dicts, which the reflector turns into carriers."""
+    for name in ("list", "watch"):
+        method = getattr(lister_watcher, name, None)
+        try:
+            parameters = inspect.signature(method).parameters  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return False
+        decoder = parameters.get("decoder")
+        if decoder is None or decoder.kind is not inspect.Parameter.KEYWORD_ONLY:
+            return False
+    return True
+
+
 # -- what an informer reads -------------------------------------------------------------------
 
 _BUILTIN_META: Final = {
@@ -176,7 +199,12 @@ _BUILTIN_META: Final = {
 _FORBIDDEN_KEY_CHARS: Final = frozenset('\\"') | frozenset(chr(c) for c in range(32))
 
 
-def _path(path: str | Sequence[str]) -> Path:
+def field_path(path: str | Sequence[str]) -> Path:
+    """``path`` as a tuple of keys (a dotted string is split at its dots).
+
+    :raises ValueError: for an empty path or key, the whole ``metadata``, or a key with a
+        quote, backslash or control character.
+    """
     parts = tuple(path.split(".")) if isinstance(path, str) else tuple(path)
     if not parts or not all(isinstance(part, str) and part for part in parts):
         raise ValueError(f"not a field path: {path!r}")
@@ -205,10 +233,10 @@ class FieldSet:
     @classmethod
     def of(cls, *paths: str | Sequence[str], labels: bool = False) -> FieldSet:
         """A field set from paths given as dotted strings or tuples of keys."""
-        return cls(labels=labels, paths=tuple(dict.fromkeys(_path(p) for p in paths)))
+        return cls(labels=labels, paths=tuple(dict.fromkeys(field_path(p) for p in paths)))
 
     def __post_init__(self) -> None:
-        normalized = tuple(dict.fromkeys(_path(p) for p in self.paths))
+        normalized = tuple(dict.fromkeys(field_path(p) for p in self.paths))
         if normalized != self.paths:
             object.__setattr__(self, "paths", normalized)
 
@@ -221,7 +249,7 @@ class FieldSet:
 
     def index(self, path: str | Sequence[str]) -> int:
         """The position of ``path``'s value in :attr:`WireObject.extras`."""
-        return self.paths.index(_path(path))
+        return self.paths.index(field_path(path))
 
 
 # -- the carrier --------------------------------------------------------------------------------
@@ -316,7 +344,8 @@ def cachable(obj: Any) -> bool:
     return object_problem(obj) is None
 
 
-def _walk(obj: Any, path: Path) -> Any:
+def value_at(obj: Any, path: Path) -> Any:
+    """The value at ``path`` in a decoded object, :data:`MISSING` when absent."""
     for part in path:
         if obj.__class__ is not dict and not isinstance(obj, dict):
             return MISSING
@@ -404,7 +433,7 @@ def _head_types(fields: FieldSet) -> tuple[type, type, list[_Extractor]]:
 
                 def builtin(head: Any, name: str, ns: str, rv: str, uid: str) -> Any:
                     value = (name, ns, rv, uid)[index]
-                    return _walk(value, rest) if rest else value
+                    return value_at(value, rest) if rest else value
 
                 return builtin
             if key == "labels" and fields.labels:
@@ -413,7 +442,7 @@ def _head_types(fields: FieldSet) -> tuple[type, type, list[_Extractor]]:
                 def labels(head: Any, name: str, ns: str, rv: str, uid: str) -> Any:
                     value = head.metadata.labels
                     value = MISSING if value is None else value
-                    return _walk(value, rest) if rest and value is not MISSING else value
+                    return value_at(value, rest) if rest and value is not MISSING else value
 
                 return labels
             steps, attrs, rest = ["metadata"], meta_attrs, path[1:]
@@ -443,7 +472,7 @@ def _head_types(fields: FieldSet) -> tuple[type, type, list[_Extractor]]:
             if last is None:
                 return value
             value = getattr(value, last)
-            return _walk(value, tail) if tail and value is not MISSING else value
+            return value_at(value, tail) if tail and value is not MISSING else value
 
         return extract
 
@@ -729,9 +758,9 @@ class WireDecoder:
         for path in self.fields.paths:
             if path[0] == "metadata" and len(path) >= 2 and path[1] in _BUILTIN_META:
                 value = {"name": name, "namespace": ns, "resourceVersion": rv, "uid": uid}[path[1]]
-                extras.append(_walk(value, path[2:]) if len(path) > 2 else value)
+                extras.append(value_at(value, path[2:]) if len(path) > 2 else value)
             else:
-                extras.append(_walk(document, path))
+                extras.append(value_at(document, path))
         return WireObject(data, key, ns, name, rv, uid, labels, tuple(extras))
 
 
