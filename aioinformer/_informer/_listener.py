@@ -25,6 +25,7 @@ from .._objects import (
     try_resource_version,
 )
 from .._wire._slices import WireObject, encode, loads
+from ..errors import KeyFuncError
 
 __all__ = [
     "SLICE_SECONDS",
@@ -215,9 +216,15 @@ class Event:
     __hash__ = None  # type: ignore[assignment]  # objects are dicts: never hashable
 
     def __repr__(self) -> str:
+        # The key and version only: a repr decodes nothing (and logs no object contents).
+        try:
+            key = self.key
+        except KeyFuncError:
+            key = "?"
         return (
-            f"Event(type={self.type!r}, object={self.object!r}, old_object={self.old_object!r},"
-            f" is_sync={self.is_sync!r}, is_in_initial_list={self.is_in_initial_list!r})"
+            f"Event(type={self.type!r}, key={key!r},"
+            f" resource_version={self.resource_version!r}, is_sync={self.is_sync!r},"
+            f" is_in_initial_list={self.is_in_initial_list!r})"
         )
 
 
