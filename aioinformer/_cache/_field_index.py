@@ -92,6 +92,7 @@ def index_on(
 
 
 def declared_fields(funcs: Iterable[object]) -> FieldSet:
-    """The fields the :class:`FieldIndex` functions among ``funcs`` read."""
+    """The fields the :class:`FieldIndex` functions among ``funcs`` read (and no uid: only a
+    shard filter needs it)."""
     paths = [path for func in funcs if isinstance(func, FieldIndex) for path in func.paths]
-    return FieldSet(paths=tuple(dict.fromkeys(paths)))
+    return FieldSet(paths=tuple(dict.fromkeys(paths)), uid=False)

@@ -27,6 +27,7 @@ to listeners currently due for resync, all others to every listener.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import itertools
 import logging
@@ -168,9 +169,12 @@ class SharedIndexInformer(Service):
             raise ValueError("read_cache must not be negative")
         self._indexer: CacheIndexer = new_indexer(cache, indexers=indexers, recent=read_cache)
         self._cache_mode: CacheMode = cache
-        # What the reflector decodes of each object (the compact cache's declared fields).
+        # What the reflector decodes of each object: the compact cache's declared fields, and
+        # the uid when a shard filter hashes it.
         indexer = self._indexer
         self._decoder = indexer.decoder if isinstance(indexer, CompactIndexer) else WireDecoder()
+        if self._shard is not None and not self._decoder.fields.uid:
+            self._decoder.set_fields(dataclasses.replace(self._decoder.fields, uid=True))
         self._batch_size = batch_size
         self._clock = clock
         self._transform: TransformFunc | None = None

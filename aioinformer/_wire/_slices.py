@@ -221,6 +221,8 @@ class FieldSet:
     """The fields an informer reads from every object, beyond the ones always decoded
     (``metadata.name``, ``namespace``, ``resourceVersion``, ``uid``).
 
+    :param uid: keep ``metadata.uid`` in each carrier (a shard filter hashes it); without it
+        the uid is still checked, not kept (saves ~90 bytes per cached object).
     :param labels: decode ``metadata.labels`` (label selectors, label indexers).
     :param paths: more fields, each a dotted string (``"spec.nodeName"``) or a tuple of keys
         (``("metadata", "annotations", "example.com/owner")``, for keys with dots). Their
@@ -229,11 +231,12 @@ class FieldSet:
 
     labels: bool = False
     paths: tuple[Path, ...] = ()
+    uid: bool = True
 
     @classmethod
-    def of(cls, *paths: str | Sequence[str], labels: bool = False) -> FieldSet:
+    def of(cls, *paths: str | Sequence[str], labels: bool = False, uid: bool = True) -> FieldSet:
         """A field set from paths given as dotted strings or tuples of keys."""
-        return cls(labels=labels, paths=tuple(dict.fromkeys(field_path(p) for p in paths)))
+        return cls(labels=labels, paths=tuple(dict.fromkeys(field_path(p) for p in paths)), uid=uid)
 
     def __post_init__(self) -> None:
         normalized = tuple(dict.fromkeys(field_path(p) for p in self.paths))
@@ -245,6 +248,7 @@ class FieldSet:
         return FieldSet(
             labels=self.labels or other.labels,
             paths=tuple(dict.fromkeys((*self.paths, *other.paths))),
+            uid=self.uid or other.uid,
         )
 
     def index(self, path: str | Sequence[str]) -> int:
@@ -264,9 +268,10 @@ class WireObject(msgspec.Struct, gc=False, frozen=True):
     :ivar data: the object's JSON, exactly as sent (list items: plus ``kind``/``apiVersion``).
     :ivar key: ``"namespace/name"``, or ``"name"`` for a cluster-scoped object.
     :ivar namespace: ``metadata.namespace`` (``""`` when absent or null).
-    :ivar name: ``metadata.name`` (never empty).
     :ivar resource_version: ``metadata.resourceVersion`` (``""`` when absent or null).
-    :ivar uid: ``metadata.uid`` when a string, else ``""`` (hashes like an absent uid).
+    :ivar uid: ``metadata.uid`` when a string, else ``""`` (hashes like an absent uid); kept
+        only when the decoder's :attr:`FieldSet.uid` says so (a sharded informer), else
+        ``""``.
     :ivar labels: ``metadata.labels`` when declared and an object, else None.
     :ivar extras: the declared paths' values (:attr:`FieldSet.paths` order), MISSING when absent.
     """
@@ -274,11 +279,16 @@ class WireObject(msgspec.Struct, gc=False, frozen=True):
     data: bytes
     key: str
     namespace: str
-    name: str
     resource_version: str
     uid: str
     labels: Any = None
     extras: tuple[Any, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """``metadata.name`` (never empty): the key without its namespace."""
+        namespace = self.namespace
+        return self.key[len(namespace) + 1 :] if namespace else self.key
 
     def decode(self) -> Any:
         """A fresh dict of the whole object (decoded now; the caller owns it)."""
@@ -506,6 +516,7 @@ class WireDecoder:
         "_namespaces",
         "_object",
         "_page",
+        "_uid",
         "fields",
     )
 
@@ -519,6 +530,7 @@ class WireDecoder:
         """Decode ``fields`` from now on (objects decoded before keep their extras: a cache
         that reads a path beyond an object's extras decodes that object instead)."""
         self.fields = fields
+        self._uid = fields.uid
         item_type, object_type, self._extractors = _head_types(fields)
         self._item: msgspec.json.Decoder[Any] = msgspec.json.Decoder(item_type)
         self._object: msgspec.json.Decoder[Any] = msgspec.json.Decoder(object_type)
@@ -679,15 +691,16 @@ class WireDecoder:
             key = f"{ns}/{name}"
         else:
             key = name
+        uid = meta.uid if self._uid else ""
         extractors = self._extractors
         if extractors:
-            rv, uid = meta.resource_version, meta.uid
-            extras = tuple([get(head, name, ns, rv, uid) for get in extractors])
+            rv = meta.resource_version
+            extras = tuple([get(head, name, ns, rv, meta.uid) for get in extractors])
             labels = meta.labels if self.fields.labels else None
-            return WireObject(data, key, ns, name, rv, uid, labels, extras)
+            return WireObject(data, key, ns, rv, uid, labels, extras)
         if self.fields.labels:
-            return WireObject(data, key, ns, name, meta.resource_version, meta.uid, meta.labels)
-        return WireObject(data, key, ns, name, meta.resource_version, meta.uid)
+            return WireObject(data, key, ns, meta.resource_version, uid, meta.labels)
+        return WireObject(data, key, ns, meta.resource_version, uid)
 
     def _line_slow(self, line: bytes) -> WireEvent:
         """The dict path's :func:`~aioinformer._wire._framing.decode_event`, then its checks
@@ -746,14 +759,15 @@ class WireDecoder:
             ns = self._namespaces.get(ns) or _canon(self._namespaces, ns)
         key = f"{ns}/{name}" if ns else name
         rv = metadata.get("resourceVersion") or ""
-        uid = metadata.get("uid")
-        uid = uid if uid.__class__ is str else ""
+        found_uid = metadata.get("uid")
+        uid = found_uid if found_uid.__class__ is str else ""
         labels = None
         if self.fields.labels:
             found = metadata.get("labels")
             labels = found if isinstance(found, dict) else None
+        kept_uid = uid if self._uid else ""
         if not self.fields.paths:
-            return WireObject(data, key, ns, name, rv, uid, labels)
+            return WireObject(data, key, ns, rv, kept_uid, labels)
         extras = []
         for path in self.fields.paths:
             if path[0] == "metadata" and len(path) >= 2 and path[1] in _BUILTIN_META:
@@ -761,7 +775,7 @@ class WireDecoder:
                 extras.append(value_at(value, path[2:]) if len(path) > 2 else value)
             else:
                 extras.append(value_at(document, path))
-        return WireObject(data, key, ns, name, rv, uid, labels, tuple(extras))
+        return WireObject(data, key, ns, rv, kept_uid, labels, tuple(extras))
 
 
 def _utf8(data: bytes) -> bool:
