@@ -436,7 +436,7 @@ async def aio_reads(spec: Spec) -> Result:
                     times["get_floor"].append((clock() - start) / 1e9)
                     gc.enable()
                     start = clock()
-                    plain.get(key)
+                    plain.get(f"{namespace}/{name}")  # the key built, as the lister builds it
                     times["get_dict"].append((clock() - start) / 1e9)
                 for _ in range(lists):
                     start = clock()

@@ -348,8 +348,15 @@ class CompactIndexer:
         if wire is None:
             return None
         recent = self._recent
-        found: KubeObject = loads(wire.data) if recent is None else recent.get(key, wire)
-        return found
+        if recent is None:
+            found: KubeObject = loads(wire.data)
+            return found
+        hit = recent._items.get(key)  # the hit path inlined: a hot key costs two lookups
+        if hit is not None and hit[0] is wire:
+            kept: KubeObject = hit[1]
+            return kept
+        decoded: KubeObject = recent.get(key, wire)
+        return decoded
 
     def get_stored(self, key: str) -> WireObject | None:
         """The carrier stored under ``key`` (nothing decoded), or None."""
