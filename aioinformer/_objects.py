@@ -1,9 +1,11 @@
 """Objects, keys and tombstones.
 
-Objects are plain ``dict`` s as decoded from the API server's JSON. They are **shared, not
-copied**: the store, every index, every listener and every handler see the same dict. Never
-mutate an object you got from aioinformer; copy it first (``copy.deepcopy``) if you need to
-change it.
+Objects are plain ``dict`` s as decoded from the API server's JSON, decoded when someone reads
+them: the informer carries each one as the bytes it came in. An event's objects are decoded on
+first access and then **shared** by every consumer of that event, and a ``cache="dict"``
+informer shares its cached dicts with every reader: never mutate those (copy first, e.g. with
+``copy.deepcopy``). Reads from the default compact cache return fresh dicts, yours to change.
+The user guide's "Who shares an object" (``docs/guide/cache.md``) says it for every read.
 """
 
 from __future__ import annotations
