@@ -16,6 +16,7 @@ from . import conditions as conditions
 from . import lowlevel as lowlevel
 from . import predicates as predicates
 from . import workqueue as workqueue
+from ._cache._field_index import index_on as index_on
 from ._cache._lister import Lister as Lister
 from ._cache._selectors import LabelSelector as LabelSelector
 from ._cache._selectors import parse_label_selector as parse_label_selector
@@ -86,6 +87,7 @@ __all__ = (
     "Cache",
     "Lister",
     "NAMESPACE_INDEX",
+    "index_on",
     "KubeObject",
     "DeletedFinalStateUnknown",
     "meta_namespace_key",

@@ -48,7 +48,7 @@ NAMESPACES = (
 #: ``testing`` gained the scripted lister-watcher and its stream in issue 19 (the suite's own
 #: double, made public).
 EVERYDAY = {
-    "aioinformer": 48,
+    "aioinformer": 49,
     "aioinformer.workqueue": 11,
     "aioinformer.metrics": 6,
     "aioinformer.integrations": 2,
@@ -138,7 +138,7 @@ def test_the_public_names_are_counted() -> None:
     """About 60 everyday names; the specialist namespaces apart. A change here is deliberate."""
     counts = {namespace: len(exports(namespace)) for namespace in {**EVERYDAY, **APART}}
     assert counts == {**EVERYDAY, **APART}
-    assert sum(EVERYDAY.values()) == 75
+    assert sum(EVERYDAY.values()) == 76
 
 
 def test_package_is_typed() -> None:

@@ -77,7 +77,14 @@ class _Subscription:
             self.current = None
         if self.unregister is None:
             raise StopAsyncIteration
-        event = listener.next_nowait()  # the common case: no second coroutine
+        # The common case first, inline (a buffered event, the slice not over): no call.
+        budget = listener._budget
+        buffer = listener._buffer
+        if budget and buffer and not listener._replay:
+            listener._budget = budget - 1
+            event: Event | None = buffer.popleft()
+        else:
+            event = listener.next_nowait()  # no second coroutine either
         if event is None:
             event = await listener.next()
             if event is None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .._objects import KubeObject
+from .._listwatch import ListResult
+from .._wire._slices import WirePage
 
 __all__ = [
     "Cursor",
@@ -84,7 +85,7 @@ class Listing:
     """A LIST is in progress, one page per request (client-go's pager).
 
     ``resource_version`` and ``page_size`` are the list's (0: unpaginated); ``pages`` holds
-    the items so far and ``list_rv`` the RV of the first page; ``unpaginated_retry`` marks
+    the pages so far and ``list_rv`` the RV of the first page; ``unpaginated_retry`` marks
     the one full list after a continue token expired; ``retried`` the retry at RV ``""``.
 
     The last page leads to :class:`Replacing` (:class:`~._steps.ReplaceStore`); 410 on a later page
@@ -95,7 +96,7 @@ class Listing:
     cursor: Cursor
     resource_version: str
     page_size: int
-    pages: tuple[list[KubeObject], ...] = ()
+    pages: tuple[ListResult | WirePage, ...] = ()
     list_rv: str = ""
     continue_token: str | None = None
     unpaginated_retry: bool = False
