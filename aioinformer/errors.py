@@ -194,9 +194,10 @@ class InvalidNameError(ConfigurationError, ValueError):
 
 class FencedWriteError(InformerError):
     """A write that a controller's fenced client refused to send: the replica can no longer
-    prove that it owns the key being reconciled (its lease's write deadline passed, its lease
-    was taken over, the key's range moved away, or it stopped every reconcile since this one
-    began). Nothing was sent.
+    prove that it has owned the key being reconciled without interruption since the reconcile
+    began (its lease's write deadline passed, its lease was taken over, lost or taken again,
+    its leadership term ended, or the key's range moved away, even if it came back). Nothing
+    was sent.
 
     Raised by the client of a :class:`~aioinformer.ShardedController` or a leader-elected
     :class:`~aioinformer.Controller` (their ``client`` property). The controller counts it

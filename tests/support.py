@@ -8,6 +8,7 @@ import random
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import anyio
@@ -16,6 +17,7 @@ from aioinformer import BackoffPolicy, Clock, KubeClient, WatchConfig
 from aioinformer._cache._delta_fifo import Delta, DeltaFIFO, DeltaType
 from aioinformer._cache._store import Indexer
 from aioinformer._clock import SYSTEM_CLOCK
+from aioinformer._election._lease import released, taken_over
 from aioinformer._informer._event_stream import Event, EventType
 from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._listwatch import ListerWatcher, Resource, WatchEvent
@@ -275,6 +277,15 @@ class MemoryLease:
 
     def holder(self) -> str | None:
         return None if self.lease is None else self.lease["spec"]["holderIdentity"]
+
+    async def taken_and_released(self, by: str) -> None:
+        """Another candidate, ``by``, takes the lease over and releases it (two writes, as the
+        server would store them), whoever held it and however recently it was renewed."""
+        now = datetime.now(UTC)
+        assert self.lease is not None
+        await self.replace(taken_over(self.lease, identity=by, lease_duration=15, now=now))
+        assert self.lease is not None
+        await self.replace(released(self.lease, now=now))
 
     def _check_up(self) -> None:
         if self.down:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import anyio
 import pytest
 
+from aioinformer._election._candidate import Candidate as LeaseCandidate
+from aioinformer._election._candidate import Outcome
 from aioinformer._election._elector import LeaderElector
 from aioinformer.testing import FakeClock
 
@@ -163,3 +165,61 @@ async def test_a_leader_that_cannot_renew_steps_down_at_the_renew_deadline(
         assert a.started == [0.0, 26.0]
         term = a.elector.term
         assert term is not None and term.number == 2
+
+
+async def test_each_hold_of_the_lease_is_a_generation(api: MemoryLease) -> None:
+    """A candidate's hold generation moves when a successful write does not continue its
+    unbroken hold: a create, a renewal issued past the renew deadline, a take-over after
+    another holder, a lease re-created meanwhile; renewals within the deadline keep it."""
+    c = LeaseCandidate(
+        api=api, identity="a", namespace="ns", lease_name="lock", lease_duration=LEASE_DURATION,
+        renew_deadline=RENEW_DEADLINE, clock=api.clock, credential_refresher=None,
+        on_new_leader=lambda who: None,
+    )  # fmt: skip
+    seen: list[tuple[int, str | None]] = []
+
+    async def attempt(leading: bool = True) -> None:
+        assert await c.attempt(leading=leading) is Outcome.ACQUIRED
+        seen.append((c.generation, c.broke))
+
+    await attempt(leading=False)  # created
+    for _ in range(5):
+        await api.clock.advance(RETRY_PERIOD)
+        await attempt()  # renewed within the deadline, fast path and read-first path alike
+        await api.clock.advance(RETRY_PERIOD)
+        await attempt(leading=False)
+    api.clock.jump(RENEW_DEADLINE + 1)  # paused past the deadline; nobody took it meanwhile
+    await attempt()
+    await api.clock.advance(RETRY_PERIOD)
+    await api.taken_and_released("b")
+    await attempt()
+    await api.clock.advance(RETRY_PERIOD)
+    api.lease = None  # deleted
+    await attempt()
+    assert [g for g, _ in seen] == [1] * 11 + [2, 3, 4]
+    reasons = [why for _, why in seen]
+    assert reasons[0] is not None and "acquired anew" in reasons[0]
+    assert reasons[11] is not None and "issued 11.0 s after" in reasons[11]
+    assert reasons[12] is not None and "acquired anew" in reasons[12]
+    assert reasons[13] is not None and "acquired anew" in reasons[13]
+
+
+async def test_a_re_acquire_after_another_holder_is_a_new_term(api: MemoryLease) -> None:
+    """Between two renewals of the leader, another candidate holds the lease and releases it
+    (a skewed clock, a manual edit): the leader's next renewal must take the lease over again,
+    so its term ends there (its writes under the old term are refused) and a new term begins;
+    client-go would have kept leading. Renewals alone keep one term."""
+    a = candidate(api, "a")
+    async with campaigning(a):
+        await api.clock.advance(30.5)
+        first = a.elector.term
+        assert first is not None and first.number == 1 and a.started == [0.0]
+        assert a.elector.write_refusal(first) is None
+        await api.taken_and_released("b")
+        await api.clock.advance(2.0)  # a renews at 32: a 409, read, take-over
+        assert a.stopped == [32.0] and a.started == [0.0, 32.0]
+        second = a.elector.term
+        assert second is not None and second.number == 2
+        refused = a.elector.write_refusal(first)
+        assert refused is not None and "term 1 ended" in refused
+        assert a.elector.write_refusal(second) is None

@@ -1,4 +1,4 @@
-"""The pure leader-election rules: decide() as a table, and the lease bodies.
+"""The pure leader-election rules: decide() and hold_break() as tables, and the lease bodies.
 
 Origin: client-go ``tools/leaderelection/leaderelection.go`` (``tryAcquireOrRenew``: expiry
 on the local clock from when the record was observed; takeover increments
@@ -18,6 +18,7 @@ from aioinformer._election._lease import (
     LeaseRecord,
     Renew,
     decide,
+    hold_break,
     new_lease,
     released,
     renewed,
@@ -137,3 +138,30 @@ def test_released_frees_the_lease_for_the_next_poll() -> None:
         decide(LeaseRecord.from_lease(lease), me="other", observed_at=0, now=0, lease_duration=15)
         == Acquire()
     )
+
+
+# (situation, previous renewal issued at, this write issued at, a renewal of its own lease,
+#  a new hold because (None: it continues the hold))
+HOLD_ROWS: list[tuple[str, float | None, float, bool, str | None]] = [
+    ("a renewal one retry period later", 100.0, 102.0, True, None),
+    ("a renewal just before the deadline", 100.0, 109.9, True, None),
+    ("a renewal issued at the deadline", 100.0, 110.0, True, "issued 10.0 s after"),
+    ("a renewal issued long after (a pause)", 100.0, 130.0, True, "issued 30.0 s after"),
+    ("the first write: nothing to continue", None, 100.0, True, "no earlier renewal"),
+    ("created (the lease was gone)", 100.0, 101.0, False, "acquired anew"),
+    ("taken over (another held or released it meanwhile)", 100.0, 101.0, False,
+     "acquired anew"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("renewed_at", "issued_at", "renewal", "because"),
+    [row[1:] for row in HOLD_ROWS],
+    ids=[row[0] for row in HOLD_ROWS],
+)
+def test_hold_break(
+    renewed_at: float | None, issued_at: float, renewal: bool, because: str | None
+) -> None:
+    """Whether a successful write continues the holder's unbroken hold (deadline 10 s)."""
+    reason = hold_break(renewed_at=renewed_at, issued_at=issued_at, deadline=10.0, renewal=renewal)
+    assert reason is None if because is None else (reason is not None and because in reason)

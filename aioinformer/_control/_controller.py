@@ -42,11 +42,12 @@ release the lease.
 
 Fenced writes: with a leader elector, :attr:`Controller.client` is a fenced client
 (:mod:`aioinformer._control._fence`): a write of a reconcile is sent only if the term the
-reconcile began in is still the elector's, and the clock says the lease's renew deadline has not
-passed (checked at the write, so a process that was paused or cut off learns it from its first
-write, before the elector's loop runs). A refused write raises
-:class:`~aioinformer.errors.FencedWriteError`; the reconcile is then done (counted in
-``fenced_writes``, not retried: the next term reconciles everything).
+reconcile began in is still the elector's (a term is one unbroken hold of the lease: the
+elector ends it at any break, and its ``write_refusal`` sees the break at once), and the clock
+says the lease's renew deadline has not passed (checked at the write, so a process that was
+paused or cut off learns it from its first write, before the elector's loop runs). A refused
+write raises :class:`~aioinformer.errors.FencedWriteError`; the reconcile is then done
+(counted in ``fenced_writes``, not retried: the next term reconciles everything).
 """
 
 from __future__ import annotations

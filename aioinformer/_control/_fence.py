@@ -10,10 +10,12 @@ clock and the membership state, never a flag a background task sets later) and r
 
 Which reconcile is writing comes from a context variable (:class:`Ticket`) the worker sets
 around each reconcile call; tasks the reconcile starts inherit it. A ticket remembers what the
-controller's ownership was when the reconcile began (an epoch: its stop-everything count, or
-its leadership term), so a reconcile that began before a stop never writes after it, even if
-the ownership came back in between. A write outside any reconcile (no ticket) is checked
-against the replica's lease alone.
+controller's ownership was when the reconcile began (an epoch: the sharded membership's
+ownership generation, or the leadership term), and the controller allows the write only if its
+ownership has been continuous since then: a reconcile that began before the lease lapsed or
+was lost, or before its key's range moved away, never writes after it, even if the ownership
+came back in between, and whether or not any background task noticed meanwhile. A write
+outside any reconcile (no ticket) is checked against the replica's lease alone.
 
 :func:`run_fenced` runs one reconcile with its ticket: once the fence refused one of its
 writes, the reconcile counts as done, whatever it then raised or returned (it is not retried on
@@ -44,7 +46,8 @@ class Ticket:
 
     :ivar owner: the controller running it.
     :ivar key: the key reconciled.
-    :ivar epoch: the owner's epoch when the reconcile began (a write is refused once it moved).
+    :ivar epoch: the owner's ownership when the reconcile began (a generation, a term): the
+        owner refuses the write unless it owned the key continuously since.
     :ivar hash: the shard hash of the key's object (sharded controllers), else None.
     :ivar refused: the first write refused, once one was.
     """

@@ -4,6 +4,12 @@
 Every request follows client-go's ``tryAcquireOrRenew``: read the lease (a leader first tries
 to update the one it wrote last, without reading), decide with the pure
 :func:`~aioinformer._election._lease.decide`, and write with optimistic concurrency.
+
+Each successful write either continues the candidate's unbroken hold of the lease or begins a
+new one (:func:`~aioinformer._election._lease.hold_break`: a create, a take-over, a lease
+re-created meanwhile, or a renewal issued past the renew deadline begins a new one);
+:attr:`Candidate.generation` counts the holds begun, so the elector can tell whether its
+leadership has been continuous since a moment, without waiting for its campaign loop.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from ._lease import (
     LeaseRecord,
     Renew,
     decide,
+    hold_break,
     new_lease,
     released,
     renewed,
@@ -52,6 +59,8 @@ class Candidate:
     :param namespace: the Lease's namespace (for logs and new leases).
     :param lease_name: the Lease's name.
     :param lease_duration: written to the Lease; also the expiry of a record without one.
+    :param renew_deadline: a successful renewal issued this long or longer after the previous
+        one begins a new hold (:attr:`generation`).
     :param clock: measures when a record was first seen and when a request started.
     :param credential_refresher: awaited after a 401. None: not reloaded.
     :param on_new_leader: called with a new holder's identity.
@@ -65,6 +74,7 @@ class Candidate:
         namespace: str,
         lease_name: str,
         lease_duration: float,
+        renew_deadline: float,
         clock: Clock,
         credential_refresher: Callable[[], Awaitable[None]] | None,
         on_new_leader: Callable[[str], None],
@@ -74,6 +84,7 @@ class Candidate:
         self.namespace = namespace
         self.lease_name = lease_name
         self.lease_duration = lease_duration
+        self.renew_deadline = renew_deadline
         self._clock = clock
         self._credential_refresher = credential_refresher
         self._on_new_leader = on_new_leader
@@ -85,6 +96,10 @@ class Candidate:
         self.expires_at: float | None = None
         #: The clock's time at the start of the last successful acquire or renew.
         self.renewed_at: float | None = None
+        #: Holds of the lease begun so far (module docs); ``broke``: why the last one began.
+        self.generation = 0
+        self.broke: str | None = None
+        self._held_uid: object = None  # metadata.uid of the lease last written
         self._observed_at = 0.0  # when the current record was first seen
         self._reported_leader: str | None = None
 
@@ -140,8 +155,7 @@ class Candidate:
                     type(exc).__name__,
                 )
             else:
-                self.observe(lease)
-                self.renewed_at = started
+                self._held(lease, started, renewal=True)
                 return Outcome.ACQUIRED
         started = self._clock.now()
         try:
@@ -161,8 +175,7 @@ class Candidate:
                     "leader election: %s: lost the race to create the lease", self.identity
                 )
                 return Outcome.FAILED
-            self.observe(lease)
-            self.renewed_at = started
+            self._held(lease, started, renewal=False)
             return Outcome.ACQUIRED
         record = self.observe(lease)
         decision = decide(
@@ -175,6 +188,7 @@ class Candidate:
         if isinstance(decision, Held):
             self.expires_at = decision.until
             return Outcome.HELD
+        renewal = isinstance(decision, Renew) and _uid(lease) in (self._held_uid, None)
         if isinstance(decision, Renew):
             body = self._renewed(lease)
         else:
@@ -189,9 +203,23 @@ class Candidate:
         except ConflictError:
             logger.debug("leader election: %s: lost a race to update the lease", self.identity)
             return Outcome.FAILED
-        self.observe(lease)
-        self.renewed_at = started
+        self._held(lease, started, renewal=renewal)
         return Outcome.ACQUIRED
+
+    def _held(self, lease: KubeObject, started: float, *, renewal: bool) -> None:
+        """A write issued at ``started`` succeeded: the lease is held; a new hold or not."""
+        self.observe(lease)
+        broke = hold_break(
+            renewed_at=self.renewed_at,
+            issued_at=started,
+            deadline=self.renew_deadline,
+            renewal=renewal,
+        )
+        if broke is not None:
+            self.generation += 1
+            self.broke = broke
+        self.renewed_at = started
+        self._held_uid = _uid(lease)
 
     def _renewed(self, lease: KubeObject) -> KubeObject:
         return renewed(
@@ -244,3 +272,8 @@ class Candidate:
             self.namespace,
             self.lease_name,
         )
+
+
+def _uid(lease: KubeObject) -> object:
+    metadata = lease.get("metadata")
+    return metadata.get("uid") if isinstance(metadata, dict) else None

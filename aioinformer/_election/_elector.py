@@ -21,6 +21,12 @@ Timing, as in client-go:
   seconds (counted from the start of the last successful request), and at once when it sees
   another holder. Since ``renew_deadline < lease_duration``, it has stopped leading before
   any follower can take over.
+* A term is one *unbroken* hold of the lease: a renewal that does not continue it (one that
+  had to take the lease over again because another candidate held or released it meanwhile,
+  one of a lease re-created meanwhile, or one issued past the renew deadline; see
+  :func:`~aioinformer._election._lease.hold_break`) ends the term, and a new one begins
+  (client-go keeps leading through such a re-acquire). :meth:`LeaderElector.write_refusal`
+  sees the break at once, before the campaign loop ends the term.
 * Taking over increments ``leaseTransitions`` and sets ``acquireTime``; renewing keeps both
   and moves ``renewTime``. Times are RFC 3339 with microseconds (``MicroTime``).
 * On stop (``aclose()``, leaving ``async with``, or cancellation) a leader with
@@ -200,10 +206,12 @@ class LeaderElector(Service):
             namespace=namespace,
             lease_name=lease_name,
             lease_duration=lease_duration,
+            renew_deadline=renew_deadline,
             clock=clock,
             credential_refresher=credential_refresher,
             on_new_leader=self._leadership.new_leader,
         )
+        self._term_generation = 0  # the candidate's hold generation when the term began
 
     def __repr__(self) -> str:
         state = self.state.value
@@ -243,11 +251,13 @@ class LeaderElector(Service):
         """Why a write made on behalf of this candidate's leadership (during ``term``, when
         given) would not be safe now, or None when it is.
 
-        Read from the clock at each call, not from a flag a background task sets: the
-        leadership counts only until ``renew_deadline`` after the start of the last successful
-        renewal, so a process that was paused (SIGSTOP, a VM frozen) or cut off from the API
-        server learns that its leadership lapsed from the first write it tries after, before
-        the campaign loop had a chance to run. :attr:`Controller.client
+        Read from the clock and the lease's hold at each call, not from a flag a background
+        task sets: the leadership counts only while the term is current, the hold of the lease
+        has not broken since the term began (a re-acquire after another holder, a lease
+        re-created, a renewal past the deadline), and until ``renew_deadline`` after the start
+        of the last successful renewal. So a process that was paused (SIGSTOP, a VM frozen) or
+        cut off from the API server learns that its leadership lapsed from the first write it
+        tries after, before the campaign loop had a chance to run. :attr:`Controller.client
         <aioinformer.Controller.client>` asks this before every write.
         """
         current = self._leadership.term
@@ -255,6 +265,9 @@ class LeaderElector(Service):
             return "it does not lead"
         if term is not None and term is not current:
             return f"its leadership term {term.number} ended"
+        candidate = self._candidate
+        if candidate.generation != self._term_generation:
+            return f"its leadership term {current.number} was interrupted: {candidate.broke}"
         return deadline_refusal(
             self._candidate.renewed_at, deadline=self.renew_deadline, now=self._clock.now()
         )
@@ -323,6 +336,7 @@ class LeaderElector(Service):
         while not self._stop_requested:
             if not await self._acquire():
                 return
+            self._term_generation = self._candidate.generation
             leadership.begin()
             logger.info(
                 "leader election: %s became leader of lease %s/%s (term %d)",
@@ -371,6 +385,16 @@ class LeaderElector(Service):
                     return True
                 outcome = await self._attempt(remaining)
                 if outcome is Outcome.ACQUIRED:
+                    if self._candidate.generation != self._term_generation:
+                        logger.warning(
+                            "leader election: %s: leadership of lease %s/%s was interrupted"
+                            " (%s): the term ends, a new one begins",
+                            self.identity,
+                            self.namespace,
+                            self.lease_name,
+                            self._candidate.broke,
+                        )
+                        return True
                     break
                 if outcome is Outcome.HELD:
                     logger.warning(

@@ -33,6 +33,7 @@ __all__ = [
     "Renew",
     "decide",
     "deadline_refusal",
+    "hold_break",
     "int_or_none",
     "micro_time",
     "new_lease",
@@ -163,6 +164,31 @@ def deadline_refusal(renewed_at: float | None, *, deadline: float, now: float) -
         return (
             f"its lease deadline passed {late:.1f} s ago (last renewal {now - renewed_at:.1f} s"
             f" ago, deadline {deadline:g} s)"
+        )
+    return None
+
+
+def hold_break(
+    *, renewed_at: float | None, issued_at: float, deadline: float, renewal: bool
+) -> str | None:
+    """Why a successful write of the lease, issued at ``issued_at`` (local monotonic seconds),
+    does *not* continue the holder's unbroken hold since its previous successful write, issued
+    at ``renewed_at`` (None: there was none), or None when it does.
+
+    It continues the hold only if it renewed the lease this holder last wrote (``renewal``: a
+    conditional update of its own record, not a create or a take-over of a lease that someone
+    else, or nobody, held meanwhile) and was issued less than ``deadline`` (the renew deadline)
+    after the previous one: past the deadline, another candidate may already have seen the
+    lease expire, so what the holder did before cannot be counted on after.
+    """
+    if not renewal:
+        return "the lease was acquired anew (created, or taken over from another holder or none)"
+    if renewed_at is None:
+        return "no earlier renewal to continue"
+    if issued_at >= renewed_at + deadline:
+        return (
+            f"the renewal was issued {issued_at - renewed_at:.1f} s after the previous one"
+            f" (deadline {deadline:g} s)"
         )
     return None
 

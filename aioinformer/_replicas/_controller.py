@@ -19,10 +19,12 @@ Lease; another replica starts it only after that, or after fencing the Lease of 
 stopped renewing (it stopped every reconcile before its Lease could look expired).
 
 Fenced writes: :attr:`ShardedController.client` is a fenced view of the client
-(:mod:`aioinformer._control._fence`). A reconcile's write is sent only if, at the write and on
-the clock, the replica is a member, its lease was renewed less than ``renew_deadline`` ago (the
-lease duration minus a safety margin), its lease was not taken over, the key's range is still
-served here, and the replica has not stopped everything since the reconcile began
+(:mod:`aioinformer._control._fence`). Each reconcile remembers the membership's ownership
+generation when it began; its write is sent only if, at the write and on the clock, the
+replica is a member, its lease was renewed less than ``renew_deadline`` ago (the lease
+duration minus a safety margin), its hold on the lease has not broken since the reconcile
+began (no stop, loss, late renewal or rejoin in between), and the key's range is served here
+and was started no later than the reconcile began (it did not leave and come back)
 (:func:`~aioinformer._replicas._membership.write_refusal`). Otherwise the write raises
 :class:`~aioinformer.errors.FencedWriteError`, is counted (``fenced_writes``) and the
 reconcile is not retried here. The check runs at the write itself, so a replica that was paused
@@ -353,7 +355,7 @@ class ShardedController(Service):
         h = work.admit(key)
         if h is None:
             return None
-        ticket = Ticket(owner=self, key=key, epoch=work.epoch, hash=h)
+        ticket = Ticket(owner=self, key=key, epoch=self._member.state.generation, hash=h)
         result = None  # stays None when cancelled at once: the lease may be lost
         try:
             with work.cancel_group.scope():
@@ -363,18 +365,18 @@ class ShardedController(Service):
             work.finish(key)
 
     def _refusal(self, ticket: Ticket | None) -> str | None:
-        """Why a write is not safe now (the fence): read from the clock at the write."""
+        """Why a write is not safe now (the fence): read from the clock and the membership
+        state at the write, against the generation the reconcile began in."""
         member = self._member
-        reason = write_refusal(
+        since = ticket.epoch if ticket is not None else None
+        return write_refusal(
             member.state,
             member.view,
             self._clock.now(),
             timing=self._timing,
             hash_value=ticket.hash if ticket is not None else None,
+            since=since if isinstance(since, int) else None,
         )
-        if reason is None and ticket is not None and ticket.epoch != self._work.epoch:
-            reason = "the replica stopped every reconcile since this one began"
-        return reason
 
     # -- the cache ---------------------------------------------------------------------------
 

@@ -367,7 +367,7 @@ class Member:
             result = WriteResult(Outcome.FAILED, error=timeout)
         self.writes += 1
         self._report(write, result)
-        self.state = written(self.state, result, self._clock.now())
+        self.state = written(self.state, result, self._clock.now(), timing=self._timing)
         self._poke.set()
 
     def _report(self, write: WriteLease, result: WriteResult) -> None:

@@ -54,6 +54,20 @@ member like any joiner.
    observed rv) that clears its holder and ranges (losing that race to another fencer is not
    a failure: no wait follows). ``LEAVING`` ends with release and delete.
 
+**Ownership generations (the write fence).** ``generation`` is a counter in the state that
+moves whenever a new period of ownership begins: every break of the lease's hold (a stop of
+everything, a lease found taken over or deleted, a rejoin, a successful write issued
+``renew_deadline`` or more after the previous one, the first write after a stop) sets
+``held_since`` to a new generation, and every :class:`Start` records a new generation for the
+ranges it starts (``started``; a range that is stopping and resumed was served all along and
+keeps its own). A reconcile remembers the generation it began in (``since``); its write is
+allowed (:func:`write_refusal`) only if the hold began no later (``held_since <= since``),
+the key's range was started no later, and on the clock at the write the last renewal is less
+than ``renew_deadline`` old: ownership continuous since the reconcile began, proved from the
+state at the write, whether or not the membership loop ran in between (a deadline that passed
+is read from the clock; a lost lease, a 404, a late renewal are recorded by :func:`written`
+as the write's answer arrives; a rejoin or a range that came back carries a newer generation).
+
 **Safety: no hash is ever served by two replicas at once.** Assumptions: the API server
 orders all writes of the group's Leases by resource version, and a conditional write
 succeeds only if the record is unchanged (etcd); a view at rv ``c`` holds exactly the state
@@ -172,6 +186,11 @@ class ReplicaState:
         the lease).
     :ivar watched_from: when the replica last found its lease taken over: it is ready again a
         lease duration after (it rejoins as a new member).
+    :ivar generation: moves at every new period of ownership (module docs: ownership
+        generations); a reconcile remembers it when it begins.
+    :ivar held_since: the generation the current unbroken hold of the lease began in.
+    :ivar started: the generation each served part was started in (a partition of
+        ``serving``).
     """
 
     identity: str
@@ -190,6 +209,9 @@ class ReplicaState:
     ready: bool = False
     published_ready: bool = False
     watched_from: float = float("-inf")
+    generation: int = 0
+    held_since: int = 0
+    started: Claims = ()
 
     @property
     def claimed(self) -> HashRanges:
@@ -209,6 +231,14 @@ class ReplicaState:
         """What the next write of the lease publishes: served and claimed."""
         return self.active | self.draining | self.claimed
 
+    def started_in(self, hash_value: int) -> int | None:
+        """The generation the served part holding ``hash_value`` was started in (None: not
+        served)."""
+        for part, generation in self.started:
+            if hash_value in part:
+                return generation
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class Plan:
@@ -220,6 +250,11 @@ class Plan:
     wake_at: float | None
 
 
+def _new_hold(s: ReplicaState) -> ReplicaState:
+    """The hold of the lease broke (or begins anew): a new generation, held since it."""
+    return replace(s, generation=s.generation + 1, held_since=s.generation + 1)
+
+
 def _stop_all(
     s: ReplicaState, actions: list[Action], *, rejoin_at: float | None = None
 ) -> ReplicaState:
@@ -229,9 +264,10 @@ def _stop_all(
     everything = s.publishing | s.published
     keep = s.phase is Phase.MEMBER and everything
     s = replace(
-        s,
+        _new_hold(s),
         active=EMPTY,
         draining=EMPTY,
+        started=(),
         claims=((everything, None),) if keep else (),
         renewed_at=None,
         lost=False,
@@ -328,6 +364,9 @@ def plan(
         starting |= free
     if starting:
         actions.append(Start(starting))
+        generation = s.generation + 1
+        older = tuple((part - starting, g) for part, g in s.started if part - starting)
+        s = replace(s, generation=generation, started=(*older, (starting, generation)))
     s = replace(s, active=s.active | starting, claims=tuple(kept))
 
     # 4. claim what nobody serves (after the horizon)
@@ -416,8 +455,19 @@ def _wake_at(s: ReplicaState, view: LeaseView, now: float, timing: ShardTiming) 
     return min((t for t in times if t > now), default=None)
 
 
-def written(state: ReplicaState, result: WriteResult, now: float) -> ReplicaState:
-    """Take the result of the write in flight into account (then call :func:`plan`)."""
+def written(
+    state: ReplicaState,
+    result: WriteResult,
+    now: float,
+    *,
+    timing: ShardTiming = ShardTiming(),  # noqa: B008 (immutable)
+) -> ReplicaState:
+    """Take the result of the write in flight into account (then call :func:`plan`).
+
+    ``timing`` must be the one :func:`plan` uses: a successful write of the own lease issued
+    ``renew_deadline`` or more after the issue of the previous successful one does not continue
+    the hold (the replica stops everything, as :func:`plan` would have at the deadline).
+    """
     write = state.inflight
     if write is None:
         raise ValueError("no lease write is in flight")
@@ -436,6 +486,10 @@ def written(state: ReplicaState, result: WriteResult, now: float) -> ReplicaStat
             return replace(s, phase=Phase.LEFT, lease_rv=None)
         if write.kind is WriteKind.RELEASE:
             return replace(s, phase=Phase.RELEASED, lease_rv=result.rv, published=EMPTY)
+        if s.renewed_at is None:
+            s = _new_hold(s)  # the first write, or the first after a stop: a hold begins
+        elif write.issued_at >= s.renewed_at + timing.renew_deadline:
+            s = replace(_new_hold(s), lost=True)  # after the deadline: nothing carries over
         return replace(
             s,
             phase=Phase.MEMBER if s.phase is Phase.JOINING else s.phase,
@@ -448,7 +502,7 @@ def written(state: ReplicaState, result: WriteResult, now: float) -> ReplicaStat
     if result.outcome is Outcome.NOT_FOUND:
         gone = s.phase in (Phase.LEAVING, Phase.RELEASED)
         phase = Phase.LEFT if gone else Phase.JOINING
-        return replace(s, phase=phase, lease_rv=None, failed=False, lost=True)
+        return replace(_new_hold(s), phase=phase, lease_rv=None, failed=False, lost=True)
     if result.outcome is Outcome.CONFLICT:
         current = result.current
         if current is None or current.name != s.identity:
@@ -459,8 +513,9 @@ def written(state: ReplicaState, result: WriteResult, now: float) -> ReplicaStat
             return replace(s, lease_rv=current.rv, failed=False)
         # Taken over (fenced): stop, take it back, and rejoin (not ready for a while).
         return replace(
-            s, lease_rv=current.rv, failed=False, lost=True, ready=False, watched_from=now
-        )
+            _new_hold(s), lease_rv=current.rv, failed=False, lost=True, ready=False,
+            watched_from=now,
+        )  # fmt: skip
     return s  # FAILED: may have been written; a stale precondition will tell
 
 
@@ -471,29 +526,39 @@ def write_refusal(
     *,
     timing: ShardTiming,
     hash_value: int | None = None,
+    since: int | None = None,
 ) -> str | None:
     """Why a write on behalf of this replica (by a reconcile of an object whose hash is
-    ``hash_value``, when given) is not safe at local time ``now``, or None when it is.
+    ``hash_value``, begun in generation ``since``, when given) is not safe at local time
+    ``now``, or None when it is.
 
     The replica must be a member (or leaving: draining reconciles finish), must not have lost
     its lease (as far as its state and view tell), must be within its renew deadline: less than
     ``renew_deadline`` since the issue of its last successful lease write (the rule that stops
     everything, read from the clock at the write, so a paused or cut-off replica finds it passed
-    before anything else of it runs), and must still serve ``hash_value``.
+    before anything else of it runs), must have held its lease without a break since
+    generation ``since``, and must serve ``hash_value``, started no later than ``since``
+    (module docs: ownership generations).
     """
     if state.phase not in (Phase.MEMBER, Phase.LEAVING):
         return f"it is not a member of its group (it is {state.phase.value})"
     own = view.leases.get(state.identity)
     if state.lost or (own is not None and own.deleted):
-        return "its lease was taken over or deleted"
+        return "its lease was lost (taken over, deleted, or renewed past its deadline)"
     newer = own is not None and (state.lease_rv is None or own.record.rv > state.lease_rv)
     if newer and own is not None and own.record.holder != state.identity:
         return "its lease was taken over"
     reason = deadline_refusal(state.renewed_at, deadline=timing.renew_deadline, now=now)
     if reason is not None:
         return reason
-    if hash_value is not None and hash_value not in state.serving:
-        return "its hash range is not this replica's any more"
+    if since is not None and state.held_since > since:
+        return "its hold on its lease broke since the reconcile began (it lapsed or was lost)"
+    if hash_value is not None:
+        started = state.started_in(hash_value) if hash_value in state.serving else None
+        if started is None:
+            return "its hash range is not this replica's any more"
+        if since is not None and started > since:
+            return "its hash range left this replica and came back since the reconcile began"
     return None
 
 
@@ -503,7 +568,10 @@ def drained(state: ReplicaState, ranges: HashRanges) -> ReplicaState:
     Report only ranges on which no reconcile runs at all, whichever :class:`StopTaking` they
     came from (a range may be resumed and stopped again while an older reconcile still runs).
     """
-    return replace(state, draining=state.draining - ranges)
+    draining = state.draining - ranges
+    kept = state.active | draining
+    started = tuple((part & kept, g) for part, g in state.started if part & kept)
+    return replace(state, draining=draining, started=started)
 
 
 def leave(state: ReplicaState) -> ReplicaState:

@@ -12,9 +12,9 @@ queue and reconciles:
   once none runs on a range, it is reported with ``report_drained`` (the membership then
   releases it).
 * :class:`~._handover.StopAll` cancels every running reconcile at once (their cancel group)
-  and takes nothing any more; it also moves the ``epoch``, so a reconcile that began before
-  it can never write after it (the controller's write fence compares them), even if its
-  cancellation is late or ignored.
+  and takes nothing any more. A reconcile whose cancellation is late or ignored still never
+  writes after it: the controller's write fence compares the membership's ownership
+  generation (``_membership``), which the stop moved, with the one the reconcile began in.
 
 Each object's hash is remembered by key when the informer delivers it (the key of a deleted
 object still knows its hash), so admitting a key costs no lookup in the cache.
@@ -71,8 +71,6 @@ class ShardWork:
         self.stop_alls = 0
         #: Keys handed out for a range not taken: dropped unreconciled.
         self.skipped = 0
-        #: StopAll decisions so far: the epoch a reconcile began in.
-        self.epoch = 0
 
     # -- objects -----------------------------------------------------------------------------
 
@@ -155,7 +153,6 @@ class ShardWork:
             self._report_idle()
         elif isinstance(action, StopAll):
             self.stop_alls += 1
-            self.epoch += 1
             logger.warning("%s: the lease may be lost: stopping every reconcile", self.name)
             self.taking = self.stopping = EMPTY
             self._running.clear()

@@ -26,17 +26,21 @@ give the same run. The parts:
   happen only before the last operation.
 
 **Writes.** A reconcile writes its side effect when it ends, through the fence: the pure
-:func:`write_refusal` on the replica's state, view and local clock at that moment, and the
-replica's stop-everything count (a reconcile that began before a ``StopAll`` never writes).
+:func:`write_refusal` on the replica's state, view and local clock at that moment, with the
+ownership generation the reconcile began in. Every fourth reconcile is *stubborn*: it ignores
+the cancellation of a ``StopAll`` (the work layer stops counting it, so it blocks no drain) and
+still tries to write when it ends, possibly long after its replica took its lease and ranges
+back (with ``Config.late_write``, it ends ``U(0, late_write)`` after the ``StopAll``); only the
+fence stands between it and a second writer.
 
 :meth:`Sim.run` checks after every event that no two running replicas serve a common hash and
 that every running reconcile is inside its replica's served ranges (a paused replica, and a
 resumed one until its first plan, are left out: they cannot act, and their writes are fenced);
 at the end that no two reconcile intervals of one object on different replicas overlap (a
-reconcile whose write the fence refused, or that a pause froze and that never wrote, had no
-effect and is left out), and that from :meth:`Config.bound` after the last fault on, the
-running members' active ranges are exactly their ring shares (every hash served by exactly one
-live replica) with nothing draining or claimed.
+reconcile whose write the fence refused, or that a pause froze or a ``StopAll`` abandoned
+and that never wrote, had no effect and is left out), and that from :meth:`Config.bound` after
+the last fault on, the running members' active ranges are exactly their ring shares (every hash
+served by exactly one live replica) with nothing draining or claimed.
 
 It also measures, in real (simulated) seconds, each **hand-over**: from a ``kill``,
 ``partition`` or ``pause`` until the other replicas' active ranges cover what the victim
@@ -105,7 +109,7 @@ class Replica:
     paused: bool = False
     stale: bool = False  # resumed, its plan not run since
     deferred: list[tuple[bool, Callable[[], None]]] = field(default_factory=list)
-    epoch: int = 0  # StopAll decisions (a reconcile begun before one never writes)
+    abandoned: list[Interval] = field(default_factory=list)  # stubborn, after a StopAll
 
     def local(self, t: float) -> float:
         return self.offset + self.rate * t
@@ -227,7 +231,7 @@ class Sim:
         if op.kind == "pause":
             if not r.paused:
                 r.paused = True
-                for interval in r.reconciling.values():
+                for interval in (*r.reconciling.values(), *r.abandoned):
                     interval.paused = True
             return
         if op.kind == "leave":
@@ -235,6 +239,9 @@ class Sim:
         elif op.kind == "kill":
             r.running = False
             self.stop_work(r)
+            for interval in r.abandoned:
+                interval.end = self.now  # the process is gone: it writes nothing
+            r.abandoned.clear()
             return
         elif op.kind in ("partition", "stall"):
             r.cut_writes |= op.kind == "partition"
@@ -363,7 +370,7 @@ class Sim:
 
         def reply(answer: WriteResult) -> None:
             if r.running:
-                r.state = written(r.state, answer, r.local(self.now))
+                r.state = written(r.state, answer, r.local(self.now), timing=self.config.timing)
                 self.poke(r)
 
         self.at(self.now + self.rng.uniform(0, travel), arrive)  # on the wire: lands anyway
@@ -390,9 +397,16 @@ class Sim:
             self.poke(r)
 
     def stop_work(self, r: Replica) -> None:
-        r.epoch += 1
         for interval in r.reconciling.values():
-            interval.end = self.now
+            if interval.stubborn and r.running:
+                interval.abandoned = True  # it goes on, untracked, and will try to write
+                r.abandoned.append(interval)
+                if self.config.late_write:
+                    late = self.now + self.rng.uniform(0, self.config.late_write)
+                    interval.ends_at = late
+                    self.at_r(r, late, partial(self.finish, r, interval), timer=True)
+            else:
+                interval.end = self.now
         r.reconciling.clear()
         r.stopping = EMPTY
         r.taking = EMPTY
@@ -405,28 +419,40 @@ class Sim:
         for r in self.replicas.values():
             if r.running and not r.paused and h in r.taking and obj not in r.reconciling:
                 self.dirty = True
-                interval = Interval(r.name, obj, self.now, epoch=r.epoch)
+                stubborn = len(self.intervals) % 4 == 0  # no draw: seeds keep their runs
+                interval = Interval(
+                    r.name, obj, self.now, since=r.state.generation, stubborn=stubborn
+                )
                 r.reconciling[obj] = interval
                 self.intervals.append(interval)
-                duration = self.rng.uniform(0, self.config.max_reconcile)
-                self.at_r(r, self.now + duration, partial(self.finish, r, interval), timer=True)
+                interval.ends_at = self.now + self.rng.uniform(0, self.config.max_reconcile)
+                self.at_r(r, interval.ends_at, partial(self.finish, r, interval), timer=True)
         self.at(self.now + self.rng.expovariate(1 / self.config.work_gap), self.work)
 
     def finish(self, r: Replica, interval: Interval) -> None:
-        if r.reconciling.get(interval.obj) is not interval:
-            return  # abandoned by StopAll or a kill
+        if self.now < interval.ends_at:
+            return  # it was made to go on for longer
+        tracked = r.reconciling.get(interval.obj) is interval
+        stubborn = [i for i in r.abandoned if i is not interval]
+        if not tracked and len(stubborn) == len(r.abandoned):
+            return  # cancelled by StopAll, or a kill
         interval.end = self.now
-        del r.reconciling[interval.obj]
+        if tracked:
+            del r.reconciling[interval.obj]
+        else:
+            r.abandoned = stubborn
         reason = write_refusal(
             r.state, r.view, r.local(self.now), timing=self.config.timing,
-            hash_value=self.objects[interval.obj],
+            hash_value=self.objects[interval.obj], since=interval.since,
         )  # fmt: skip
-        if reason is None and interval.epoch == r.epoch:
+        interval.reason = reason
+        if reason is None:
             interval.wrote = True
         else:
             interval.refused = True
             self.refused += 1
-        self.report_drained(r)
+        if tracked:
+            self.report_drained(r)
 
     # ---- invariants -----------------------------------------------------------------------
 
@@ -457,7 +483,7 @@ class Sim:
         that had an effect: not refused, and not frozen by a pause without writing)."""
         by_object: dict[int, list[Interval]] = {}
         for interval in self.intervals:
-            if interval.refused or (interval.paused and not interval.wrote):
+            if interval.refused or ((interval.paused or interval.abandoned) and not interval.wrote):
                 continue
             by_object.setdefault(interval.obj, []).append(interval)
         for obj, intervals in by_object.items():

@@ -37,6 +37,7 @@ class Config:
     objects: int = 48
     lost_replies: float = 0.05
     slow_write: float = 15.0  # how long a delayed replica's writes may take to land
+    late_write: float = 0.0  # a stubborn reconcile ends up to this long after a StopAll (0: as due)
 
     def bound(self, fences: int = 1) -> float:
         """How long after the last fault every hash has one live owner, its ring owner.
@@ -78,10 +79,14 @@ class Interval:
     obj: int
     start: float
     end: float | None = None
-    epoch: int = 0  # the replica's stop-everything count when it began
+    since: int = 0  # the replica's ownership generation when it began
+    stubborn: bool = False  # it ignores a StopAll's cancellation and still writes at its end
+    ends_at: float = 0.0  # when it ends (real time)
+    abandoned: bool = False  # a StopAll stopped counting it (stubborn: it goes on)
     paused: bool = False  # its replica was paused while it ran
     wrote: bool = False  # it finished and its write passed the fence
     refused: bool = False  # it finished and the fence refused its write
+    reason: str | None = None  # why
 
 
 class Server:

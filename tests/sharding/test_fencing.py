@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager, AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -30,9 +30,22 @@ from aioinformer._control._workers import Result
 from aioinformer._election._elector import LeaderElector
 from aioinformer._election._lease import deadline_refusal
 from aioinformer._replicas._controller import ShardedController
-from aioinformer._replicas._handover import ShardTiming
-from aioinformer._replicas._lease_view import ObservedLease
-from aioinformer._replicas._membership import Phase, ReplicaState, write_refusal
+from aioinformer._replicas._handover import (
+    Outcome,
+    ShardTiming,
+    WriteKind,
+    WriteLease,
+    WriteResult,
+)
+from aioinformer._replicas._lease_view import LeaseRecord, LeaseView, ObservedLease
+from aioinformer._replicas._membership import (
+    Phase,
+    ReplicaState,
+    drained,
+    plan,
+    write_refusal,
+    written,
+)
 from aioinformer._sharding._ranges import EMPTY, FULL, HashRanges
 from aioinformer._sharding._selector import FIELD_UID
 from aioinformer.errors import FencedWriteError, LifecycleError
@@ -40,7 +53,7 @@ from aioinformer.testing import FakeApiServer, FakeClock
 from tests.support import CONFIGMAPS, FAST_WATCH, MemoryLease, configmap, kube_client
 
 from .proxy import Proxy, proxied_client
-from .test_membership import HALF, HIGH, LOW, NOW, lease, member, own, view
+from .test_membership import HALF, HIGH, LOW, NOW, halves, lease, member, own, view
 
 TIMING = ShardTiming()  # 15 / 10 / 2: the deadline is 10 s after the last renewal's issue
 IN_LOW, IN_HIGH = 5, HALF + 5
@@ -67,7 +80,7 @@ FENCE_ROWS: list[FenceRow] = [
     ("its view shows its lease fenced", member(active=LOW), [lease("a", 15, holder="")],
      IN_LOW, "taken over"),
     ("its view shows its lease deleted", member(active=LOW),
-     [lease("a", 10, LOW, deleted=True)], IN_LOW, "taken over or deleted"),
+     [lease("a", 10, LOW, deleted=True)], IN_LOW, "lost"),
     ("the key's range moved away", member(active=LOW), None, IN_HIGH, "hash range"),
     ("joining", ReplicaState(identity="a"), [], None, "not a member"),
     ("released", member(phase=Phase.RELEASED), None, None, "not a member"),
@@ -91,6 +104,119 @@ def test_write_refusal(
         assert reason is None
     else:
         assert reason is not None and because in reason
+
+
+# ---- continuity: what happened between the ticket and the write ---------------------------------
+#
+# Replica a serves LOW (b serves HIGH) when a reconcile of a key in LOW takes its ticket at 100
+# (generation ``since``); the membership then goes through the steps on virtual time (plan,
+# written, drained: the pure rules, every own-lease write answered OK unless the step says
+# otherwise), and the reconcile writes half a second after the last step.
+
+Step = Callable[[ReplicaState], ReplicaState]
+AWAY = "z"  # while its lease is in the view, a's share is empty
+
+
+def share(members: frozenset[str], me: str) -> HashRanges:
+    return EMPTY if AWAY in members else halves(members - {AWAY}, me)
+
+
+def _view(s: ReplicaState, at: float, away: bool) -> LeaseView:
+    others = [lease("b", 7, HIGH, seen=at - 1)]
+    if away:
+        others.append(lease(AWAY, 8, seen=at - 1))
+    return view(own(s), *others, rv=max(20, s.lease_rv or 0))
+
+
+def at(t: float, *, away: bool = False) -> Step:
+    """Plan at ``t``, answer every own-lease write OK (new rv), until nothing is in flight."""
+
+    def step(s: ReplicaState) -> ReplicaState:
+        for _ in range(10):
+            s = plan(s, _view(s, t, away), t, timing=TIMING, assign=share).state
+            if s.inflight is None:
+                return s
+            rv = max(20, s.lease_rv or 0) + 1
+            s = written(s, WriteResult(Outcome.OK, rv), t, timing=TIMING)
+        raise AssertionError("the plan kept writing")
+
+    return step
+
+
+def answered(outcome: Outcome, *, current: LeaseRecord | None = None, issued: float) -> Step:
+    """The write in flight (an update issued at ``issued``) is answered with ``outcome``."""
+
+    def step(s: ReplicaState) -> ReplicaState:
+        rv = (s.lease_rv or 10) + 1
+        sent = WriteLease(kind=WriteKind.UPDATE, name="a", serving=s.publishing, ready=True,
+                          expected_rv=s.lease_rv, issued_at=issued)  # fmt: skip
+        result = WriteResult(outcome, rv if outcome is Outcome.OK else None, current)
+        return written(replace(s, inflight=sent), result, issued + 0.1, timing=TIMING)
+
+    return step
+
+
+def drained_all(s: ReplicaState) -> ReplicaState:
+    return drained(s, s.draining)
+
+
+def every(start: float, stop: float, period: float) -> list[Step]:
+    return [at(start + i * period) for i in range(int((stop - start) / period) + 1)]
+
+
+TAKEN = LeaseRecord(name="a", rv=30, holder="")  # a fencer cleared it
+
+# (situation, steps after the ticket, refused because (None: allowed))
+ContinuityRow = tuple[str, list[Step], str | None]
+CONTINUITY_ROWS: list[ContinuityRow] = [
+    ("renewed every retry period for 30 s", every(100.0, 130.0, TIMING.retry_period), None),
+    ("renewed, the range stopped and resumed before it drained",
+     [at(101.0, away=True), at(102.0)], None),
+    ("a renewal issued past the deadline, answered before the plan ran",
+     [answered(Outcome.OK, issued=110.0)], "renewed past its deadline"),
+    ("the deadline passed; the plan stopped, renewed and started the range again",
+     [at(110.0), at(110.5), at(111.0)], "hold on its lease broke"),
+    ("fenced while cut off: it took its lease back and rejoined a lease duration later",
+     [answered(Outcome.CONFLICT, current=TAKEN, issued=101.0),
+      *every(101.5, 117.5, TIMING.retry_period)], "hold on its lease broke"),
+    ("its lease deleted: created again, the range started again",
+     [answered(Outcome.NOT_FOUND, issued=101.0), at(101.5), at(102.0), at(102.5)],
+     "hold on its lease broke"),
+    ("its range moved away, drained, was released and came back",
+     [at(101.0, away=True), drained_all, at(101.5, away=True), at(103.0), at(103.5)],
+     "left this replica and came back"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("steps", "because"),
+    [row[1:] for row in CONTINUITY_ROWS],
+    ids=[row[0] for row in CONTINUITY_ROWS],
+)
+def test_a_write_needs_ownership_continuous_since_the_ticket(
+    steps: list[Step], because: str | None
+) -> None:
+    state = member(active=LOW, renewed_at=99.5, attempt_at=99.5)
+    since = state.generation  # the reconcile's ticket, at 100
+    for step in steps:
+        state = step(state)
+    last = max(99.5, state.renewed_at or 0.0, state.attempt_at or 0.0)
+    v = view(own(state), lease("b", 7, HIGH, seen=last), rv=max(20, state.lease_rv or 0))
+    now = last + 0.5
+    assert IN_LOW in state.serving or because is not None
+    reason = write_refusal(state, v, now, timing=TIMING, hash_value=IN_LOW, since=since)
+    if because is None:
+        assert reason is None
+    else:
+        assert reason is not None and because in reason
+    if because is not None and "renewed past" not in because:
+        # The same replica at the same moment lets a reconcile that began now write: the
+        # refusal is about the old ticket, not about ownership now.
+        assert IN_LOW in state.serving
+        fresh = write_refusal(
+            state, v, now, timing=TIMING, hash_value=IN_LOW, since=state.generation
+        )
+        assert fresh is None
 
 
 @pytest.mark.parametrize(
@@ -263,6 +389,7 @@ class Replica:
     controller: ShardedController = field(init=False)
     hold: str | None = None  # the key whose next reconcile waits for `release`
     shielded: bool = False  # the held reconcile ignores cancellation (a late stop)
+    before_write: Callable[[], None] | None = None  # run by the held reconcile, then it writes
     entered: asyncio.Event = field(default_factory=asyncio.Event)
     release: asyncio.Event = field(default_factory=asyncio.Event)
     outcome: BaseException | str | None = None
@@ -279,6 +406,8 @@ class Replica:
             self.entered.set()
             with CancelScope(shield=self.shielded):
                 await self.release.wait()
+            if self.before_write is not None:
+                self.before_write()  # nothing else runs between this and the fence
         try:
             await self.controller.client.patch(
                 CONFIGMAPS, f"eff-{name}", {"data": {"by": self.name}}, namespace="effects"
@@ -337,6 +466,9 @@ async def replicas(
                 tg.cancel_scope.cancel()
 
 
+N = 24  # objects: each replica owns some (a's share is 36 %: none of 24 is 2e-5)
+
+
 def fill(server: FakeApiServer, n: int) -> None:
     server.objects.create("namespaces", {"metadata": {"name": "effects"}})
     for i in range(n):
@@ -389,19 +521,23 @@ async def test_a_write_after_the_clock_jumped_past_the_deadline_is_refused(
     """The pause: replica a is mid-reconcile when its clock jumps past its renew deadline
     (SIGSTOP, then SIGCONT); the reconcile resumes before anything else of a runs, and its write
     is refused at the write itself: a's membership loop has not run yet (no StopAll), nobody
-    told it. The reconcile is not retried for that reason; the side effect was never written."""
-    fill(fake_apiserver, 12)
+    told it. The reconcile is not retried for that reason; the side effect was never written.
+
+    The order is forced, not hoped for: the held reconcile itself jumps the clock right before
+    its write, with no await in between, so nothing else of a can run first."""
+    fill(fake_apiserver, N)
     clock = JumpClock()
     async with replicas(fake_apiserver, "a", "b", clock=clock) as (group, _):
-        await settled(group, fake_apiserver, 12)
+        await settled(group, fake_apiserver, N)
         a = group["a"]
-        mine = next(i for i in range(12) if owner_of(group, fake_apiserver, f"cm-{i}") == "a")
+        mine = next(i for i in range(N) if owner_of(group, fake_apiserver, f"cm-{i}") == "a")
         a.hold = f"default/cm-{mine}"
         a.controller.queue.add(a.hold)
         with anyio.fail_after(GUARD):
             await a.entered.wait()
-        a.release.set()  # the reconcile's own wake-up is first in line ...
-        clock.jump(SHORT.lease_duration * 2)  # ... when the process resumes, its clock jumped
+        # The process resumes with its clock jumped, the reconcile first in line:
+        a.before_write = lambda: clock.jump(SHORT.lease_duration * 2)
+        a.release.set()
         with anyio.fail_after(GUARD):
             await a.done.wait()
         assert isinstance(a.outcome, FencedWriteError)
@@ -418,22 +554,31 @@ async def test_a_replica_cut_off_refuses_its_late_write_and_another_reconciles(
     """Replica a is cut off from the server with a reconcile in flight that ignores its
     cancellation (the stop came too late for it); b fences a's lease, takes the range over
     and reconciles the key; when a's reconcile goes on, its write is refused, so the side
-    effect is b's alone."""
-    fill(fake_apiserver, 12)
+    effect is b's alone.
+
+    Every step waits for the event that makes the next one meaningful: b's write of the key
+    *after* the cut (b may have reconciled it before, while the group settled and b briefly
+    held every range), then the heal. a's refusal does not depend on what a's membership loop
+    managed to do meanwhile: whatever it did (stopped, or also took its lease back after the
+    heal), a's hold on its lease broke after the reconcile began."""
+    fill(fake_apiserver, N)
     async with replicas(fake_apiserver, "a", "b", cut="a") as (group, proxies):
-        await settled(group, fake_apiserver, 12)
+        await settled(group, fake_apiserver, N)
         a, b = group["a"], group["b"]
-        mine = next(i for i in range(12) if owner_of(group, fake_apiserver, f"cm-{i}") == "a")
+        mine = next(i for i in range(N) if owner_of(group, fake_apiserver, f"cm-{i}") == "a")
         key = f"default/cm-{mine}"
         a.hold, a.shielded = key, True
         a.controller.queue.add(key)
         with anyio.fail_after(GUARD):
             await a.entered.wait()
         proxies["a"].cut()
+        before = len(b.wrote)
+        hand_overs = b.controller.statistics().hand_overs_in
         with anyio.fail_after(GUARD):  # b takes the range over and reconciles the key
-            while key not in b.wrote:
+            while key not in b.wrote[before:]:
                 b.changed.clear()
                 await b.changed.wait()
+        assert b.controller.statistics().hand_overs_in > hand_overs
         proxies["a"].heal()
         a.release.set()
         with anyio.fail_after(GUARD):
@@ -464,6 +609,7 @@ async def test_a_leader_elected_controller_refuses_a_write_once_its_lease_lapsed
     async def reconcile(key: str) -> Result | None:
         entered.set()
         await release.wait()
+        clock.jump(elector.renew_deadline + 1)  # resumed, its clock past the deadline
         try:
             await holder[0].client.patch(CONFIGMAPS, "target", {"data": {"by": "leader"}})
         except FencedWriteError as exc:
@@ -491,8 +637,7 @@ async def test_a_leader_elected_controller_refuses_a_write_once_its_lease_lapsed
             controller.enqueue("k")
             with anyio.fail_after(GUARD):
                 await entered.wait()
-            release.set()  # first in line when the process resumes ...
-            clock.jump(elector.renew_deadline + 1)  # ... with its clock past the deadline
+            release.set()  # the reconcile jumps the clock, then writes: nothing runs between
             with anyio.fail_after(GUARD):
                 await done.wait()
             assert leading_then == [True]  # the elector had not noticed yet
@@ -501,6 +646,68 @@ async def test_a_leader_elected_controller_refuses_a_write_once_its_lease_lapsed
             stats = controller.statistics()
             assert stats.fenced_writes == 1 and stats.errors == 0
             assert controller.queue.num_requeues("k") == 0
+            tg.cancel_scope.cancel()
+    target = fake_apiserver.objects.get("configmaps", "target", namespace="default")
+    assert target.get("data") in ({}, None)
+
+
+async def test_a_leader_elected_controller_refuses_a_write_across_an_interrupted_term(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """Virtual time: while the leader's reconcile is mid-flight (ignoring its cancellation),
+    another candidate takes the lease over and releases it between two renewals. The leader's
+    next renewal has to take the lease over again: its hold broke, so its term ends there and
+    a new one begins, and the old reconcile's write is refused. (Keeping the term through the
+    re-acquire, as client-go does, would have let the write out although someone else led in
+    between.)"""
+    fake_apiserver.objects.create("configmaps", configmap("target"))
+    clock = FakeClock()
+    lease = MemoryLease(clock)
+    entered, release, done = anyio.Event(), anyio.Event(), anyio.Event()
+    outcome: list[BaseException | str] = []
+    holder: list[Controller[str]] = []
+
+    async def reconcile(key: str) -> Result | None:
+        entered.set()
+        with CancelScope(shield=True):  # the end of the term cannot stop it
+            await release.wait()
+        try:
+            await holder[0].client.patch(CONFIGMAPS, "target", {"data": {"by": "leader"}})
+        except FencedWriteError as exc:
+            outcome.append(exc)
+            raise
+        finally:
+            done.set()
+        outcome.append("written")
+        return None
+
+    async with kube_client(fake_apiserver) as client:
+        elector = LeaderElector(
+            lease_client=lease, lease_name="lock", namespace="ns", identity="me", clock=clock
+        )
+        controller: Controller[str] = Controller(
+            name="elected", reconcile=reconcile, leader_elector=elector, client=client,
+            clock=clock,
+        )  # fmt: skip
+        holder.append(controller)
+        async with anyio.create_task_group() as tg:
+            await tg.start(controller.run)
+            await clock.advance(0.1)
+            controller.enqueue("k")
+            with anyio.fail_after(GUARD):
+                await entered.wait()
+            await lease.taken_and_released("other")
+            try:
+                await clock.advance(elector.retry_period)  # the leader's renewal takes it over
+                term = elector.term
+                assert term is not None and term.number == 2
+            finally:
+                release.set()  # (a failed check must not leave the shielded reconcile hanging)
+            with anyio.fail_after(GUARD):
+                await done.wait()
+            assert isinstance(outcome[0], FencedWriteError)
+            assert "term 1 ended" in outcome[0].reason
+            assert controller.statistics().fenced_writes == 1
             tg.cancel_scope.cancel()
     target = fake_apiserver.objects.get("configmaps", "target", namespace="default")
     assert target.get("data") in ({}, None)

@@ -83,7 +83,9 @@ def member(**fields: Any) -> ReplicaState:
         "published_ready": True,
     }
     base.update(fields)
-    base.setdefault("published", base.get("active", EMPTY) | base.get("draining", EMPTY))
+    serving = base.get("active", EMPTY) | base.get("draining", EMPTY)
+    base.setdefault("published", serving)
+    base.setdefault("started", ((serving, 0),) if serving else ())  # served since generation 0
     return ReplicaState(**base)
 
 

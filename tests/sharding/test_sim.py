@@ -32,6 +32,7 @@ from aioinformer._replicas._handover import ShardTiming, StopAll
 from aioinformer._replicas._membership import Phase, Plan, ReplicaState, plan
 from aioinformer._sharding._ranges import EMPTY, FULL
 
+from . import sim as sim_module
 from .scenarios import KINDS, MAX_REPLICAS, random_scenario, scenario
 from .sim import Config, Op, Planner, Sim, Violation
 
@@ -156,8 +157,19 @@ def _stop_keeping_claims(
     keep = s.phase is Phase.MEMBER
     rest = (s.serving | s.published) - s.claimed
     claims = (*s.claims, (rest, None)) if keep and rest else (s.claims if keep else ())
-    s = replace(s, active=EMPTY, draining=EMPTY, claims=claims, renewed_at=None, lost=False)
+    s = replace(
+        s, active=EMPTY, draining=EMPTY, started=(), claims=claims, renewed_at=None, lost=False
+    )
     return s if rejoin_at is None else replace(s, ready=False, watched_from=rejoin_at)
+
+
+def _refusal_without_since(*args: Any, since: int | None = None, **kwargs: Any) -> str | None:
+    return _membership.write_refusal(*args, **kwargs)
+
+
+#: Many reconciles in flight; the stubborn ones (every fourth) that a StopAll abandons go on
+#: for up to 90 s, long after their replica took its lease and its ranges back.
+STUBBORN = Config(late_write=90.0, work_gap=0.05)
 
 
 @contextmanager
@@ -181,6 +193,9 @@ def broken(rule: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any
         options["planner"] = _no_catch_up
     elif rule == "claims keep their rv across a stop":
         monkeypatch.setattr(_membership, "_stop_all", _stop_keeping_claims)
+    elif rule == "the fence forgets when a reconcile began":
+        options["config"] = STUBBORN
+        monkeypatch.setattr(sim_module, "write_refusal", _refusal_without_since)
     yield options
 
 
@@ -207,6 +222,11 @@ BROKEN: dict[str, list[Op]] = {
         *joins("r0", "r1"),
         Op(14.5, "stall", "r1"),
         Op(16, "partition", "r1"),
+        Op(50, "heal", "r1"),
+    ],
+    "the fence forgets when a reconcile began": [
+        *joins("r0", "r1"),
+        Op(30, "partition", "r1", True),
         Op(50, "heal", "r1"),
     ],
 }
@@ -275,3 +295,24 @@ def test_a_reconcile_that_spans_a_pause_does_not_write() -> None:
     }
     assert {i.obj for i in frozen} & taken_over
     assert sim.refused >= len(frozen)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(
+    "ops",
+    [
+        [*joins("r0", "r1"), Op(30, "partition", "r1", True), Op(50, "heal", "r1")],
+        [*joins("r0", "r1"), Op(30, "delete", "r1")],
+    ],
+    ids=["cut off, then back", "its lease deleted"],
+)
+def test_a_reconcile_that_ignores_its_stop_never_writes_after_it(ops: list[Op], seed: int) -> None:
+    """Reconciles that ignore the cancellation of a StopAll go on for up to 90 s, untracked,
+    and try to write when they end, many after their replica took its lease back (and some of
+    its ranges): the fence refuses every one, because the replica's hold on its lease broke
+    after they began (the ownership generation), not because the membership loop stopped
+    them. No other replica's reconcile of the same object overlapped a write that passed."""
+    sim = run(ops, seed, config=STUBBORN)
+    late = [i for i in sim.intervals if i.abandoned and i.end is not None]
+    assert late and all(i.refused and not i.wrote for i in late)
+    assert any(i.reason is not None and "hold on its lease broke" in i.reason for i in late)
