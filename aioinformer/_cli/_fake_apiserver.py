@@ -61,6 +61,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="store_true",
         help="create missing namespaces instead of answering 404",
     )
+    parser.add_argument(
+        "--no-system-objects",
+        dest="system_objects",
+        action="store_false",
+        help="start empty but for the default namespace: no kube-system, kube-public,"
+        " kube-node-lease, default ServiceAccounts, kube-root-ca.crt, kubernetes Service or"
+        " system PriorityClasses",
+    )
 
 
 Manifest = tuple[str, list[KubeObject]]
@@ -94,6 +102,7 @@ async def serve(
     bookmark_interval: float = 60.0,
     history_limit: int = 10_000,
     auto_create_namespaces: bool = False,
+    system_objects: bool = True,
     stop: anyio.Event,
 ) -> int:
     """Serve until ``stop`` is set; the exit status (failures are printed as one line)."""
@@ -103,6 +112,7 @@ async def serve(
         bookmark_interval=bookmark_interval,
         history_limit=history_limit,
         auto_create_namespaces=auto_create_namespaces,
+        system_objects=system_objects,
         admin_api=True,
     )
     async with contextlib.AsyncExitStack() as stack:
@@ -166,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
             bookmark_interval=args.bookmark_interval,
             history_limit=args.history_limit,
             auto_create_namespaces=args.auto_create_namespaces,
+            system_objects=args.system_objects,
             stop=interrupts.stop,
         )
 

@@ -34,6 +34,7 @@ from .._registry._scale import get_scale
 from .._registry._watch import WatchHub
 from .._selectors._shard import ShardingGate
 from . import _discovery as discovery
+from ._auth import AccessControl, UserInfo, forbidden, request_attributes
 from ._discovery_aggregated import aggregated_media_type, api_discovery, apis_discovery
 from ._io import (
     Output,
@@ -48,6 +49,7 @@ from ._openapi import v2_acceptable
 from ._openapi_served import ServedDocuments
 from ._request_faults import RequestFaults
 from ._request_log import RequestLog, RequestRecord
+from ._reviews import create_review
 from ._routing import RequestInfo, parse_request, truthy
 from ._subresources import CONNECT_SUBRESOURCES, serve_subresource
 
@@ -98,7 +100,9 @@ class ApiHandler:
         admin: AdminHandler | None,
         sharding: ShardingGate | None = None,
         min_request_timeout: float = MIN_REQUEST_TIMEOUT,
+        access: AccessControl | None = None,
     ) -> None:
+        self._access = access or AccessControl()
         self._min_request_timeout = min_request_timeout
         self._sharding = sharding
         self._registry = registry
@@ -115,6 +119,7 @@ class ApiHandler:
         query = dict(request.query)
         info = parse_request(request.method, request.path, query)
         logged = False
+        user = ""
 
         def record(code: int) -> None:
             nonlocal logged
@@ -132,6 +137,7 @@ class ApiHandler:
                     namespace=info.namespace,
                     name=info.name,
                     status=code,
+                    user=user,
                 )
             )
 
@@ -147,7 +153,9 @@ class ApiHandler:
                 injected = self._faults.take(info)
                 if injected is not None:
                     raise injected
-                response = await self._serve(request, info, query, record)
+                who = self._authenticate(request, info)
+                user = who.username
+                response = await self._serve(request, info, query, record, who)
         except StatusFailure as failure:
             response = error_response(failure)
         except Exception:
@@ -157,12 +165,26 @@ class ApiHandler:
             record(response.status)
         return response
 
+    def _authenticate(self, request: web.Request, info: RequestInfo) -> UserInfo:
+        """Who makes the request, and whether they may (:mod:`._auth`).
+
+        :raises StatusFailure: 401 (an expired token), 403 (refused).
+        """
+        who = self._access.authenticate(request.headers)
+        if info.verb or not info.is_resource:
+            attributes = request_attributes(info, who, request.method, request.path)
+            allowed, reason = self._access.authorize(attributes)
+            if not allowed:
+                raise forbidden(attributes, reason)
+        return who
+
     async def _serve(
         self,
         request: web.Request,
         info: RequestInfo,
         query: dict[str, str],
         record: Callable[[int], None],
+        user: UserInfo,
     ) -> web.StreamResponse:
         if info.verb == "discovery":
             return self._discovery(request, info)
@@ -196,6 +218,8 @@ class ApiHandler:
             raise _not_found_path()
         if verb == "create" and res.namespaced and not info.namespace:
             raise status.status_error(405, message="create needs a namespace in the path")
+        if not res.stored:
+            return await self._review(request, info, res, query, user)
         if verb in ("create", "update"):
             return await self._write(request, info, res, query)
         if verb == "patch":
@@ -262,6 +286,31 @@ class ApiHandler:
             )
             code = 200
         return json_response(output.convert(written.obj), code, warnings=written.warnings)
+
+    async def _review(
+        self,
+        request: web.Request,
+        info: RequestInfo,
+        res: ResourceInfo,
+        query: dict[str, str],
+        user: UserInfo,
+    ) -> web.StreamResponse:
+        """POST of a review (authorization.k8s.io, authentication.k8s.io): answered, not
+        stored (:mod:`._reviews`)."""
+        body, raw = await object_body(request, res)
+        options = write_options(
+            request.query, field_manager=_field_manager(request, query), raw=raw
+        )
+        answer, warnings = create_review(
+            self._access,
+            self._rest,
+            res,
+            body,
+            user=user,
+            namespace=info.namespace,
+            options=options,
+        )
+        return json_response(answer, 201, warnings=warnings)
 
     def _discovery(self, request: web.Request, info: RequestInfo) -> web.StreamResponse:
         path = request.path.rstrip("/")
