@@ -13,6 +13,7 @@ import shutil
 from typing import Any
 
 import aiohttp
+import anyio
 import pytest
 
 from aioinformer import LeaderElector
@@ -212,3 +213,159 @@ async def test_kubectl_sees_the_furniture_through_http(fake_apiserver: FakeApiSe
             async with http.get(f"/api/v1/namespaces/http/{path}") as response:
                 assert response.status == 200, path
                 assert json.loads(await response.read())["metadata"]["namespace"] == "http"
+
+
+# -- the operational endpoints -------------------------------------------------------------
+
+LIVE_FIRST = [
+    "[+]ping ok",
+    "[+]log ok",
+    "[+]etcd ok",
+    "[+]poststarthook/start-apiserver-admission-initializer ok",
+]
+
+
+async def test_health_endpoints_list_their_checks(http: aiohttp.ClientSession) -> None:
+    """``k8s.io/apiserver/pkg/server/healthz/healthz.go`` (``handleRootHealth``): ``ok`` alone
+    (``text/plain; charset=utf-8``, ``X-Content-Type-Options: nosniff``), or with ``?verbose``
+    each check as ``[+]<name> ok`` and ``<root> check passed``; ``/readyz`` adds
+    ``etcd-readiness`` and ``informer-sync`` and ends with ``shutdown``; ``?exclude=`` marks a
+    check ``excluded: ok`` and warns about names that match none; each check has its own path
+    (``adaptCheckToHandler``)."""
+    async with http.get("/livez") as response:
+        assert (response.status, await response.text()) == (200, "ok")
+        assert response.headers["Content-Type"] == "text/plain; charset=utf-8"
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+    async with http.get("/livez", params={"verbose": ""}) as response:
+        lines = (await response.text()).splitlines()
+    assert lines[:4] == LIVE_FIRST and lines[-1] == "livez check passed"
+    assert (
+        "[+]poststarthook/rbac/bootstrap-roles ok" in lines
+        and "[+]autoregister-completion ok" in lines
+    )
+    async with http.get("/healthz?verbose") as response:
+        healthz = (await response.text()).splitlines()
+    assert healthz[:-1] == lines[:-1] and healthz[-1] == "healthz check passed"
+    async with http.get("/readyz?verbose=true&exclude=etcd&exclude=nonsense") as response:
+        ready = (await response.text()).splitlines()
+    assert ready[:5] == [
+        "[+]ping ok",
+        "[+]log ok",
+        "[+]etcd excluded: ok",
+        "[+]etcd-readiness ok",
+        "[+]informer-sync ok",
+    ]
+    assert ready[-3:] == [
+        "[+]shutdown ok",
+        'warn: some health checks cannot be excluded: no matches for "nonsense"',
+        "readyz check passed",
+    ]
+    async with http.get(
+        "/livez/poststarthook/scheduling/bootstrap-system-priority-classes"
+    ) as response:
+        assert (response.status, await response.text()) == (200, "ok")
+
+
+async def test_a_failing_check_is_500_with_the_reason_withheld(
+    fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
+) -> None:
+    """A failing check (``server.faults.fail_health_checks``): the root answers 500 through
+    ``http.Error`` with every line, ``[-]<check> failed: reason withheld`` (the reason is only
+    logged: the endpoint is public) and ``<root> check failed``; the check's own path says
+    ``internal server error: <reason>``; ``/livez`` does not run ``shutdown``."""
+    fake_apiserver.faults.fail_health_checks("shutdown", reason="shutting down")
+    async with http.get("/readyz") as response:
+        body = await response.text()
+    assert response.status == 500
+    assert body.endswith("[-]shutdown failed: reason withheld\nreadyz check failed\n")
+    async with http.get("/readyz/shutdown") as response:
+        assert (response.status, await response.text()) == (
+            500,
+            "internal server error: shutting down\n",
+        )
+    async with http.get("/livez") as response:
+        assert response.status == 200
+    fake_apiserver.faults.fail_health_checks()
+    async with http.get("/readyz") as response:
+        assert response.status == 200
+
+
+def _series(name: str, **labels: str) -> str:
+    """A series line's name and labels, sorted as promhttp writes them."""
+    inner = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+    return f"{name}{{{inner}}}"
+
+
+def _request(verb: str, scope: str, code: str = "", dry_run: str = "") -> dict[str, str]:
+    labels = {"component": "apiserver", "dry_run": dry_run, "group": "",
+              "resource": "configmaps", "scope": scope, "subresource": "", "verb": verb,
+              "version": "v1"}  # fmt: skip
+    return {**labels, "code": code} if code else labels
+
+
+@pytest.mark.fake_apiserver(system_objects=False)  # counts the objects it stores
+async def test_metrics_count_the_servers_own_traffic(
+    fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
+) -> None:
+    """``/metrics`` in the Prometheus text format (``text/plain; version=0.0.4``) with the
+    families of ``staging/src/k8s.io/apiserver/pkg/endpoints/metrics/metrics.go``:
+    ``apiserver_request_total`` by verb (``CleanVerb``: LIST, POST, APPLY for a server-side
+    apply, WATCH counted when it ends), scope (``CleanScope``), ``dry_run`` and code;
+    ``apiserver_request_duration_seconds`` with the real buckets;
+    ``apiserver_longrunning_requests`` while a watch is open; ``apiserver_resource_objects``
+    per resource. HELP texts carry the stability level (component-base ``metrics/opts.go``)."""
+    cms = "/api/v1/namespaces/default/configmaps"
+    async with http.get(cms) as response:
+        assert response.status == 200
+    async with http.post(f"{cms}?dryRun=All", json={"metadata": {"name": "dry"}}) as response:
+        assert response.status == 201
+    apply = {"Content-Type": "application/apply-patch+yaml"}
+    body = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: applied}\n"
+    async with http.patch(f"{cms}/applied?fieldManager=me", data=body, headers=apply) as response:
+        assert response.status == 201
+    async with (
+        http.get("/api/v1/configmaps", params={"watch": "1"}),
+        http.get("/metrics") as response,
+    ):
+        assert response.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+        during = (await response.text()).splitlines()
+    running = {k: v for k, v in _request("WATCH", "cluster").items() if k != "dry_run"}
+    assert f"{_series('apiserver_longrunning_requests', **running)} 1" in during
+    with anyio.fail_after(10):
+        await fake_apiserver.requests.wait_for_watches(0, exactly=True)
+    async with http.get("/metrics") as response:
+        text = await response.text()
+    lines = text.splitlines()
+    total = "apiserver_request_total"
+    assert f"{_series(total, **_request('LIST', 'namespace', '200'))} 1" in lines
+    assert f"{_series(total, **_request('POST', 'resource', '201', 'All'))} 1" in lines
+    assert f"{_series(total, **_request('APPLY', 'resource', '201'))} 1" in lines
+    assert f"{_series(total, **_request('WATCH', 'cluster', '200'))} 1" in lines
+    assert 'apiserver_resource_objects{group="",resource="configmaps"} 1' in lines
+    assert 'apiserver_resource_objects{group="",resource="namespaces"} 1' in lines
+    assert (
+        "# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for "
+        "each verb, dry run value, group, version, resource, scope, component, and HTTP "
+        "response code."
+    ) in lines
+    assert "# TYPE apiserver_request_duration_seconds histogram" in lines
+    listed = _series("apiserver_request_duration_seconds_bucket", **_request("LIST", "namespace"))
+    buckets = [
+        line.split('le="')[1].split('"')[0] for line in lines if line.startswith(listed[:-1])
+    ]
+    assert buckets == ["0.005", "0.025", "0.05", "0.1", "0.2", "0.4", "0.6", "0.8", "1", "1.25",
+                       "1.5", "2", "3", "4", "5", "6", "8", "10", "15", "20", "30", "45", "60",
+                       "+Inf"]  # fmt: skip
+    assert 'le="1e+06"' in text  # apiserver_response_sizes: 1000 · 10^k, as Go prints them
+
+
+@needs_kubectl
+def test_kubectl_get_raw_health_and_metrics(kubectl: Kubectl) -> None:
+    """``kubectl get --raw '/readyz?verbose'`` and ``--raw /metrics`` answer as from a real
+    server."""
+    ready = kubectl("get", "--raw", "/readyz?verbose").splitlines()
+    assert (
+        ready[:3] == ["[+]ping ok", "[+]log ok", "[+]etcd ok"]
+        and ready[-1] == "readyz check passed"
+    )
+    assert "# TYPE apiserver_request_total counter" in kubectl("get", "--raw", "/metrics")

@@ -121,6 +121,8 @@ def test_the_server_keeps_lifecycle_address_and_resources_and_four_entry_points(
         "host",
         "port",
         "url",
+        "ca_pem",
+        "kubeconfig",
         "configuration",
         "api_client",
         "register_resource",

@@ -19,6 +19,8 @@ same spellings as the in-process API (``"pods"``, ``"apps/v1/deployments"``, ...
 ``POST /_fake/latency``                     ``{"seconds"}``
 ``POST /_fake/sharding``                    ``{"enabled"}``: the ``ShardedListAndWatch`` gate
                                             → ``{"shardedListAndWatch": enabled}``
+``POST /_fake/health-checks``               ``{"failing": [check, ...], "reason"?}``: those
+                                            health checks fail (``[]``: all pass)
 ``POST /_fake/deny``                        ``{"verb"?, "resource"?, "namespace"?, "name"?,
                                             "path"?, "user"?, "reason"?}`` (``verb``,
                                             ``resource`` and ``user`` may be lists)
@@ -182,6 +184,16 @@ def _deny(server: AdminTarget, args: dict[str, Any], _: web.Request) -> Any:
     return {"rule": rule.as_dict()}
 
 
+def _health_checks(server: AdminTarget, args: dict[str, Any], _: web.Request) -> Any:
+    failing = args.get("failing") or []
+    if not isinstance(failing, list) or not all(isinstance(c, str) for c in failing):
+        raise TypeError("failing must be a list of check names")
+    server.faults.fail_health_checks(
+        *failing, reason=str(args.get("reason") or "failed by the test")
+    )
+    return {"failing": failing}
+
+
 def _allow_all(server: AdminTarget, _: dict[str, Any], __: web.Request) -> Any:
     server.auth.allow_all()
     return _OK
@@ -208,6 +220,7 @@ _POST: dict[str, _Action] = {
     "restart": _restart,
     "latency": _latency,
     "sharding": _sharding,
+    "health-checks": _health_checks,
     "deny": _deny,
     "allow-all": _allow_all,
     "add-user": _add_user,

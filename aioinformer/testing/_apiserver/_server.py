@@ -28,9 +28,10 @@ The standalone server (``aioinformer fake-apiserver``) exposes the faults over H
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 from anyio import CancelScope
@@ -48,6 +49,7 @@ from ._http._auth import AccessControl
 from ._http._listoptions import MIN_REQUEST_TIMEOUT
 from ._http._request_faults import RequestFaults
 from ._http._request_log import RequestLog
+from ._kubeconfig import kubeconfig_document, kubeconfig_yaml, write_kubeconfig
 from ._network import Listener
 from ._objects import ServerObjects
 from ._registry._conversion import VersionConversion
@@ -58,7 +60,7 @@ from ._registry._storage import Storage
 from ._registry._watch import WatchHub
 from ._request_log import ServerRequests
 from ._selectors._shard import ShardingGate
-from ._tls import ca_pem
+from ._tls import ca_file, ca_pem, server_context
 
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient, Configuration
@@ -130,6 +132,11 @@ class FakeApiServer(Service):
     :param min_request_timeout: like kube-apiserver's ``--min-request-timeout``: a watch
         without ``timeoutSeconds`` is ended by the server after a random time between this
         and twice this, in seconds (default 1800: 30 to 60 minutes).
+    :param tls: serve HTTPS (default False: HTTP) with a certificate for ``127.0.0.1``,
+        ``::1``, ``localhost``, the in-cluster names of the ``kubernetes`` Service and
+        ``host``, signed by a certificate authority generated once per process; clients trust
+        it through :meth:`kubeconfig` (``certificate-authority-data``), :meth:`api_client`, or
+        :attr:`ca_pem`.
     """
 
     def __init__(
@@ -146,10 +153,12 @@ class FakeApiServer(Service):
         max_body_size: int = 64 * 1024 * 1024,
         sharded_list_and_watch: bool = True,
         min_request_timeout: float = MIN_REQUEST_TIMEOUT,
+        tls: bool = False,
     ) -> None:
         self._min_request_timeout = min_request_timeout
         self._sharding = ShardingGate(enabled=sharded_list_and_watch)
-        self._listener = Listener(host, port)
+        self._tls = tls
+        self._listener = Listener(host, port, ssl_context=server_context(host) if tls else None)
         self._max_body_size = max_body_size
         self._registry = ResourceRegistry()
         self._storage = Storage(
@@ -282,15 +291,45 @@ class FakeApiServer(Service):
 
     @property
     def url(self) -> str:
-        """The base URL, e.g. ``http://127.0.0.1:36789``."""
+        """The base URL, e.g. ``http://127.0.0.1:36789`` (``https://`` with ``tls=True``)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self._tls else 'http'}://{host}:{self.port}"
+
+    @property
+    def ca_pem(self) -> str:
+        """The PEM of the cluster's certificate authority: it signs the serving certificate of
+        a ``tls=True`` server and is what ``kube-root-ca.crt`` publishes."""
+        return ca_pem()
 
     def configuration(self) -> Configuration:
-        """A kubernetes_asyncio ``Configuration`` pointed at this server (no credentials)."""
+        """A kubernetes_asyncio ``Configuration`` pointed at this server (no credentials;
+        trusting the server's CA when it serves HTTPS)."""
         from kubernetes_asyncio.client import Configuration
 
-        return Configuration(host=self.url)
+        configuration = Configuration(host=self.url)
+        if self._tls:
+            configuration.ssl_ca_cert = ca_file()
+        return configuration
+
+    def kubeconfig(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        """A kubeconfig for this server (know its port first: start it, or give ``port``).
+
+        One cluster, user and context, ``aioinformer-fake``, namespace ``default``, a token
+        that stands for ``kubernetes-admin``; an HTTPS server's cluster carries
+        ``certificate-authority-data``, an HTTP one ``insecure-skip-tls-verify: true`` (which
+        @kubernetes/client-node requires for ``http://``). kubectl, client-go, the Python
+        clients and client-node take it as it is.
+
+        :param path: also write it there, as YAML (atomically, mode 0600).
+        :returns: the kubeconfig document.
+        """
+        document = kubeconfig_document(self.url, ca_pem=ca_pem() if self._tls else None)
+        if path is not None:
+            text = kubeconfig_yaml(
+                document, comment=f"The aioinformer fake API server at {self.url}"
+            )
+            write_kubeconfig(path, text)
+        return document
 
     def api_client(self) -> ApiClient:
         """A new kubernetes_asyncio ``ApiClient`` for this server; close it (``async with``)."""

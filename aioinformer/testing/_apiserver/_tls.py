@@ -13,15 +13,18 @@ kinds are there.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import ipaddress
+import os
 import ssl
+import tempfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import trustme
 
-__all__ = ["ca_pem", "client_context", "server_context", "server_names"]
+__all__ = ["ca_file", "ca_pem", "client_context", "server_context", "server_names"]
 
 #: The names every serving certificate carries (kubeadm gives its apiserver the same
 #: in-cluster names).
@@ -46,6 +49,24 @@ def _authority() -> trustme.CA:
 def ca_pem() -> str:
     """The PEM of the process's certificate authority."""
     return _authority().cert_pem.bytes().decode()
+
+
+@functools.cache
+def ca_file() -> str:
+    """A file holding the CA's PEM (for clients that take a path, as kubernetes_asyncio's
+    ``Configuration.ssl_ca_cert`` does); removed when the process exits."""
+    handle, path = tempfile.mkstemp(prefix="aioinformer-fake-ca-", suffix=".crt")
+    with os.fdopen(handle, "w", encoding="ascii") as file:
+        file.write(ca_pem())
+    atexit.register(_remove, path)
+    return path
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def server_names(host: str) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -36,6 +37,7 @@ from .._selectors._shard import ShardingGate
 from . import _discovery as discovery
 from ._auth import AccessControl, UserInfo, forbidden, request_attributes
 from ._discovery_aggregated import aggregated_media_type, api_discovery, apis_discovery
+from ._health import HEALTH_ROOTS, health_response
 from ._io import (
     Output,
     delete_options,
@@ -45,6 +47,8 @@ from ._io import (
     write_options,
 )
 from ._listoptions import MIN_REQUEST_TIMEOUT, server_watch_timeout, validate_list_options
+from ._metrics import CONTENT_TYPE as METRICS_TYPE
+from ._metrics import RequestMetrics, request_labels
 from ._openapi import v2_acceptable
 from ._openapi_served import ServedDocuments
 from ._request_faults import RequestFaults
@@ -103,6 +107,8 @@ class ApiHandler:
         access: AccessControl | None = None,
     ) -> None:
         self._access = access or AccessControl()
+        #: ``/metrics`` (:mod:`._metrics`).
+        self.metrics = RequestMetrics(self._stored_counts)
         self._min_request_timeout = min_request_timeout
         self._sharding = sharding
         self._registry = registry
@@ -114,8 +120,51 @@ class ApiHandler:
         self._log = log
         self._admin = admin
 
+    def _stored_counts(self) -> dict[tuple[str, str], int]:
+        """``apiserver_resource_objects``: the objects of each stored resource (once per
+        table: the versions of a resource share one)."""
+        counts: dict[tuple[str, str], int] = {}
+        for info in self._registry:
+            if info.stored:
+                counts[(info.group, info.plural)] = len(self._storage.objects(info))
+        return counts
+
+    def _labels(self, request: web.Request, info: RequestInfo) -> dict[str, str] | None:
+        """The metric labels of a request, or None for one the metrics leave out."""
+        if info.is_resource:
+            res = self._registry.lookup(info.group, info.version, info.resource)
+            if res is None:
+                return None
+            custom = res.custom is not None
+        elif request.path.strip("/").partition("/")[0] in HEALTH_ROOTS:
+            custom = False
+        else:
+            return None
+        return request_labels(
+            info,
+            method=request.method,
+            path=request.path,
+            apply=request.content_type == "application/apply-patch+yaml",
+            dry_run=request.query.getall("dryRun", ()),
+            custom=custom,
+        )
+
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        """Answer one request."""
+        """Answer one request (timed for ``/metrics``)."""
+        started = time.perf_counter()
+        response = await self._handle(request)
+        info = parse_request(request.method, request.path, request.query)
+        labels = None if info.verb == "admin" else self._labels(request, info)
+        if info.verb == "watch" and response.prepared:
+            labels = None  # a watch that streamed is counted when it ends (:meth:`_watch`)
+        if labels is not None:
+            body = getattr(response, "body", None)
+            size = len(body) if isinstance(body, bytes) else response.body_length
+            elapsed = time.perf_counter() - started
+            self.metrics.observe(labels, code=response.status, seconds=elapsed, size=size)
+        return response
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
         query = dict(request.query)
         info = parse_request(request.method, request.path, query)
         logged = False
@@ -326,8 +375,13 @@ class ApiHandler:
             return json_response(discovery.api_versions(request.host))
         if path == "/apis":
             return json_response(discovery.api_group_list(self._registry))
-        if path in ("/healthz", "/livez", "/readyz"):
-            return web.Response(text="ok")
+        health = health_response(path, request.query, self._faults.health)
+        if health is not None:
+            return health
+        if path == "/metrics":
+            return web.Response(
+                text=self.metrics.exposition(), headers={"Content-Type": METRICS_TYPE}
+            )
         documents = self._openapi.documents
         if path == "/openapi/v3":
             return _json_bytes(documents.v3_root())
@@ -438,15 +492,24 @@ class ApiHandler:
             transport=request.transport,
             convert=output.watch_converter(),
         )
+        labels = self._labels(request, info)
+        started = time.perf_counter()
         try:
             response = web.StreamResponse(status=200, headers={"Content-Type": _JSON})
             response.enable_chunked_encoding()
             await response.prepare(request)
             record(200)
+            if labels is not None:
+                self.metrics.long_running(labels, +1)
             try:
                 await watcher.serve(response)
             except ConnectionError:
                 logger.debug("watch client of %s went away", res)
+            finally:  # also when the client left and the handler is cancelled
+                if labels is not None:
+                    self.metrics.long_running(labels, -1)
+                    elapsed = time.perf_counter() - started
+                    self.metrics.observe(labels, code=200, seconds=elapsed, size=0)
             return response
         finally:
             self._hub.close(watcher)
