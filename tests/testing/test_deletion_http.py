@@ -16,7 +16,6 @@ import aiohttp
 import anyio
 import kubernetes.client
 import orjson
-import pytest
 from kubernetes_asyncio.client import ApiClient, AppsV1Api, CoreV1Api, V1DeleteOptions
 
 from aioinformer.testing import FakeApiServer
