@@ -154,6 +154,7 @@ def test_the_server_keeps_lifecycle_address_and_resources_and_four_entry_points(
         "inject_malformed_line",
         "inject_raw_line",
         "inject_watch_error",
+        "fail_health_checks",
         "restart",
         "set_latency",
         "stop_listening",
