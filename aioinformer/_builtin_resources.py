@@ -1,7 +1,7 @@
 """The built-in Kubernetes resources: one data table, read by the client and the fake server.
 
 Each row says what a real API server's discovery says about a resource (group, version,
-plural, kind, singular name, short names, scope, verbs, and the ``status``/``scale``
+plural, kind, singular name, short names, scope, verbs, categories, and the ``status``/``scale``
 subresources where it has them), plus two facts of the server's registry that only the fake
 API server uses: the field labels its field selectors accept beyond ``metadata.name`` and
 ``metadata.namespace`` (the kind's field-label conversion in the API server; empty: the kind
@@ -40,6 +40,10 @@ class BuiltinResource:
     subresources: tuple[str, ...] = ()
     selectable_fields: tuple[str, ...] = ()
     delete_returns_object: bool = False
+    categories: tuple[str, ...] = ()
+    #: Older versions also served, each converted to and from ``version`` (the storage
+    #: version): autoscaling/v1 HorizontalPodAutoscalers.
+    also_served: tuple[str, ...] = ()
 
     @property
     def api_version(self) -> str:
@@ -49,6 +53,13 @@ class BuiltinResource:
 
 _STATUS = ("status",)
 _SCALABLE = ("scale", "status")
+#: ``kubectl get all`` (the registries' ``Categories()``).
+_ALL = ("all",)
+#: The admission configuration kinds and CRDs (``kubectl get api-extensions``).
+_EXTENSIONS = ("api-extensions",)
+#: The review resources of authorization.k8s.io and authentication.k8s.io: create only,
+#: nothing stored (their REST storage is a ``rest.Creater`` alone).
+_CREATE = ("create",)
 
 _POD_FIELDS = (
     "spec.nodeName",
@@ -89,6 +100,7 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
         subresources=_STATUS,
         selectable_fields=_POD_FIELDS,
         delete_returns_object=True,
+        categories=_ALL,
     ),
     _R(
         "",
@@ -101,6 +113,7 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
         subresources=_STATUS,
         selectable_fields=("spec.clusterIP", "spec.type"),
         delete_returns_object=True,
+        categories=_ALL,
     ),
     _R("", "v1", "endpoints", "Endpoints", True, "endpoints", ("ep",)),
     _R("", "v1", "configmaps", "ConfigMap", True, "configmap", ("cm",)),
@@ -117,6 +130,7 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
         ("rc",),
         subresources=_SCALABLE,
         selectable_fields=("status.replicas",),
+        categories=_ALL,
     ),
     _R(
         "",
@@ -161,6 +175,17 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
         ("pv",),
         subresources=_STATUS,
     ),
+    _R("", "v1", "limitranges", "LimitRange", True, "limitrange", ("limits",)),
+    _R(
+        "",
+        "v1",
+        "resourcequotas",
+        "ResourceQuota",
+        True,
+        "resourcequota",
+        ("quota",),
+        subresources=_STATUS,
+    ),
     _R(
         "apps",
         "v1",
@@ -170,6 +195,7 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
         "deployment",
         ("deploy",),
         subresources=_SCALABLE,
+        categories=_ALL,
     ),
     _R(
         "apps",
@@ -181,6 +207,7 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
         ("rs",),
         subresources=_SCALABLE,
         selectable_fields=("status.replicas",),
+        categories=_ALL,
     ),
     _R(
         "apps",
@@ -191,8 +218,19 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
         "statefulset",
         ("sts",),
         subresources=_SCALABLE,
+        categories=_ALL,
     ),
-    _R("apps", "v1", "daemonsets", "DaemonSet", True, "daemonset", ("ds",), subresources=_STATUS),
+    _R(
+        "apps",
+        "v1",
+        "daemonsets",
+        "DaemonSet",
+        True,
+        "daemonset",
+        ("ds",),
+        subresources=_STATUS,
+        categories=_ALL,
+    ),
     _R(
         "batch",
         "v1",
@@ -202,8 +240,19 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
         "job",
         subresources=_STATUS,
         selectable_fields=("status.successful",),
+        categories=_ALL,
     ),
-    _R("batch", "v1", "cronjobs", "CronJob", True, "cronjob", ("cj",), subresources=_STATUS),
+    _R(
+        "batch",
+        "v1",
+        "cronjobs",
+        "CronJob",
+        True,
+        "cronjob",
+        ("cj",),
+        subresources=_STATUS,
+        categories=_ALL,
+    ),
     _R("coordination.k8s.io", "v1", "leases", "Lease", True, "lease"),
     _R("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", True, "endpointslice"),
     _R(
@@ -228,6 +277,157 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
         "clusterrolebinding",
     ),
     _R(
+        "autoscaling",
+        "v2",
+        "horizontalpodautoscalers",
+        "HorizontalPodAutoscaler",
+        True,
+        "horizontalpodautoscaler",
+        ("hpa",),
+        subresources=_STATUS,
+        categories=_ALL,
+        also_served=("v1",),
+    ),
+    _R(
+        "policy",
+        "v1",
+        "poddisruptionbudgets",
+        "PodDisruptionBudget",
+        True,
+        "poddisruptionbudget",
+        ("pdb",),
+        subresources=_STATUS,
+    ),
+    _R(
+        "scheduling.k8s.io",
+        "v1",
+        "priorityclasses",
+        "PriorityClass",
+        False,
+        "priorityclass",
+        ("pc",),
+    ),
+    _R("storage.k8s.io", "v1", "storageclasses", "StorageClass", False, "storageclass", ("sc",)),
+    _R("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False, "csidriver"),
+    _R("storage.k8s.io", "v1", "csinodes", "CSINode", False, "csinode"),
+    _R(
+        "storage.k8s.io",
+        "v1",
+        "csistoragecapacities",
+        "CSIStorageCapacity",
+        True,
+        "csistoragecapacity",
+    ),
+    _R(
+        "storage.k8s.io",
+        "v1",
+        "volumeattachments",
+        "VolumeAttachment",
+        False,
+        "volumeattachment",
+        subresources=_STATUS,
+    ),
+    _R(
+        "storage.k8s.io",
+        "v1",
+        "volumeattributesclasses",
+        "VolumeAttributesClass",
+        False,
+        "volumeattributesclass",
+        ("vac",),
+    ),
+    _R(
+        "admissionregistration.k8s.io",
+        "v1",
+        "mutatingwebhookconfigurations",
+        "MutatingWebhookConfiguration",
+        False,
+        "mutatingwebhookconfiguration",
+        categories=_EXTENSIONS,
+    ),
+    _R(
+        "admissionregistration.k8s.io",
+        "v1",
+        "validatingwebhookconfigurations",
+        "ValidatingWebhookConfiguration",
+        False,
+        "validatingwebhookconfiguration",
+        categories=_EXTENSIONS,
+    ),
+    _R(
+        "admissionregistration.k8s.io",
+        "v1",
+        "validatingadmissionpolicies",
+        "ValidatingAdmissionPolicy",
+        False,
+        "validatingadmissionpolicy",
+        subresources=_STATUS,
+        categories=_EXTENSIONS,
+    ),
+    _R(
+        "admissionregistration.k8s.io",
+        "v1",
+        "validatingadmissionpolicybindings",
+        "ValidatingAdmissionPolicyBinding",
+        False,
+        "validatingadmissionpolicybinding",
+        categories=_EXTENSIONS,
+    ),
+    _R(
+        "authorization.k8s.io",
+        "v1",
+        "selfsubjectaccessreviews",
+        "SelfSubjectAccessReview",
+        False,
+        "selfsubjectaccessreview",
+        verbs=_CREATE,
+    ),
+    _R(
+        "authorization.k8s.io",
+        "v1",
+        "selfsubjectrulesreviews",
+        "SelfSubjectRulesReview",
+        False,
+        "selfsubjectrulesreview",
+        verbs=_CREATE,
+    ),
+    _R(
+        "authorization.k8s.io",
+        "v1",
+        "subjectaccessreviews",
+        "SubjectAccessReview",
+        False,
+        "subjectaccessreview",
+        verbs=_CREATE,
+    ),
+    _R(
+        "authorization.k8s.io",
+        "v1",
+        "localsubjectaccessreviews",
+        "LocalSubjectAccessReview",
+        True,
+        "localsubjectaccessreview",
+        verbs=_CREATE,
+    ),
+    _R(
+        "authentication.k8s.io",
+        "v1",
+        "selfsubjectreviews",
+        "SelfSubjectReview",
+        False,
+        "selfsubjectreview",
+        verbs=_CREATE,
+    ),
+    _R(
+        "authentication.k8s.io",
+        "v1",
+        "tokenreviews",
+        "TokenReview",
+        False,
+        "tokenreview",
+        verbs=_CREATE,
+    ),
+    _R(
         "apiextensions.k8s.io",
         "v1",
         "customresourcedefinitions",
@@ -236,5 +436,6 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
         "customresourcedefinition",
         ("crd", "crds"),
         subresources=_STATUS,
+        categories=_EXTENSIONS,
     ),
 )

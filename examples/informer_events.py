@@ -50,7 +50,8 @@ def describe(event: Event) -> str:
 
 
 async def main() -> None:
-    async with FakeApiServer(bookmark_interval=1.0) as server:
+    # A bare server (no kube-root-ca.crt ConfigMaps of its own): the informer sees ours only.
+    async with FakeApiServer(bookmark_interval=1.0, system_objects=False) as server:
         server.objects.create("configmaps", configmap("app-settings", replicas="2"))
         server.objects.create("configmaps", configmap("logging", level="info"))
 

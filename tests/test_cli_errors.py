@@ -205,6 +205,7 @@ async def test_ctrl_c_during_discovery_against_a_silent_server(
     assert_one_line(outcome, "error: interrupted while contacting the API server", code=130)
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # its first line is the synced note
 async def test_without_rich_watch_says_once_how_to_get_the_live_view(
     fake_apiserver: FakeApiServer,
 ) -> None:

@@ -41,7 +41,7 @@ WIDGETS = Resource("example.com", "v1", "widgets", kind="Widget")
 
 @pytest.fixture
 async def server() -> AsyncIterator[FakeApiServer]:
-    async with serving(FakeApiServer()) as fake:
+    async with serving(FakeApiServer(system_objects=False)) as fake:  # its own objects only
         fake.objects.create("namespaces", {"metadata": {"name": "team-a"}})
         yield fake
 

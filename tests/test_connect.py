@@ -44,6 +44,7 @@ def test_connect_loads_nothing_until_used() -> None:
     assert isinstance(pending, PendingConnection)
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_async_with_connect_closes_the_client(
     fake_apiserver: FakeApiServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

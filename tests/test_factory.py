@@ -154,6 +154,7 @@ async def test_tweak_list_options_reach_every_request(fake_apiserver: FakeApiSer
             assert informer.indexer.list_keys() == ["default/web"]
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_namespace_scopes_namespaced_resources(fake_apiserver: FakeApiServer) -> None:
     """With a namespace, namespaced informers list one namespace; cluster-scoped ones all."""
     fake_apiserver.objects.create("namespaces", {"metadata": {"name": "team"}})
@@ -199,6 +200,7 @@ async def test_for_resource_adds_missing_indexers(fake_apiserver: FakeApiServer)
         await factory.aclose()
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_factory_consumers_end_with_shutdown(fake_apiserver: FakeApiServer) -> None:
     """Streams over a factory's informers end when the factory shuts down."""
     fake_apiserver.objects.create("configmaps", configmap("a"))

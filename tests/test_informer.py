@@ -241,6 +241,7 @@ async def test_an_object_the_cache_refuses_is_skipped_and_counted(
 # -- against the fake API server ---------------------------------------------------------------
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_initial_list_then_watch_events(
     fake_apiserver: FakeApiServer, cache_mode: CacheMode
 ) -> None:
@@ -282,6 +283,7 @@ async def test_initial_list_then_watch_events(
     assert informer.state is State.STOPPED
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_indexers_given_at_construction_and_added_later(
     fake_apiserver: FakeApiServer,
     cache_mode: CacheMode,

@@ -71,6 +71,7 @@ async def http() -> AsyncIterator[aiohttp.ClientSession]:
 # -- the runtime ---------------------------------------------------------------------------
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_runtime_readiness_can_require_consumers(client: KubeClient) -> None:
     """With require_consumers_synced, a handler still busy with the initial list keeps the
     runtime unready although the cache synced; it becomes ready once the handler caught up."""
@@ -182,6 +183,7 @@ async def test_fastapi_probes_without_the_lifespan(http: aiohttp.ClientSession) 
             assert (await get(http, url + "/ready"))[0] == 503
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_fastapi_metrics_router(client: KubeClient, http: aiohttp.ClientSession) -> None:
     """metrics_router serves the registry in the text format."""
     factory = new_factory(client)
@@ -203,6 +205,7 @@ async def test_fastapi_metrics_router(client: KubeClient, http: aiohttp.ClientSe
 # -- aiohttp -------------------------------------------------------------------------------
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_aiohttp_cleanup_ctx_readiness_and_shutdown(
     fake_apiserver: FakeApiServer, client: KubeClient, http: aiohttp.ClientSession
 ) -> None:

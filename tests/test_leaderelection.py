@@ -327,6 +327,7 @@ async def replica(
             yield rep
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_only_the_leader_reconciles_and_graceful_handover(
     fake_apiserver: FakeApiServer,
 ) -> None:
@@ -369,6 +370,7 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
     assert (await lease(fake_apiserver))["spec"]["holderIdentity"] == ""
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_killed_leader_controller_is_replaced_after_expiry(
     fake_apiserver: FakeApiServer,
 ) -> None:
@@ -397,6 +399,7 @@ async def test_killed_leader_controller_is_replaced_after_expiry(
         await b.controller.aclose()
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_lost_leadership_cancels_reconciles_until_reelected(
     fake_apiserver: FakeApiServer,
 ) -> None:

@@ -145,6 +145,7 @@ def test_collector_reports_an_informer_before_start(client: KubeClient) -> None:
     assert value(registry, "aioinformer_informer_last_sync_resource_version", **labels) is None
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_collector_reads_live_counters(
     fake_apiserver: FakeApiServer, client: KubeClient
 ) -> None:

@@ -57,7 +57,7 @@ EVERYDAY = {
 }
 APART = {
     "aioinformer.lowlevel": 17,
-    "aioinformer.testing": 13,
+    "aioinformer.testing": 15,
     "aioinformer.errors": 43,
     "aioinformer.conditions": 9,
     "aioinformer.predicates": 5,

@@ -46,7 +46,7 @@ SHORT_WATCHES = WatchConfig(backoff=FAST_BACKOFF, min_watch_timeout=1)
 
 @pytest.fixture
 async def server() -> AsyncIterator[FakeApiServer]:
-    async with serving(FakeApiServer(bookmark_interval=60)) as fake:
+    async with serving(FakeApiServer(bookmark_interval=60, system_objects=False)) as fake:
         yield fake
 
 

@@ -33,7 +33,7 @@ from .support import CONFIGMAPS, configmap, kube_client
 
 @pytest.fixture
 async def server() -> AsyncIterator[FakeApiServer]:
-    async with serving(FakeApiServer(bookmark_interval=60)) as fake:
+    async with serving(FakeApiServer(bookmark_interval=60, system_objects=False)) as fake:
         yield fake
 
 

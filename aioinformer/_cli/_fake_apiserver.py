@@ -4,8 +4,13 @@ Serves the fault-injection API under ``/_fake/`` (see
 :mod:`aioinformer.testing._apiserver._admin`), so kubectl and programs in other languages can be
 tested against it::
 
-    aioinformer fake-apiserver --port 8001 -f manifests.yaml
-    kubectl --server http://127.0.0.1:8001 get pods -A -w
+    aioinformer fake-apiserver --port 8001 -f manifests.yaml --kubeconfig fake.kubeconfig
+    export KUBECONFIG=$PWD/fake.kubeconfig     # the line it prints once it listens
+    kubectl get pods -A -w
+
+``--kubeconfig PATH`` writes a kubeconfig whose current context is this server (no
+credentials; with ``--tls`` the CA of its certificate) and prints the ``export KUBECONFIG=...``
+line on stdout. ``--tls`` serves HTTPS with a certificate from a generated CA.
 
 Unlike ``FakeApiServer()`` in process, it runs a kubelet by default (``--no-kubelet`` turns
 it off): scheduled pods become ``Running`` and ``kubectl delete pod`` returns once the
@@ -22,7 +27,9 @@ import contextlib
 import errno
 import ipaddress
 import logging
+import shlex
 from collections.abc import Sequence
+from pathlib import Path
 
 import anyio
 
@@ -64,6 +71,24 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--auto-create-namespaces",
         action="store_true",
         help="create missing namespaces instead of answering 404",
+    )
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="serve HTTPS, with a certificate from a CA generated at start (see --kubeconfig)",
+    )
+    parser.add_argument(
+        "--kubeconfig",
+        metavar="PATH",
+        help="write a kubeconfig for this server to PATH and print the export KUBECONFIG= line",
+    )
+    parser.add_argument(
+        "--no-system-objects",
+        dest="system_objects",
+        action="store_false",
+        help="start empty but for the default namespace: no kube-system, kube-public,"
+        " kube-node-lease, default ServiceAccounts, kube-root-ca.crt, kubernetes Service or"
+        " system PriorityClasses",
     )
     parser.add_argument(
         "--kubelet",
@@ -140,15 +165,24 @@ async def serve(
     pod_start_delay: float = 1.0,
     pod_stop_delay: float = 1.0,
     sync_gc: bool = False,
+    system_objects: bool = True,
+    tls: bool = False,
+    kubeconfig: Path | None = None,
     stop: anyio.Event,
 ) -> int:
-    """Serve until ``stop`` is set; the exit status (failures are printed as one line)."""
+    """Serve until ``stop`` is set; the exit status (failures are printed as one line).
+
+    :param kubeconfig: where to write a kubeconfig for the server once it listens (the
+        ``export KUBECONFIG=`` line is printed on stdout).
+    """
     server = FakeApiServer(
         host=host,
         port=port,
         bookmark_interval=bookmark_interval,
         history_limit=history_limit,
         auto_create_namespaces=auto_create_namespaces,
+        system_objects=system_objects,
+        tls=tls,
         admin_api=True,
         kubelet=kubelet,
         pod_start_delay=pod_start_delay,
@@ -178,6 +212,12 @@ async def serve(
                 return fail(f"{exc.message}{hint}")
             logger.info("loaded %d objects from %s", len(created), path)
         logger.info("fake API server listening on %s", server.url)
+        if kubeconfig is not None:
+            try:
+                server.kubeconfig(kubeconfig)
+            except OSError as exc:
+                return fail(f"cannot write --kubeconfig {kubeconfig}: {exc.strerror or exc}")
+            print(f"export KUBECONFIG={shlex.quote(str(kubeconfig))}", flush=True)
         if not _is_loopback(host):
             logger.warning(
                 "listening on %s, not only on this machine: anyone who can reach it can read"
@@ -208,6 +248,8 @@ def run(args: argparse.Namespace) -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
 
+    kubeconfig = Path(args.kubeconfig).resolve() if args.kubeconfig else None
+
     async def main(interrupts: Interrupts) -> int:
         return await serve(
             host=args.host,
@@ -220,6 +262,9 @@ def run(args: argparse.Namespace) -> int:
             pod_start_delay=args.pod_start_delay,
             pod_stop_delay=args.pod_stop_delay,
             sync_gc=args.sync_gc,
+            system_objects=args.system_objects,
+            tls=args.tls,
+            kubeconfig=kubeconfig,
             stop=interrupts.stop,
         )
 

@@ -4,7 +4,8 @@
 REST protocol (discovery, CRUD, LIST with selectors and pagination, WATCH with resource
 versions, bookmarks and 410 Gone) with fault injection, so the real client stack is tested
 over real HTTP. Its entry points are ``server.objects`` (:class:`ServerObjects`),
-``server.faults`` (:class:`ServerFaults`) and ``server.requests`` (:class:`ServerRequests`).
+``server.faults`` (:class:`ServerFaults`), ``server.requests`` (:class:`ServerRequests`) and
+``server.auth`` (:class:`ServerAuth`).
 The pytest fixture ``fake_apiserver`` is registered automatically (see
 :mod:`aioinformer.testing.pytest_plugin`); ``aioinformer fake-apiserver`` runs it standalone.
 
@@ -34,6 +35,8 @@ from .._exports import publish as _publish
 if TYPE_CHECKING:
     from ._apiserver._api._resources import BUILTIN_RESOURCES as BUILTIN_RESOURCES
     from ._apiserver._api._resources import ResourceInfo as ResourceInfo
+    from ._apiserver._auth import DenyRule as DenyRule
+    from ._apiserver._auth import ServerAuth as ServerAuth
     from ._apiserver._faults import ServerFaults as ServerFaults
     from ._apiserver._manifests import load_manifests as load_manifests
     from ._apiserver._objects import ServerObjects as ServerObjects
@@ -48,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_RESOURCES",
+    "DenyRule",
     "FakeApiServer",
     "FakeApiServerStatistics",
     "FakeClock",
@@ -56,6 +60,7 @@ __all__ = [
     "ResourceInfo",
     "ScriptedListerWatcher",
     "ScriptedWatchStream",
+    "ServerAuth",
     "ServerFaults",
     "ServerObjects",
     "ServerRequests",
@@ -66,6 +71,8 @@ __all__ = [
 _HOMES = {
     "BUILTIN_RESOURCES": "._apiserver._api._resources",
     "ResourceInfo": "._apiserver._api._resources",
+    "DenyRule": "._apiserver._auth",
+    "ServerAuth": "._apiserver._auth",
     "ServerFaults": "._apiserver._faults",
     "load_manifests": "._apiserver._manifests",
     "ServerObjects": "._apiserver._objects",

@@ -9,6 +9,14 @@ Registered through the ``pytest11`` entry point, so installing aioinformer is en
         fake_apiserver.objects.create("configmaps", {"metadata": {"name": "c"}})
         ...
 
+The server holds what a fresh cluster holds (``kube-system`` and the other system namespaces,
+``default`` ServiceAccounts, ``kube-root-ca.crt`` ConfigMaps, the ``kubernetes`` Service...).
+The ``fake_apiserver`` marker passes keyword arguments to :class:`FakeApiServer`, e.g. for a
+test that counts objects and wants a bare store::
+
+    @pytest.mark.fake_apiserver(system_objects=False)
+    async def test_counts(fake_apiserver): ...
+
 The fixture is function-scoped and async: it needs pytest-asyncio, in either mode ("strict",
 its default, where async tests carry ``@pytest.mark.asyncio``, or "auto"). It follows the
 project's loop-scope settings like any other async fixture. The server is closed after the
@@ -39,7 +47,7 @@ import pytest
 if TYPE_CHECKING:
     from ._apiserver._server import FakeApiServer
 
-__all__ = ["fake_apiserver"]
+__all__ = ["fake_apiserver", "pytest_configure"]
 
 _NEEDS_PYTEST_ASYNCIO = (
     "the fake_apiserver fixture is async and needs pytest-asyncio: pip install pytest-asyncio"
@@ -84,6 +92,15 @@ async def _serving(server: FakeApiServer) -> AsyncIterator[FakeApiServer]:
         raise failure
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Declare the ``fake_apiserver`` marker (``--strict-markers`` accepts it)."""
+    config.addinivalue_line(
+        "markers",
+        "fake_apiserver(**options): keyword arguments of the FakeApiServer the fake_apiserver"
+        " fixture starts (e.g. system_objects=False)",
+    )
+
+
 try:
     import pytest_asyncio
 except ImportError:  # pragma: no cover - the plugin must never break a test session
@@ -96,10 +113,15 @@ except ImportError:  # pragma: no cover - the plugin must never break a test ses
 else:
 
     @pytest_asyncio.fixture
-    async def fake_apiserver() -> AsyncIterator[FakeApiServer]:  # type: ignore[misc]  # one of two
-        """A started :class:`~aioinformer.testing.FakeApiServer` (bookmarks every second),
-        closed after the test; it runs in a task of its own (see the module)."""
+    async def fake_apiserver(  # type: ignore[misc]  # one of two
+        request: pytest.FixtureRequest,
+    ) -> AsyncIterator[FakeApiServer]:
+        """A started :class:`~aioinformer.testing.FakeApiServer` (bookmarks every second;
+        the ``fake_apiserver`` marker's keyword arguments override), closed after the test; it
+        runs in a task of its own (see the module)."""
         from ._apiserver._server import FakeApiServer
 
-        async with _serving(FakeApiServer(bookmark_interval=1.0)) as server:
+        marker = request.node.get_closest_marker("fake_apiserver")
+        options = {"bookmark_interval": 1.0, **(marker.kwargs if marker is not None else {})}
+        async with _serving(FakeApiServer(**options)) as server:
             yield server

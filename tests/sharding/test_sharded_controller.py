@@ -271,6 +271,7 @@ def _fill(server: FakeApiServer, start: int, n: int) -> None:
         server.objects.create("configmaps", {"metadata": {"name": f"cm-{i:03d}"}, "data": {}})
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # the group shares the ConfigMaps it made
 @pytest.mark.parametrize("gate", [True, False], ids=["server-side", "client-side"])
 @pytest.mark.parametrize("seed", SEEDS)
 async def test_three_replicas_kill_stop_and_join(

@@ -102,6 +102,7 @@ def _sharded_requests(server: FakeApiServer, first: int) -> list[Any]:
     ]
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_caches_are_the_same_with_the_gate_on_and_off(fake_apiserver: FakeApiServer) -> None:
     """Both halves cover every object once, the caches do not depend on the server filtering,
     and the statistics say who filtered (SOTA §1.6 gate off: "selector ignored", no shardInfo)."""
@@ -163,6 +164,7 @@ async def test_every_page_carries_the_selector(fake_apiserver: FakeApiServer, ga
     )
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 @pytest.mark.parametrize("gate", [True, False])
 async def test_streaming_list_is_filtered(fake_apiserver: FakeApiServer, gate: bool) -> None:
     """A streaming list carries the selector too; watch streams never carry shardInfo (SOTA
@@ -275,6 +277,7 @@ async def test_watch_events_are_filtered_but_bookmarks_pass() -> None:
     assert lw.options[0].shard_selector == str(shard(0, 2))
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_factory_default_and_per_resource_selectors(fake_apiserver: FakeApiServer) -> None:
     """The factory's selector applies to every informer unless a resource has its own (None:
     unsharded); metrics say who filters."""

@@ -60,7 +60,7 @@ class Standalone:
         assert self.process.stderr is not None
         self.log = LineReader(self.process.stderr)
         try:
-            self.url = self.log.wait_for(r"listening on (http://\S+)").group(1)
+            self.url = self.log.wait_for(r"listening on (https?://\S+)").group(1)
         except BaseException:
             self.stop()
             raise

@@ -214,18 +214,19 @@ def test_preconditions_that_do_not_hold_are_409_on_the_kind() -> None:
 def test_a_dry_run_delete_changes_nothing() -> None:
     """``dryRun=All`` runs every step and answers the would-be result; nothing is stored, no
     resource version is taken (``DryRunnableStorage``): for a graceful pod, a plain object
-    and a namespace."""
+    and a namespace (not ``default``: that one may not be deleted, dry run or not)."""
     server = _server()
+    server.objects.create("namespaces", {"metadata": {"name": "doomed"}})
     server.objects.create("pods", pod("p", node="n"))
     server.objects.create("configmaps", {"metadata": {"name": "c"}})
     rv = server.objects.resource_version
     assert server.objects.delete("pods", "p", dry_run=True)["metadata"]["deletionTimestamp"]
     server.objects.delete("configmaps", "c", dry_run=True)
-    answered = server.objects.delete("namespaces", "default", dry_run=True)
+    answered = server.objects.delete("namespaces", "doomed", dry_run=True)
     assert answered["status"]["phase"] == "Terminating"
     assert server.objects.resource_version == rv
     assert "deletionTimestamp" not in server.objects.get("pods", "p")["metadata"]
-    assert server.objects.get("namespaces", "default")["status"]["phase"] == "Active"
+    assert server.objects.get("namespaces", "doomed")["status"]["phase"] == "Active"
 
 
 def test_an_unknown_propagation_policy_is_422() -> None:
@@ -379,7 +380,9 @@ async def test_a_namespace_passes_through_terminating_then_goes() -> None:
     """Deleting a namespace marks it (``deletionTimestamp``, ``status.phase: Terminating``)
     and answers it with its content still there; then the namespace controller deletes the
     content, reports its conditions (``pkg/controller/namespace/deletion``), removes the
-    ``kubernetes`` finalizer and the namespace is gone."""
+    ``kubernetes`` finalizer and the namespace is gone. Its ``kube-root-ca.crt`` and
+    ``default`` ServiceAccount go with it and are not put back (their controllers skip a
+    namespace that is not active)."""
     async with FakeApiServer() as server:
         server.objects.create("namespaces", {"metadata": {"name": "demo"}})
         server.objects.create("configmaps", {"metadata": {"name": "c", "namespace": "demo"}})
@@ -387,11 +390,13 @@ async def test_a_namespace_passes_through_terminating_then_goes() -> None:
         answered = server.objects.delete("namespaces", "demo")
         assert answered["status"]["phase"] == "Terminating"
         assert answered["spec"]["finalizers"] == ["kubernetes"]
-        assert len(server.objects.list("configmaps", namespace="demo")) == 1
+        assert len(server.objects.list("configmaps", namespace="demo")) == 2
         await server.objects.wait_idle()
         assert _history(server, rv) == [
             ("MODIFIED", "Namespace", "demo"),
+            ("DELETED", "ConfigMap", "kube-root-ca.crt"),
             ("DELETED", "ConfigMap", "c"),
+            ("DELETED", "ServiceAccount", "default"),
             ("MODIFIED", "Namespace", "demo"),
             ("DELETED", "Namespace", "demo"),
         ]

@@ -130,6 +130,7 @@ async def test_dry_run_delete_over_http_touches_nothing(
     """``DELETE ?dryRun=All`` (and ``dryRun`` in the body) answers and stores nothing: no
     resource version, no watch event (``DryRunnableStorage``); a namespace stays Active."""
     server = fake_apiserver
+    server.objects.create("namespaces", {"metadata": {"name": "doomed"}})
     server.objects.create("pods", pod("p", node="n"))
     rv = server.objects.resource_version
     async with http.delete(
@@ -137,9 +138,9 @@ async def test_dry_run_delete_over_http_touches_nothing(
     ) as response:
         assert (await response.json())["metadata"]["deletionGracePeriodSeconds"] == 30
     core: Any = CoreV1Api(api)
-    await core.delete_namespace("default", dry_run="All")  # typed V1Status: not read
+    await core.delete_namespace("doomed", dry_run="All")  # typed V1Status: not read
     assert server.objects.resource_version == rv
-    assert server.objects.get("namespaces", "default")["status"]["phase"] == "Active"
+    assert server.objects.get("namespaces", "doomed")["status"]["phase"] == "Active"
 
 
 async def test_creating_in_a_terminating_namespace_is_403_from_the_official_client(

@@ -17,6 +17,7 @@ from kubernetes_asyncio.client import (
 from aioinformer._builtin_resources import BUILTIN_RESOURCES as BUILTIN_TABLE
 from aioinformer._listwatch import Resource, resolve_builtin_resource
 from aioinformer.testing import BUILTIN_RESOURCES, FakeApiServer
+from aioinformer.testing._apiserver._http._discovery import storage_version_hash
 from aioinformer.testing._apiserver._schema._published import schemas
 
 
@@ -32,21 +33,30 @@ async def test_version_reports_the_release_of_the_served_schemas(api: ApiClient)
 
 async def test_core_and_group_lists(api: ApiClient) -> None:
     """/api lists v1; /apis lists every group of the built-in table with its preferred
-    version, apiextensions.k8s.io (CustomResourceDefinitions) included."""
+    version, apiextensions.k8s.io (CustomResourceDefinitions) included, in the real server's
+    order (its APIServices sorted by group priority, ``pkg/controlplane/apiserver/
+    aggregator.go``)."""
     assert (await CoreApi(api).get_api_versions()).versions == ["v1"]
     groups = {
         g.name: g.preferred_version.group_version
         for g in (await ApisApi(api).get_api_versions()).groups
     }
-    assert groups == {
-        "apiextensions.k8s.io": "apiextensions.k8s.io/v1",
-        "apps": "apps/v1",
-        "batch": "batch/v1",
-        "coordination.k8s.io": "coordination.k8s.io/v1",
-        "discovery.k8s.io": "discovery.k8s.io/v1",
-        "networking.k8s.io": "networking.k8s.io/v1",
-        "rbac.authorization.k8s.io": "rbac.authorization.k8s.io/v1",
-    }
+    assert list(groups.items()) == [
+        ("apps", "apps/v1"),
+        ("authentication.k8s.io", "authentication.k8s.io/v1"),
+        ("authorization.k8s.io", "authorization.k8s.io/v1"),
+        ("autoscaling", "autoscaling/v2"),
+        ("batch", "batch/v1"),
+        ("networking.k8s.io", "networking.k8s.io/v1"),
+        ("policy", "policy/v1"),
+        ("rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1"),
+        ("storage.k8s.io", "storage.k8s.io/v1"),
+        ("admissionregistration.k8s.io", "admissionregistration.k8s.io/v1"),
+        ("apiextensions.k8s.io", "apiextensions.k8s.io/v1"),
+        ("scheduling.k8s.io", "scheduling.k8s.io/v1"),
+        ("coordination.k8s.io", "coordination.k8s.io/v1"),
+        ("discovery.k8s.io", "discovery.k8s.io/v1"),
+    ]
     assert (await AppsApi(api).get_api_group()).name == "apps"
 
 
@@ -98,6 +108,7 @@ async def test_custom_resources_appear_in_discovery(
             "update",
             "watch",
         ],
+        "storageVersionHash": storage_version_hash("example.com", "v1", "Widget"),
     }
 
 
@@ -133,6 +144,9 @@ def test_the_fake_serves_the_shared_table_of_built_in_resources() -> None:
     client = {(r.group, r.plural): r for r in BUILTIN_TABLE}
     for info in BUILTIN_RESOURCES:
         row = client[(info.group, info.plural)]
+        if info.version in row.also_served:  # autoscaling/v1 HPAs, stored as v2
+            assert info.storage_version == row.version
+            continue
         assert (info.version, info.kind, info.namespaced) == (row.version, row.kind, row.namespaced)
         assert (info.singular_name, info.short_names) == (row.singular, row.short_names)
         parsed = Resource.parse(f"{info.api_version}/{info.plural}")

@@ -25,7 +25,7 @@ def _configmap(name: str, namespace: str = "default", **labels: str) -> dict[str
 def test_the_object_api_is_synchronous_and_works_before_start() -> None:
     """Storage is synchronous, so every object method returns its result at once (no
     coroutine), with the global resource version moving as on the server."""
-    server = FakeApiServer(namespaces=("default", "team"))
+    server = FakeApiServer(namespaces=("default", "team"), system_objects=False)
     for name in ("create", "get", "update", "patch", "delete", "delete_collection", "list"):
         assert not inspect.iscoroutinefunction(getattr(server.objects, name)), name
     before = int(server.objects.resource_version)
@@ -109,9 +109,9 @@ def _public(cls: type) -> set[str]:
     return {name for name in dir(cls) if not name.startswith("_")}
 
 
-def test_the_server_keeps_lifecycle_address_and_resources_and_three_entry_points() -> None:
-    """Issue 11: the facade splits into obvious entry points; none of the old flat members
-    is left on the server."""
+def test_the_server_keeps_lifecycle_address_and_resources_and_four_entry_points() -> None:
+    """Issue 11: the facade splits into obvious entry points (issue 23 adds ``auth``); none of
+    the old flat members is left on the server."""
     assert _public(FakeApiServer) == {
         "run",
         "aclose",
@@ -121,6 +121,8 @@ def test_the_server_keeps_lifecycle_address_and_resources_and_three_entry_points
         "host",
         "port",
         "url",
+        "ca_pem",
+        "kubeconfig",
         "configuration",
         "api_client",
         "register_resource",
@@ -130,6 +132,7 @@ def test_the_server_keeps_lifecycle_address_and_resources_and_three_entry_points
         "objects",
         "faults",
         "requests",
+        "auth",
     }
     assert _public(ServerObjects) == {
         "append_pod_log",
@@ -152,6 +155,7 @@ def test_the_server_keeps_lifecycle_address_and_resources_and_three_entry_points
         "inject_malformed_line",
         "inject_raw_line",
         "inject_watch_error",
+        "fail_health_checks",
         "restart",
         "set_latency",
         "stop_listening",

@@ -230,6 +230,7 @@ async def test_inject_watch_error_sends_an_error_event_then_ends(
     assert caught.value.status == 410
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_restart_drops_connections_resets_history_and_keeps_objects(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:

@@ -147,7 +147,7 @@ async def test_an_exception_of_the_block_comes_out_unwrapped() -> None:
 
 async def test_statistics_is_a_frozen_snapshot() -> None:
     """``statistics()`` reports state, URL, objects, open watches, requests and the RV."""
-    server = FakeApiServer()
+    server = FakeApiServer(system_objects=False)
     before = server.statistics()
     assert before.state is State.NEW and before.objects == 1  # the default namespace
     async with server, aiohttp.ClientSession() as http:

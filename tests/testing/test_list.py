@@ -109,6 +109,7 @@ async def test_namespaced_list_sees_only_its_namespace(
     assert pods.metadata.resource_version == fake_apiserver.objects.resource_version
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_limit_and_continue_page_a_pinned_snapshot(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
@@ -136,6 +137,7 @@ async def test_limit_and_continue_page_a_pinned_snapshot(
     assert cast(object, third.metadata.remaining_item_count) is None
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_resource_version_zero_ignores_limit(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
@@ -146,6 +148,7 @@ async def test_resource_version_zero_ignores_limit(
     assert len(page.items) == 5 and page.metadata._continue is None
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_not_older_than_returns_the_current_state(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
@@ -161,6 +164,7 @@ async def test_not_older_than_returns_the_current_state(
         assert page.metadata.resource_version == fake_apiserver.objects.resource_version
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_exact_lists_rebuild_the_state_at_that_rv(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:

@@ -22,6 +22,7 @@ async def _json(response: aiohttp.ClientResponse) -> Any:
     return orjson.loads(await response.read())
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_limit_with_a_resource_version_and_no_match_is_served_at_that_version(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
@@ -78,6 +79,7 @@ async def test_list_option_checks_are_the_real_ones(
     assert body["message"] == f'ListOptions.meta.k8s.io "" is invalid: {message}'
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_streaming_list_without_bookmarks_sends_the_initial_events_only(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
@@ -102,7 +104,7 @@ async def test_a_watch_without_timeout_is_ended_by_the_server() -> None:
     between ``--min-request-timeout`` and twice that (``handlers/get.go``, default 1800 s);
     ``min_request_timeout`` shortens it for tests."""
     async with (
-        FakeApiServer(min_request_timeout=0.2) as server,
+        FakeApiServer(min_request_timeout=0.2, system_objects=False) as server,
         aiohttp.ClientSession(base_url=server.url) as http,
     ):
         with anyio.fail_after(10):

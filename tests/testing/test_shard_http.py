@@ -60,6 +60,7 @@ async def _get(http: aiohttp.ClientSession, path: str, **params: str) -> tuple[i
 CM = "/api/v1/namespaces/default/configmaps"
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_list_is_filtered_and_echoes_the_canonical_selector(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
@@ -76,6 +77,7 @@ async def test_list_is_filtered_and_echoes_the_canonical_selector(
     assert not _names(lower["items"]) & _names(upper["items"])
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_pages_are_filtered_without_remaining_item_count(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
@@ -126,6 +128,7 @@ async def test_custom_resource_lists_are_filtered_without_shard_info(
     assert _names(doc["items"]) == _names([o for o in made if _lower(o)])
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_namespace_sharding_puts_cluster_scoped_objects_in_one_shard(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
@@ -188,6 +191,7 @@ async def test_invalid_selector_is_a_500_with_the_parser_message(
     )
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_empty_selector_is_ignored_but_blank_is_refused(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
@@ -232,6 +236,7 @@ async def _in_half(server: FakeApiServer, name: str, lower: bool) -> dict[str, A
     raise AssertionError("no object in the wanted half after 200 tries")
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_watch_delivers_only_its_shard(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
@@ -257,6 +262,7 @@ async def test_watch_delivers_only_its_shard(
     assert all(_lower(e["object"]) for e in events)
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_streaming_list_filters_initial_events_and_keeps_the_bookmark(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
@@ -295,6 +301,7 @@ async def test_bookmarks_are_never_filtered() -> None:
     assert event["type"] == "BOOKMARK"
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_deletecollection_deletes_only_its_shard(
     fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
 ) -> None:
@@ -311,7 +318,8 @@ async def test_deletecollection_deletes_only_its_shard(
 
 @pytest.fixture
 async def old_server() -> AsyncIterator[FakeApiServer]:
-    async with serving(FakeApiServer(sharded_list_and_watch=False, admin_api=True)) as server:
+    server = FakeApiServer(sharded_list_and_watch=False, admin_api=True, system_objects=False)
+    async with serving(server):
         yield server
 
 

@@ -19,6 +19,14 @@ same spellings as the in-process API (``"pods"``, ``"apps/v1/deployments"``, ...
 ``POST /_fake/latency``                     ``{"seconds"}``
 ``POST /_fake/sharding``                    ``{"enabled"}``: the ``ShardedListAndWatch`` gate
                                             → ``{"shardedListAndWatch": enabled}``
+``POST /_fake/health-checks``               ``{"failing": [check, ...], "reason"?}``: those
+                                            health checks fail (``[]``: all pass)
+``POST /_fake/deny``                        ``{"verb"?, "resource"?, "namespace"?, "name"?,
+                                            "path"?, "user"?, "reason"?}`` (``verb``,
+                                            ``resource`` and ``user`` may be lists)
+                                            → the rule
+``POST /_fake/allow-all``                   removes every deny rule
+``POST /_fake/add-user``                    ``{"username", "token", "groups"?, "uid"?}``
 ``GET /_fake/requests``                     the request log, a JSON list
 ``GET /_fake/state``                        ``{"resourceVersion", "activeWatches"}``
 ==========================================  =================================================
@@ -47,6 +55,7 @@ from ._api import _status as status
 from ._boundary import ApiError, status_failure
 
 if TYPE_CHECKING:
+    from ._auth import ServerAuth
     from ._faults import ServerFaults
     from ._objects import ServerObjects
     from ._request_log import ServerRequests
@@ -65,6 +74,9 @@ class AdminTarget(Protocol):
 
     @property
     def requests(self) -> ServerRequests: ...
+
+    @property
+    def auth(self) -> ServerAuth: ...
 
 
 #: Answers one POST: the server, the JSON arguments and the request; returns the JSON answer
@@ -144,6 +156,59 @@ def _sharding(server: AdminTarget, args: dict[str, Any], _: web.Request) -> Any:
     return {"shardedListAndWatch": enabled}
 
 
+def _optional_text(args: dict[str, Any], key: str) -> Any:
+    value = args.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise TypeError(f"{key} must be a string or a list of strings, not {value!r}")
+
+
+def _deny(server: AdminTarget, args: dict[str, Any], _: web.Request) -> Any:
+    unknown = set(args) - {"verb", "resource", "namespace", "name", "path", "user", "reason"}
+    if unknown:
+        raise KeyError(f"unknown arguments {sorted(unknown)}")
+    for key in ("namespace", "name", "path", "reason"):
+        if args.get(key) is not None and not isinstance(args[key], str):
+            raise TypeError(f"{key} must be a string")
+    rule = server.auth.deny(
+        verb=_optional_text(args, "verb"),
+        resource=_optional_text(args, "resource"),
+        namespace=args.get("namespace"),
+        name=args.get("name"),
+        path=args.get("path"),
+        user=_optional_text(args, "user"),
+        reason=str(args.get("reason") or ""),
+    )
+    return {"rule": rule.as_dict()}
+
+
+def _health_checks(server: AdminTarget, args: dict[str, Any], _: web.Request) -> Any:
+    failing = args.get("failing") or []
+    if not isinstance(failing, list) or not all(isinstance(c, str) for c in failing):
+        raise TypeError("failing must be a list of check names")
+    server.faults.fail_health_checks(
+        *failing, reason=str(args.get("reason") or "failed by the test")
+    )
+    return {"failing": failing}
+
+
+def _allow_all(server: AdminTarget, _: dict[str, Any], __: web.Request) -> Any:
+    server.auth.allow_all()
+    return _OK
+
+
+def _add_user(server: AdminTarget, args: dict[str, Any], _: web.Request) -> Any:
+    groups = args.get("groups") or []
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise TypeError("groups must be a list of strings")
+    username, token = str(args["username"]), str(args["token"])
+    uid = str(args.get("uid") or "")
+    server.auth.add_user(username, token=token, groups=groups, uid=uid)
+    return _OK
+
+
 _POST: dict[str, _Action] = {
     "drop-watches": _drop_watches,
     "stall-watches": _stall_watches,
@@ -155,6 +220,10 @@ _POST: dict[str, _Action] = {
     "restart": _restart,
     "latency": _latency,
     "sharding": _sharding,
+    "health-checks": _health_checks,
+    "deny": _deny,
+    "allow-all": _allow_all,
+    "add-user": _add_user,
 }
 
 

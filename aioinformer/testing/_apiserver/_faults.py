@@ -130,6 +130,17 @@ class ServerFaults:
         )
         self._requests.add(rule)
 
+    def fail_health_checks(self, *checks: str, reason: str = "failed by the test") -> None:
+        """Make health checks fail (``"etcd"``, ``"shutdown"``, ``"poststarthook/rbac/
+        bootstrap-roles"``...): the roots that run them (``/healthz``, ``/livez``,
+        ``/readyz``) answer 500 and list them as ``[-]<check> failed: reason withheld``, their
+        own paths answer ``internal server error: <reason>``. No checks: all pass again.
+
+        :raises ValueError: for a check no root runs.
+        """
+        self._requests.health.clear()
+        self._requests.health.fail(checks, reason)
+
     def set_latency(self, seconds: float) -> None:
         """Delay every answer by ``seconds`` (0 restores)."""
         self._requests.latency = max(0.0, float(seconds))

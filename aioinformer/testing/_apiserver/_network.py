@@ -8,6 +8,7 @@ abruptly for the faults that simulate a crashed or restarted server.
 from __future__ import annotations
 
 import socket
+import ssl
 
 from aiohttp import web
 
@@ -21,11 +22,13 @@ class Listener:
 
     :param host: the address to listen on.
     :param port: the port; 0 picks a free one at the first :meth:`start_listening`.
+    :param ssl_context: serve HTTPS with it (None: plain HTTP).
     """
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, *, ssl_context: ssl.SSLContext | None = None) -> None:
         self.host = host
         self.port = port
+        self.ssl_context = ssl_context
         self._runner: web.AppRunner | None = None
         self._site: web.SockSite | None = None
 
@@ -56,7 +59,7 @@ class Listener:
             sock.close()
             raise
         self.port = sock.getsockname()[1]
-        site = web.SockSite(self._runner, sock)
+        site = web.SockSite(self._runner, sock, ssl_context=self.ssl_context)
         await site.start()
         self._site = site
 

@@ -10,14 +10,17 @@ kubectl talk to it unchanged::
             pods = await CoreV1Api(api).list_namespaced_pod("default")
 
 The resource version is one global integer, like an etcd revision. Besides its lifecycle,
-address and resources, a server has three entry points:
+address and resources, a server has four entry points:
 
 * :attr:`~FakeApiServer.objects` (:class:`~._objects.ServerObjects`): create, get, update,
   patch, delete and list objects in process, synchronously, exactly as HTTP writes do;
 * :attr:`~FakeApiServer.faults` (:class:`~aioinformer.testing.ServerFaults`): drop or stall watches,
   fail requests, compact history, inject bad lines, restart, add latency, refuse connections;
 * :attr:`~FakeApiServer.requests` (:class:`~aioinformer.testing.ServerRequests`): the requests
-  answered so far and the watches open now, with awaitable lookups.
+  answered so far and the watches open now, with awaitable lookups;
+* :attr:`~FakeApiServer.auth` (:class:`~aioinformer.testing.ServerAuth`): bearer tokens of
+  users other than the default ``kubernetes-admin``, and deny rules for tests that need a 403
+  (or ``kubectl auth can-i`` to say ``no``).
 
 The standalone server (``aioinformer fake-apiserver``) exposes the faults over HTTP too, see
 :mod:`aioinformer.testing._apiserver._admin`.
@@ -25,9 +28,10 @@ The standalone server (``aioinformer fake-apiserver``) exposes the faults over H
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from aiohttp import web
@@ -38,20 +42,27 @@ from ..._lifecycle import Service, State
 from ._admin import AdminApi
 from ._api._resources import ResourceInfo, ResourceRegistry
 from ._api._status import status_error
+from ._auth import ServerAuth
 from ._boundary import client_error, client_errors
 from ._crd._controller import CrdController
 from ._faults import ServerFaults
 from ._http._api import ApiHandler
+from ._http._auth import AccessControl
 from ._http._listoptions import MIN_REQUEST_TIMEOUT
 from ._http._request_faults import RequestFaults
 from ._http._request_log import RequestLog
+from ._kubeconfig import kubeconfig_document, kubeconfig_yaml, write_kubeconfig
 from ._network import Listener
 from ._objects import ServerObjects
+from ._registry._conversion import VersionConversion
+from ._registry._disruption import DisruptionController
+from ._registry._furniture import IMMORTAL_NAMESPACES, ClusterFurniture
 from ._registry._rest import RestStorage
 from ._registry._storage import Storage
 from ._registry._watch import WatchHub
 from ._request_log import ServerRequests
 from ._selectors._shard import ShardingGate
+from ._tls import ca_file, ca_pem, server_context
 
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient, Configuration
@@ -104,7 +115,16 @@ class FakeApiServer(Service):
         (default 60, like the real server; tests usually want far less).
     :param auto_create_namespaces: create a missing namespace on a namespaced create instead
         of answering 404 (default False, like the real server).
-    :param namespaces: namespaces that exist from the start (default ``("default",)``).
+    :param system_objects: hold what a fresh cluster holds (default True): the namespaces
+        ``kube-system``, ``kube-public``, ``kube-node-lease`` and ``default`` (the first three
+        and ``default`` may not be deleted), a ``default`` ServiceAccount and a
+        ``kube-root-ca.crt`` ConfigMap in every active namespace (kept there as
+        kube-controller-manager keeps them), the PriorityClasses ``system-node-critical`` and
+        ``system-cluster-critical``, and, once the server listens, the ``kubernetes`` Service,
+        Endpoints and EndpointSlice in ``default``. False: a bare store holding only
+        ``namespaces`` (for tests that count objects).
+    :param namespaces: namespaces that exist from the start besides the system ones (default
+        ``("default",)``).
     :param admin_api: serve the fault-injection API under ``/_fake/`` (default False).
     :param max_body_size: the largest request body accepted, in bytes (default 64 MiB).
     :param sharded_list_and_watch: the ``ShardedListAndWatch`` feature gate (KEP-5866,
@@ -131,6 +151,11 @@ class FakeApiServer(Service):
         are killed when the grace period ends.
     :param clock: the clock the kubelet's delays are measured on (default: the system
         clock; a :class:`~aioinformer.testing.FakeClock` makes them the test's to advance).
+    :param tls: serve HTTPS (default False: HTTP) with a certificate for ``127.0.0.1``,
+        ``::1``, ``localhost``, the in-cluster names of the ``kubernetes`` Service and
+        ``host``, signed by a certificate authority generated once per process; clients trust
+        it through :meth:`kubeconfig` (``certificate-authority-data``), :meth:`api_client`, or
+        :attr:`ca_pem`.
     """
 
     def __init__(
@@ -141,6 +166,7 @@ class FakeApiServer(Service):
         history_limit: int = 10_000,
         bookmark_interval: float = 60.0,
         auto_create_namespaces: bool = False,
+        system_objects: bool = True,
         namespaces: Sequence[str] = ("default",),
         admin_api: bool = False,
         max_body_size: int = 64 * 1024 * 1024,
@@ -151,10 +177,12 @@ class FakeApiServer(Service):
         pod_start_delay: float = 1.0,
         pod_stop_delay: float | None = 1.0,
         clock: Clock = SYSTEM_CLOCK,
+        tls: bool = False,
     ) -> None:
         self._min_request_timeout = min_request_timeout
         self._sharding = ShardingGate(enabled=sharded_list_and_watch)
-        self._listener = Listener(host, port)
+        self._tls = tls
+        self._listener = Listener(host, port, ssl_context=server_context(host) if tls else None)
         self._max_body_size = max_body_size
         self._registry = ResourceRegistry()
         self._storage = Storage(
@@ -174,6 +202,15 @@ class FakeApiServer(Service):
         )
         # CRDs and their custom resources: apiextensions-apiserver, the registry's delegate.
         self._rest.add_delegate(CrdController(self._rest))
+        # autoscaling/v1 HorizontalPodAutoscalers, stored as autoscaling/v2.
+        self._rest.add_delegate(VersionConversion())
+        # kube-controller-manager's disruption controller: PodDisruptionBudgets' status.
+        self._rest.add_delegate(DisruptionController(self._rest))
+        self._furniture: ClusterFurniture | None = None
+        if system_objects:
+            self._furniture = ClusterFurniture(self._rest, ca=ca_pem())
+            self._rest.add_delegate(self._furniture)
+            self._rest.immortal_namespaces = IMMORTAL_NAMESPACES
         self._bookmark_interval = bookmark_interval
         self._admin_enabled = admin_api
         self._request_faults = RequestFaults()
@@ -189,8 +226,14 @@ class FakeApiServer(Service):
             hub=self._current_hub,
         )
         self._requests = ServerRequests(self._log, self._registry, self._current_hub)
+        self._access = AccessControl()
+        self._auth = ServerAuth(self._access, self._registry)
+        if self._furniture is not None:
+            self._furniture.bootstrap()
+        namespace_info = self._registry.resolve("v1/namespaces")
         for name in namespaces:
-            self._objects.create("namespaces", {"metadata": {"name": name}})
+            if name not in self._storage.objects(namespace_info):
+                self._objects.create("namespaces", {"metadata": {"name": name}})
 
     def _current_hub(self) -> WatchHub | None:
         return self._hub
@@ -209,6 +252,12 @@ class FakeApiServer(Service):
     def requests(self) -> ServerRequests:
         """The requests answered so far and the watches open now."""
         return self._requests
+
+    @property
+    def auth(self) -> ServerAuth:
+        """Users (bearer tokens) and deny rules: everything is allowed until a rule says
+        otherwise."""
+        return self._auth
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -243,6 +292,7 @@ class FakeApiServer(Service):
             admin=AdminApi(self).handle if self._admin_enabled else None,
             sharding=self._sharding,
             min_request_timeout=self._min_request_timeout,
+            access=self._access,
         )
         app = web.Application(client_max_size=self._max_body_size)
         app.router.add_route("*", "/{tail:.*}", handler.handle)
@@ -255,6 +305,8 @@ class FakeApiServer(Service):
                     controllers.start_soon(self._kubelet.run)
                 await self._listener.open(app)
                 await self._listener.start_listening()
+                if self._furniture is not None:  # the bootstrap controller's post-start hook
+                    self._furniture.serve_endpoints(self.host, self.port)
                 ready()
                 await self._wait_stop_requested()
                 controllers.cancel_scope.cancel()
@@ -277,15 +329,45 @@ class FakeApiServer(Service):
 
     @property
     def url(self) -> str:
-        """The base URL, e.g. ``http://127.0.0.1:36789``."""
+        """The base URL, e.g. ``http://127.0.0.1:36789`` (``https://`` with ``tls=True``)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self._tls else 'http'}://{host}:{self.port}"
+
+    @property
+    def ca_pem(self) -> str:
+        """The PEM of the cluster's certificate authority: it signs the serving certificate of
+        a ``tls=True`` server and is what ``kube-root-ca.crt`` publishes."""
+        return ca_pem()
 
     def configuration(self) -> Configuration:
-        """A kubernetes_asyncio ``Configuration`` pointed at this server (no credentials)."""
+        """A kubernetes_asyncio ``Configuration`` pointed at this server (no credentials;
+        trusting the server's CA when it serves HTTPS)."""
         from kubernetes_asyncio.client import Configuration
 
-        return Configuration(host=self.url)
+        configuration = Configuration(host=self.url)
+        if self._tls:
+            configuration.ssl_ca_cert = ca_file()
+        return configuration
+
+    def kubeconfig(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        """A kubeconfig for this server (know its port first: start it, or give ``port``).
+
+        One cluster, user and context, ``aioinformer-fake``, namespace ``default``, a token
+        that stands for ``kubernetes-admin``; an HTTPS server's cluster carries
+        ``certificate-authority-data``, an HTTP one ``insecure-skip-tls-verify: true`` (which
+        @kubernetes/client-node requires for ``http://``). kubectl, client-go, the Python
+        clients and client-node take it as it is.
+
+        :param path: also write it there, as YAML (atomically, mode 0600).
+        :returns: the kubeconfig document.
+        """
+        document = kubeconfig_document(self.url, ca_pem=ca_pem() if self._tls else None)
+        if path is not None:
+            text = kubeconfig_yaml(
+                document, comment=f"The aioinformer fake API server at {self.url}"
+            )
+            write_kubeconfig(path, text)
+        return document
 
     def api_client(self) -> ApiClient:
         """A new kubernetes_asyncio ``ApiClient`` for this server; close it (``async with``)."""

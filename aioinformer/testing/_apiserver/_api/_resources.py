@@ -42,6 +42,10 @@ class ResourceInfo:
         custom resources) rather than a ``Status``.
     :param verbs: the verbs discovery lists (and the server allows).
     :param subresources: the subresources served (``"status"``, ``"scale"``).
+    :param categories: the categories discovery lists (``all`` for ``kubectl get all``).
+    :param storage_version: for a built-in resource also served in an older version: the
+        version its objects are stored in (``v2`` for ``autoscaling/v1`` HPAs); ``""``: this
+        one.
     :param custom: the serving view of the CRD that defines the resource (a
         :class:`._crd._kind.CustomKind`; None otherwise). Every version of such a resource
         shares one table of objects, kept in the storage version.
@@ -58,6 +62,8 @@ class ResourceInfo:
     delete_returns_object: bool = False
     verbs: tuple[str, ...] = ALL_VERBS
     subresources: tuple[str, ...] = SERVED_SUBRESOURCES
+    categories: tuple[str, ...] = ()
+    storage_version: str = ""
     custom: Any = field(default=None, compare=False, repr=False)
 
     @property
@@ -82,6 +88,18 @@ class ResourceInfo:
         return _COMMON_FIELDS + self.selectable_fields
 
     @property
+    def converted(self) -> bool:
+        """Whether reads convert stored objects (a custom resource's versions, a built-in
+        resource served in a version other than its storage version)."""
+        return self.custom is not None or bool(self.storage_version)
+
+    @property
+    def stored(self) -> bool:
+        """Whether objects are kept: False for the review resources, whose only verb is
+        ``create`` and whose answer is computed (``SelfSubjectAccessReview``...)."""
+        return self.verbs != ("create",)
+
+    @property
     def singular_name(self) -> str:
         """The singular name for discovery."""
         return self.singular or self.kind.lower()
@@ -90,10 +108,10 @@ class ResourceInfo:
         return f"{self.api_version}/{self.plural}"
 
 
-def _served(row: BuiltinResource) -> ResourceInfo:
+def _served(row: BuiltinResource, version: str = "") -> ResourceInfo:
     return ResourceInfo(
         row.group,
-        row.version,
+        version or row.version,
         row.plural,
         row.kind,
         row.namespaced,
@@ -103,13 +121,47 @@ def _served(row: BuiltinResource) -> ResourceInfo:
         delete_returns_object=row.delete_returns_object,
         verbs=row.verbs,
         subresources=tuple(s for s in row.subresources if s in SERVED_SUBRESOURCES),
+        categories=row.categories,
+        storage_version=row.version if version else "",
     )
 
 
 #: The resources every fake API server serves: the package's table of built-in resources
-#: (:mod:`aioinformer._builtin_resources`), CustomResourceDefinitions included (creating one
-#: serves its resource: :mod:`._crd._writes`).
-BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = tuple(_served(row) for row in TABLE)
+#: (:mod:`aioinformer._builtin_resources`) in each version served, CustomResourceDefinitions
+#: included (creating one serves its resource: :mod:`._crd._writes`).
+BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = tuple(
+    info
+    for row in TABLE
+    for info in (_served(row), *(_served(row, version) for version in row.also_served))
+)
+
+
+#: The order of the built-in groups in ``/apis`` (kube-apiserver sorts its APIServices by
+#: group priority, ``pkg/controlplane/apiserver/aggregator.go``); other groups come after, in
+#: the order they were registered.
+GROUP_ORDER = (
+    "apiregistration.k8s.io",
+    "apps",
+    "events.k8s.io",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "networking.k8s.io",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "storage.k8s.io",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "scheduling.k8s.io",
+    "coordination.k8s.io",
+    "node.k8s.io",
+    "discovery.k8s.io",
+    "flowcontrol.apiserver.k8s.io",
+    "resource.k8s.io",
+)
+_GROUP_RANK = {name: rank for rank, name in enumerate(GROUP_ORDER)}
 
 
 def _unknown(spec: str) -> StatusFailure:
@@ -163,12 +215,14 @@ class ResourceRegistry:
         return None
 
     def groups(self) -> dict[str, list[str]]:
-        """Every non-core group with its versions, in registration order."""
+        """Every non-core group with its versions: the built-in groups in the real server's
+        order (:data:`GROUP_ORDER`), then the others in registration order."""
         out: dict[str, list[str]] = {}
         for info in self._resources:
             if info.group and info.version not in out.setdefault(info.group, []):
                 out[info.group].append(info.version)
-        return out
+        ordered = sorted(out, key=lambda name: _GROUP_RANK.get(name, len(GROUP_ORDER)))
+        return {name: out[name] for name in ordered}
 
     def in_group_version(self, group: str, version: str) -> list[ResourceInfo]:
         """The resources of one group version."""

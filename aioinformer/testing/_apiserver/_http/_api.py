@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -34,7 +35,9 @@ from .._registry._scale import get_scale
 from .._registry._watch import WatchHub
 from .._selectors._shard import ShardingGate
 from . import _discovery as discovery
+from ._auth import AccessControl, UserInfo, forbidden, request_attributes
 from ._discovery_aggregated import aggregated_media_type, api_discovery, apis_discovery
+from ._health import HEALTH_ROOTS, health_response
 from ._io import (
     Output,
     delete_options,
@@ -44,10 +47,13 @@ from ._io import (
     write_options,
 )
 from ._listoptions import MIN_REQUEST_TIMEOUT, server_watch_timeout, validate_list_options
+from ._metrics import CONTENT_TYPE as METRICS_TYPE
+from ._metrics import RequestMetrics, request_labels
 from ._openapi import v2_acceptable
 from ._openapi_served import ServedDocuments
 from ._request_faults import RequestFaults
 from ._request_log import RequestLog, RequestRecord
+from ._reviews import create_review
 from ._routing import RequestInfo, parse_request, truthy
 from ._subresources import CONNECT_SUBRESOURCES, serve_subresource
 
@@ -98,7 +104,11 @@ class ApiHandler:
         admin: AdminHandler | None,
         sharding: ShardingGate | None = None,
         min_request_timeout: float = MIN_REQUEST_TIMEOUT,
+        access: AccessControl | None = None,
     ) -> None:
+        self._access = access or AccessControl()
+        #: ``/metrics`` (:mod:`._metrics`).
+        self.metrics = RequestMetrics(self._stored_counts)
         self._min_request_timeout = min_request_timeout
         self._sharding = sharding
         self._registry = registry
@@ -110,11 +120,55 @@ class ApiHandler:
         self._log = log
         self._admin = admin
 
+    def _stored_counts(self) -> dict[tuple[str, str], int]:
+        """``apiserver_resource_objects``: the objects of each stored resource (once per
+        table: the versions of a resource share one)."""
+        counts: dict[tuple[str, str], int] = {}
+        for info in self._registry:
+            if info.stored:
+                counts[(info.group, info.plural)] = len(self._storage.objects(info))
+        return counts
+
+    def _labels(self, request: web.Request, info: RequestInfo) -> dict[str, str] | None:
+        """The metric labels of a request, or None for one the metrics leave out."""
+        if info.is_resource:
+            res = self._registry.lookup(info.group, info.version, info.resource)
+            if res is None:
+                return None
+            custom = res.custom is not None
+        elif request.path.strip("/").partition("/")[0] in HEALTH_ROOTS:
+            custom = False
+        else:
+            return None
+        return request_labels(
+            info,
+            method=request.method,
+            path=request.path,
+            apply=request.content_type == "application/apply-patch+yaml",
+            dry_run=request.query.getall("dryRun", ()),
+            custom=custom,
+        )
+
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        """Answer one request."""
+        """Answer one request (timed for ``/metrics``)."""
+        started = time.perf_counter()
+        response = await self._handle(request)
+        info = parse_request(request.method, request.path, request.query)
+        labels = None if info.verb == "admin" else self._labels(request, info)
+        if info.verb == "watch" and response.prepared:
+            labels = None  # a watch that streamed is counted when it ends (:meth:`_watch`)
+        if labels is not None:
+            body = getattr(response, "body", None)
+            size = len(body) if isinstance(body, bytes) else response.body_length
+            elapsed = time.perf_counter() - started
+            self.metrics.observe(labels, code=response.status, seconds=elapsed, size=size)
+        return response
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
         query = dict(request.query)
         info = parse_request(request.method, request.path, query)
         logged = False
+        user = ""
 
         def record(code: int) -> None:
             nonlocal logged
@@ -132,6 +186,7 @@ class ApiHandler:
                     namespace=info.namespace,
                     name=info.name,
                     status=code,
+                    user=user,
                 )
             )
 
@@ -147,7 +202,9 @@ class ApiHandler:
                 injected = self._faults.take(info)
                 if injected is not None:
                     raise injected
-                response = await self._serve(request, info, query, record)
+                who = self._authenticate(request, info)
+                user = who.username
+                response = await self._serve(request, info, query, record, who)
         except StatusFailure as failure:
             response = error_response(failure)
         except Exception:
@@ -157,12 +214,26 @@ class ApiHandler:
             record(response.status)
         return response
 
+    def _authenticate(self, request: web.Request, info: RequestInfo) -> UserInfo:
+        """Who makes the request, and whether they may (:mod:`._auth`).
+
+        :raises StatusFailure: 401 (an expired token), 403 (refused).
+        """
+        who = self._access.authenticate(request.headers)
+        if info.verb or not info.is_resource:
+            attributes = request_attributes(info, who, request.method, request.path)
+            allowed, reason = self._access.authorize(attributes)
+            if not allowed:
+                raise forbidden(attributes, reason)
+        return who
+
     async def _serve(
         self,
         request: web.Request,
         info: RequestInfo,
         query: dict[str, str],
         record: Callable[[int], None],
+        user: UserInfo,
     ) -> web.StreamResponse:
         if info.verb == "discovery":
             return self._discovery(request, info)
@@ -196,6 +267,8 @@ class ApiHandler:
             raise _not_found_path()
         if verb == "create" and res.namespaced and not info.namespace:
             raise status.status_error(405, message="create needs a namespace in the path")
+        if not res.stored:
+            return await self._review(request, info, res, query, user)
         if verb in ("create", "update"):
             return await self._write(request, info, res, query)
         if verb == "patch":
@@ -263,6 +336,31 @@ class ApiHandler:
             code = 200
         return json_response(output.convert(written.obj), code, warnings=written.warnings)
 
+    async def _review(
+        self,
+        request: web.Request,
+        info: RequestInfo,
+        res: ResourceInfo,
+        query: dict[str, str],
+        user: UserInfo,
+    ) -> web.StreamResponse:
+        """POST of a review (authorization.k8s.io, authentication.k8s.io): answered, not
+        stored (:mod:`._reviews`)."""
+        body, raw = await object_body(request, res)
+        options = write_options(
+            request.query, field_manager=_field_manager(request, query), raw=raw
+        )
+        answer, warnings = create_review(
+            self._access,
+            self._rest,
+            res,
+            body,
+            user=user,
+            namespace=info.namespace,
+            options=options,
+        )
+        return json_response(answer, 201, warnings=warnings)
+
     def _discovery(self, request: web.Request, info: RequestInfo) -> web.StreamResponse:
         path = request.path.rstrip("/")
         if path == "/version":
@@ -277,8 +375,13 @@ class ApiHandler:
             return json_response(discovery.api_versions(request.host))
         if path == "/apis":
             return json_response(discovery.api_group_list(self._registry))
-        if path in ("/healthz", "/livez", "/readyz"):
-            return web.Response(text="ok")
+        health = health_response(path, request.query, self._faults.health)
+        if health is not None:
+            return health
+        if path == "/metrics":
+            return web.Response(
+                text=self.metrics.exposition(), headers={"Content-Type": METRICS_TYPE}
+            )
         documents = self._openapi.documents
         if path == "/openapi/v3":
             return _json_bytes(documents.v3_root())
@@ -389,15 +492,24 @@ class ApiHandler:
             transport=request.transport,
             convert=output.watch_converter(),
         )
+        labels = self._labels(request, info)
+        started = time.perf_counter()
         try:
             response = web.StreamResponse(status=200, headers={"Content-Type": _JSON})
             response.enable_chunked_encoding()
             await response.prepare(request)
             record(200)
+            if labels is not None:
+                self.metrics.long_running(labels, +1)
             try:
                 await watcher.serve(response)
             except ConnectionError:
                 logger.debug("watch client of %s went away", res)
+            finally:  # also when the client left and the handler is cancelled
+                if labels is not None:
+                    self.metrics.long_running(labels, -1)
+                    elapsed = time.perf_counter() - started
+                    self.metrics.observe(labels, code=200, seconds=elapsed, size=0)
             return response
         finally:
             self._hub.close(watcher)

@@ -7,13 +7,23 @@ These are the legacy (unaggregated) documents; a client that asks for aggregated
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from typing import Any
 
 from .._api._resources import ResourceInfo, ResourceRegistry
 from .._schema._published import schemas
 from ._subresources import discovery_entries
 
-__all__ = ["api_group", "api_group_list", "api_resource_list", "api_versions", "version_info"]
+__all__ = [
+    "api_group",
+    "api_group_list",
+    "api_resource_list",
+    "api_versions",
+    "categories_of",
+    "storage_version_hash",
+    "version_info",
+]
 
 #: The verbs of a ``status`` subresource.
 _STATUS_VERBS = ["get", "patch", "update"]
@@ -70,7 +80,30 @@ def api_group_list(registry: ResourceRegistry) -> dict[str, Any]:
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 
+def storage_version_hash(group: str, version: str, kind: str) -> str:
+    """``discovery.StorageVersionHash`` (apiserver ``pkg/endpoints/discovery/
+    storageversionhash.go``): the first 8 bytes of the SHA-256 of ``group/version/kind`` of the
+    storage version, base64. Clients compare it to notice a storage migration."""
+    digest = hashlib.sha256(f"{group}/{version}/{kind}".encode()).digest()
+    return base64.b64encode(digest[:8]).decode()
+
+
+def categories_of(info: ResourceInfo) -> tuple[str, ...]:
+    """The categories of a resource: the built-in table's, or its CRD's ``names``."""
+    return info.categories or tuple(getattr(info.custom, "categories", ()))
+
+
+def _storage_hash(info: ResourceInfo) -> str | None:
+    """The hash of the version objects are stored in (a CRD's storage version); None for a
+    resource that stores nothing (the reviews list none)."""
+    if not info.stored:
+        return None
+    version = str(getattr(info.custom, "storage", "") or info.storage_version or info.version)
+    return storage_version_hash(info.group, version, info.kind)
+
+
 def _resource_entry(info: ResourceInfo) -> dict[str, Any]:
+    """An ``APIResource`` as ``pkg/endpoints/installer.go`` fills it."""
     entry: dict[str, Any] = {
         "name": info.plural,
         "singularName": info.singular_name,
@@ -80,6 +113,12 @@ def _resource_entry(info: ResourceInfo) -> dict[str, Any]:
     }
     if info.short_names:
         entry["shortNames"] = list(info.short_names)
+    categories = categories_of(info)
+    if categories:
+        entry["categories"] = list(categories)
+    hashed = _storage_hash(info)
+    if hashed is not None:
+        entry["storageVersionHash"] = hashed
     return entry
 
 
@@ -110,6 +149,8 @@ def api_resource_list(
         resources.append(_resource_entry(info))
         resources.extend(_subresource_entry(info, s) for s in info.subresources)
         resources.extend(discovery_entries(info))
+    # The installer registers the storage paths sorted (``APIInstaller.Install``).
+    resources.sort(key=lambda entry: str(entry["name"]))
     return {
         "kind": "APIResourceList",
         "apiVersion": "v1",

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._api._resources import ResourceInfo, ResourceRegistry
+from ._discovery import categories_of
 from ._subresources import aggregated_entries
 
 __all__ = ["aggregated_media_type", "api_discovery", "apis_discovery"]
@@ -23,20 +24,6 @@ __all__ = ["aggregated_media_type", "api_discovery", "apis_discovery"]
 _GROUP = "apidiscovery.k8s.io"
 _VERSIONS = ("v2", "v2beta1")
 _SUB_VERBS = ["get", "patch", "update"]
-#: The built-in resources in the ``all`` category (``kubectl get all``), as their registries'
-#: ``Categories()`` declare.
-_ALL = {
-    ("", "pods"),
-    ("", "replicationcontrollers"),
-    ("", "services"),
-    ("apps", "daemonsets"),
-    ("apps", "deployments"),
-    ("apps", "replicasets"),
-    ("apps", "statefulsets"),
-    ("autoscaling", "horizontalpodautoscalers"),
-    ("batch", "cronjobs"),
-    ("batch", "jobs"),
-}
 
 
 def aggregated_media_type(accept: str | None) -> str | None:
@@ -68,9 +55,7 @@ def _resource(info: ResourceInfo) -> dict[str, Any]:
     }
     if info.short_names:
         entry["shortNames"] = list(info.short_names)
-    categories = getattr(info.custom, "categories", ())
-    if info.custom is None and (info.group, info.plural) in _ALL:
-        categories = ("all",)
+    categories = categories_of(info)
     if categories:
         entry["categories"] = list(categories)
     subresources = []
@@ -80,6 +65,7 @@ def _resource(info: ResourceInfo) -> dict[str, Any]:
             response = {"group": "autoscaling", "version": "v1", "kind": "Scale"}
         subresources.append({"subresource": name, "responseKind": response, "verbs": _SUB_VERBS})
     subresources.extend(aggregated_entries(info))
+    subresources.sort(key=lambda entry: str(entry["subresource"]))
     if subresources:
         entry["subresources"] = subresources
     return entry
@@ -93,7 +79,12 @@ def _group(registry: ResourceRegistry, name: str, versions: list[str]) -> dict[s
         "versions": [
             {
                 "version": version,
-                "resources": [_resource(i) for i in registry.in_group_version(name, version)],
+                "resources": [
+                    _resource(i)
+                    for i in sorted(
+                        registry.in_group_version(name, version), key=lambda r: r.plural
+                    )
+                ],
                 "freshness": "Current",
             }
             for version in versions

@@ -203,7 +203,7 @@ class Output:
         """A function converting each encoded watch line, or None when nothing changes:
         ``ERROR`` events keep their ``Status``, an object that cannot be converted is sent
         as it is (as ``watchEmbeddedEncoder`` does), the column definitions come once."""
-        if self.target is None and self.info.custom is None:
+        if self.target is None and not self.info.converted:
             return None
         headers_sent = False
 

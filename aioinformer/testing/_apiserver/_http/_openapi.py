@@ -46,6 +46,7 @@ class Endpoint:
     """One served resource, as the documents describe it.
 
     :param subresources: the ones it serves (``status``, ``scale``).
+    :param verbs: the verbs it serves (the reviews of authorization.k8s.io: ``create`` only).
     :param schema: a custom resource's ``openAPIV3Schema`` (its CRD version's), None for
         a built-in kind (its schema comes from the Kubernetes definitions).
     """
@@ -58,6 +59,16 @@ class Endpoint:
     subresources: tuple[str, ...] = ()
     custom: bool = False
     schema: Mapping[str, Any] | None = None
+    verbs: tuple[str, ...] = (
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch",
+    )
 
     @property
     def gv_path(self) -> str:
@@ -175,12 +186,17 @@ class _Builder:
         collection = collection or f"{base}/{endpoint.plural}"
         item = f"{collection}/{{name}}"
         status = f"{META}.Status"
+        verbs = set(endpoint.verbs)
         op = self.operation
-        op(collection, "get", "list", f"list{name}", gvk=gvk, response=list_schema, tag=tag)
+        if "list" in verbs:
+            op(collection, "get", "list", f"list{name}", gvk=gvk, response=list_schema, tag=tag)
         op(collection, "post", "post", f"create{name}", gvk=gvk, response=kind_schema, tag=tag,
            body=kind_schema)  # fmt: skip
-        op(collection, "delete", "deletecollection", f"deletecollection{name}", gvk=gvk,
-           response=status, tag=tag)  # fmt: skip
+        if verbs == {"create"}:
+            return  # a review: POST only, nothing stored
+        if "deletecollection" in verbs:
+            op(collection, "delete", "deletecollection", f"deletecollection{name}", gvk=gvk,
+               response=status, tag=tag)  # fmt: skip
         op(item, "get", "get", f"read{name}", gvk=gvk, response=kind_schema, tag=tag)
         op(item, "put", "put", f"replace{name}", gvk=gvk, response=kind_schema, tag=tag,
            body=kind_schema)  # fmt: skip

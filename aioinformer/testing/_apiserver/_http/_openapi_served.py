@@ -25,6 +25,7 @@ def endpoint(info: ResourceInfo) -> Endpoint:
         info.kind,
         info.namespaced,
         subresources=info.subresources,
+        verbs=info.verbs,
         custom=not kind_of(info).builtin,
         schema=None if info.custom is None else info.custom.version(info.version).openapi,
     )

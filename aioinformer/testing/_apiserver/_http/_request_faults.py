@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from .._api._failure import StatusFailure
 from .._api._resources import ResourceInfo
 from .._api._status import status_error
+from ._health import HealthChecks
 from ._routing import RequestInfo
 
 __all__ = ["FailRule", "RequestFaults"]
@@ -45,6 +46,8 @@ class RequestFaults:
     def __init__(self) -> None:
         self.rules: list[FailRule] = []
         self.latency = 0.0
+        #: The health checks that fail (``/healthz``, ``/livez``, ``/readyz``).
+        self.health = HealthChecks()
 
     def add(self, rule: FailRule) -> None:
         """Arm a rule (rules are consulted oldest first)."""
@@ -69,3 +72,4 @@ class RequestFaults:
         """Disarm everything."""
         self.rules.clear()
         self.latency = 0.0
+        self.health.clear()

@@ -33,6 +33,9 @@ class RequestRecord:
     :ivar namespace: the namespace in the URL, ``""`` when none.
     :ivar name: the object name in the URL, ``""`` when none.
     :ivar status: the HTTP status of the answer.
+    :ivar user: who made it, as the server authenticated it (``kubernetes-admin`` unless the
+        request carried a token registered with ``server.auth.add_user``, a service account
+        token the server issued, or impersonation headers; ``""`` for admin requests).
     """
 
     method: str
@@ -46,6 +49,7 @@ class RequestRecord:
     namespace: str
     name: str
     status: int
+    user: str = ""
 
 
 class RequestLog:

@@ -3,7 +3,7 @@
 Paths follow the real API: ``/api/v1/...`` for the core group, ``/apis/{group}/{version}/...``
 for the others, with ``namespaces/{ns}/`` before namespaced resources, an optional name and
 subresource, and the legacy ``watch/`` prefix. Discovery, OpenAPI, health and ``/version``
-are ``discovery``; ``/_fake/...`` is ``admin``.
+and ``/metrics`` are ``discovery``; ``/_fake/...`` is ``admin``.
 """
 
 from __future__ import annotations
@@ -63,7 +63,9 @@ def parse_request(method: str, path: str, query: Mapping[str, str]) -> RequestIn
     parts = [p for p in path.split("/") if p]
     if parts[:1] == ["_fake"]:
         return RequestInfo("admin", False)
-    if parts in (["version"], ["api"], ["apis"]) or path.startswith(_DISCOVERY_PREFIXES):
+    if parts in (["version"], ["api"], ["apis"], ["metrics"]) or path.startswith(
+        _DISCOVERY_PREFIXES
+    ):
         return RequestInfo("discovery", False)
     if parts[:1] == ["api"] and len(parts) >= 2:
         group, version, rest = "", parts[1], parts[2:]

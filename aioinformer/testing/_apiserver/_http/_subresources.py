@@ -1,11 +1,8 @@
 """The connect-style subresources: ``pods/log``, ``pods/eviction``, ``serviceaccounts/token``.
 
 * ``pods/log`` (``GET``): :mod:`.._registry._podlog`.
-* ``pods/eviction`` (``POST`` a ``policy/v1`` Eviction; ``pkg/registry/core/pod/storage/
-  eviction.go``): the name must match the URL's (400), the pod must exist (404); the pod is
-  deleted with the Eviction's ``deleteOptions`` (a scheduled pod gets its grace period) and
-  the answer is ``201`` with a ``Status`` Success. PodDisruptionBudgets are not served by
-  the fake, so none is checked.
+* ``pods/eviction`` (``POST`` a ``policy/v1`` Eviction): the pod must exist (404); the rest,
+  PodDisruptionBudgets and their 429 included, is :mod:`.._registry._eviction`.
 * ``serviceaccounts/token`` (``POST`` an ``authentication.k8s.io/v1`` TokenRequest;
   ``pkg/registry/core/serviceaccount/storage/token.go``): ``spec.expirationSeconds``
   defaults to 3600 and must be at least 600 (422); ``spec.audiences`` defaults to the
@@ -29,10 +26,11 @@ from .._api import _status as status
 from .._api._failure import StatusFailure
 from .._api._resources import ResourceInfo
 from .._protobuf._decode import body_format, decode_protobuf_object
-from .._registry._deletion import DeleteOptions
+from .._registry._eviction import evict
 from .._registry._object_rules import now
 from .._registry._podlog import LogOptions
 from .._validation._fielderrors import invalid, invalid_failure
+from ._auth import TOKEN_KEY_ID
 from ._io import json_response
 
 if TYPE_CHECKING:
@@ -116,7 +114,7 @@ async def serve_subresource(
         return await _log(rest, request, target, ns)
     body = await _body(request, wanted)
     if subresource == "eviction":
-        return _evict(rest, info, target, body, ns)
+        return _evict(rest, info, target, body, request)
     return _token(target, body)
 
 
@@ -161,18 +159,12 @@ async def _log(
 
 
 def _evict(
-    rest: RestStorage, info: ResourceInfo, pod: Mapping[str, Any], body: Any, ns: str
+    rest: RestStorage, info: ResourceInfo, pod: Mapping[str, Any], body: Any, request: web.Request
 ) -> web.StreamResponse:
-    name = str(pod["metadata"]["name"])
-    eviction = body if isinstance(body, dict) else {}
-    in_body = str((eviction.get("metadata") or {}).get("name") or "")
-    if in_body != name:
-        raise status.bad_request("name in URL does not match name in Eviction object")
-    options = DeleteOptions.parse(eviction.get("deleteOptions") or {}, {})
-    rest.delete(info, name=name, namespace=ns, options=options)
-    done = status.success_status()
-    done["code"] = 201
-    return json_response(done, 201)
+    """``pods/eviction`` (:mod:`.._registry._eviction`): always 201, with the ``Status``."""
+    query = {"dryRun": request.query.getall("dryRun", [])}
+    answer = evict(rest, info, dict(pod), body, query)
+    return json_response(answer, 201)
 
 
 def _b64(data: bytes) -> str:
@@ -209,7 +201,7 @@ def _token(account: Mapping[str, Any], body: Any) -> web.StreamResponse:
         "nbf": issued,
         "sub": f"system:serviceaccount:{ns}:{name}",
     }
-    header = {"alg": "RS256", "kid": "aioinformer-fake"}
+    header = {"alg": "RS256", "kid": TOKEN_KEY_ID}
     token = ".".join(
         (_b64(orjson.dumps(header)), _b64(orjson.dumps(claims)), _b64(uuid.uuid4().bytes * 8))
     )

@@ -5,6 +5,7 @@ Facts from the Go types of kubernetes/api and kubernetes/apimachinery v0.37.0-be
 package's ``generated.proto``. Packages: ``meta`` (``meta.k8s.io/v1``), ``apps``, ``batch``,
 ``rbac`` (``rbac.authorization.k8s.io``), ``networking`` (``networking.k8s.io``),
 ``policy``, ``scheduling`` (``scheduling.k8s.io``), ``authn`` (``authentication.k8s.io``),
+``authz`` (``authorization.k8s.io``),
 ``as1``/``as2`` (``autoscaling`` v1/v2), ``coordination`` (``coordination.k8s.io``) and
 ``events`` (``events.k8s.io``), all ``v1`` unless named. Syntax: :mod:`._protobuf._wire`.
 """
@@ -34,6 +35,7 @@ Condition: 1 type s!, 2 status s!, 3 observedGeneration i, 4 lastTransitionTime 
     message s!
 LabelSelector: 1 matchLabels {s}, 2 matchExpressions [LabelSelectorRequirement]
 LabelSelectorRequirement: 1 key s!, 2 operator s!, 3 values [s]
+FieldSelectorRequirement: 1 key s!, 2 operator s!, 3 values [s]
 """,
 )
 
@@ -179,6 +181,41 @@ TokenRequestSpec: 1 audiences [s]!, 4 expirationSeconds i*!, 3 boundObjectRef
     BoundObjectReference*!
 TokenRequestStatus: 1 token s!, 2 expirationTimestamp T!
 BoundObjectReference: 1 kind s, 2 apiVersion s, 3 name s, 4 uid s
+SelfSubjectReview: 1 metadata meta.ObjectMeta!, 2 status SelfSubjectReviewStatus!
+SelfSubjectReviewStatus: 1 userInfo UserInfo!
+TokenReview: 1 metadata meta.ObjectMeta!, 2 spec TokenReviewSpec!, 3 status TokenReviewStatus!
+TokenReviewSpec: 1 token s, 2 audiences [s]
+TokenReviewStatus: 1 authenticated b, 2 user UserInfo!, 4 audiences [s], 3 error s
+UserInfo: 1 username s, 2 uid s, 3 groups [s], 4 extra {XV}
+""",
+)
+
+register(
+    "authz",
+    """
+SelfSubjectAccessReview: 1 metadata meta.ObjectMeta!, 2 spec SelfSubjectAccessReviewSpec!, 3 status
+    SubjectAccessReviewStatus!
+SelfSubjectAccessReviewSpec: 1 resourceAttributes ResourceAttributes*, 2 nonResourceAttributes
+    NonResourceAttributes*
+SubjectAccessReview: 1 metadata meta.ObjectMeta!, 2 spec SubjectAccessReviewSpec!, 3 status
+    SubjectAccessReviewStatus!
+LocalSubjectAccessReview: 1 metadata meta.ObjectMeta!, 2 spec SubjectAccessReviewSpec!, 3 status
+    SubjectAccessReviewStatus!
+SubjectAccessReviewSpec: 1 resourceAttributes ResourceAttributes*, 2 nonResourceAttributes
+    NonResourceAttributes*, 3 user s, 4 groups [s], 5 extra {XV}, 6 uid s
+ResourceAttributes: 1 namespace s, 2 verb s, 3 group s, 4 version s, 5 resource s, 6 subresource s,
+    7 name s, 8 fieldSelector FieldSelectorAttributes*, 9 labelSelector LabelSelectorAttributes*
+NonResourceAttributes: 1 path s, 2 verb s
+FieldSelectorAttributes: 1 rawSelector s, 2 requirements [meta.FieldSelectorRequirement]
+LabelSelectorAttributes: 1 rawSelector s, 2 requirements [meta.LabelSelectorRequirement]
+SubjectAccessReviewStatus: 1 allowed b!, 4 denied b, 2 reason s, 3 evaluationError s
+SelfSubjectRulesReview: 1 metadata meta.ObjectMeta!, 2 spec SelfSubjectRulesReviewSpec!, 3 status
+    SubjectRulesReviewStatus!
+SelfSubjectRulesReviewSpec: 1 namespace s
+SubjectRulesReviewStatus: 1 resourceRules [ResourceRule]!, 2 nonResourceRules [NonResourceRule]!, 3
+    incomplete b!, 4 evaluationError s
+ResourceRule: 1 verbs [s]!, 2 apiGroups [s], 3 resources [s], 4 resourceNames [s]
+NonResourceRule: 1 verbs [s]!, 2 nonResourceURLs [s]
 """,
 )
 

@@ -49,6 +49,7 @@ _GROUPS = {
     "policy": "policy",
     "scheduling": "scheduling.k8s.io",
     "authn": "authentication.k8s.io",
+    "authz": "authorization.k8s.io",
     "as1": "autoscaling",
     "as2": "autoscaling",
     "coordination": "coordination.k8s.io",
@@ -63,7 +64,9 @@ _ROOTS = {
     "networking": "Ingress",
     "policy": "PodDisruptionBudget Eviction",
     "scheduling": "PriorityClass",
-    "authn": "TokenRequest",
+    "authn": "TokenRequest SelfSubjectReview TokenReview",
+    "authz": "SelfSubjectAccessReview SelfSubjectRulesReview SubjectAccessReview "
+    "LocalSubjectAccessReview",
     "as1": "HorizontalPodAutoscaler Scale",
     "as2": "HorizontalPodAutoscaler",
     "coordination": "Lease",

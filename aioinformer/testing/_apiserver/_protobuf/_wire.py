@@ -19,10 +19,10 @@ Table syntax (one block per API package, see ``_protobuf_core``): ``Name: field,
 each field ``NUMBER JSON-NAME TYPE``; ``-`` as the name marks an embedded struct whose fields
 are inlined. TYPE is a scalar (``s`` string, ``y`` bytes, ``i`` integer, ``b`` bool, ``f``
 double), a special type (``T`` Time, ``MT`` MicroTime, ``F1`` FieldsV1, ``IS`` IntOrString,
-``Q`` Quantity) or a message name (``meta.ObjectMeta``; unqualified names are in the block's
-package), wrapped in ``[…]`` for a repeated field or ``{…}`` for a ``map<string, …>``,
-followed by flags: ``*`` pointer (kept when present), ``!`` written even when zero or absent,
-``^`` inlined.
+``Q`` Quantity, ``XV`` an ``ExtraValue``: a message of repeated strings, a JSON list) or a
+message name (``meta.ObjectMeta``; unqualified names are in the block's package), wrapped
+in ``[…]`` for a repeated field or ``{…}`` for a ``map<string, …>``, followed by flags:
+``*`` pointer (kept when present), ``!`` written even when zero or absent, ``^`` inlined.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ __all__ = ["ProtobufError", "decode_message", "iter_fields", "read_varint", "reg
 
 VARINT, FIXED64, BYTES, FIXED32 = 0, 1, 2, 5
 _SCALARS = frozenset({"s", "y", "i", "b", "f"})
-_SPECIAL = frozenset({"T", "MT", "F1", "IS", "Q"})
+_SPECIAL = frozenset({"T", "MT", "F1", "IS", "Q", "XV"})
 #: Go's zero ``time.Time`` in Unix seconds (0001-01-01T00:00:00Z).
 _ZERO_TIME = -62135596800
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -190,6 +190,8 @@ def _special(kind: str, data: bytes) -> Any:
         return _time(data, micro=kind == "MT")
     if kind == "IS":
         return _int_or_string(data)
+    if kind == "XV":
+        return [v.decode() for n, _, v in iter_fields(data) if n == 1 and isinstance(v, bytes)]
     raw = _single_bytes(data)
     if kind == "Q":
         return "0" if raw is None else raw.decode()

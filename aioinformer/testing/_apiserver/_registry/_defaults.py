@@ -16,6 +16,7 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
+from ._defaults_groups import GROUP_DEFAULTERS
 from ._defaults_pod import child_dict as _dict
 from ._defaults_pod import default_pod, default_pod_spec, default_resource_list
 
@@ -311,6 +312,7 @@ _DEFAULTERS: dict[tuple[str, str, str], Callable[[dict[str, Any]], None]] = {
     ("batch", "v1", "CronJob"): _cron_job,
     ("autoscaling", "v2", "HorizontalPodAutoscaler"): _hpa_v2,
     ("autoscaling", "v1", "HorizontalPodAutoscaler"): _hpa_v1,
+    **GROUP_DEFAULTERS,
 }
 
 

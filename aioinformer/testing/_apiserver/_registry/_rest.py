@@ -41,7 +41,14 @@ from .._api._failure import StatusFailure
 from .._api._objects import KubeObject
 from .._api._resources import ResourceInfo, ResourceRegistry
 from .._apply._writes import applied_object, managed_fields_after_update, patched_object
-from ._deletion import DeleteOptions, delete_object, deleted_by_update, terminating_namespace
+from ._deletion import (
+    DeleteOptions,
+    delete_object,
+    deleted_by_update,
+    is_namespace,
+    terminating_namespace,
+)
+from ._furniture import immortal_namespace
 from ._gc import Controllers
 from ._history import ADDED, DELETED, MODIFIED
 from ._kubelet import Kubelet
@@ -104,6 +111,9 @@ class RestStorage:
         self.controllers = Controllers(self, sync=sync_gc)
         #: The containers' logs ``pods/log`` serves (:mod:`._podlog`).
         self.pod_logs = PodLogs()
+        #: The namespaces ``NamespaceLifecycle`` admission refuses to delete (403): a cluster's
+        #: system namespaces (:mod:`._furniture`), none on a bare server.
+        self.immortal_namespaces: frozenset[str] = frozenset()
         #: The nodes' kubelet (:mod:`._kubelet`), when the server runs one.
         self.kubelet: Kubelet | None = None
 
@@ -427,7 +437,8 @@ class RestStorage:
         meta["resourceVersion"] = str(self.storage.next_resource_version())
         gone = deleted_by_update(info, new, old)
         event = DELETED if gone else MODIFIED
-        self.storage.commit(info, event, key, namespace, strategy.stored(info, new), old)
+        previous = self.storage.objects(info).get(key, old)  # as stored, not as read
+        self.storage.commit(info, event, key, namespace, strategy.stored(info, new), previous)
         if gone:
             self.release(info, new)
         self.committed(info, new, gone=gone, previous=old)
@@ -452,10 +463,13 @@ class RestStorage:
         :param preconditions: ``{"uid": ..., "resourceVersion": ...}`` that must match.
         :param dry_run: ``("All",)``: answer what would happen, change nothing.
         :param options: every ``DeleteOptions`` (they win over the two above).
-        :raises StatusFailure: 404, 409 (a precondition failed), 422 (invalid options).
+        :raises StatusFailure: 403 (an immortal namespace), 404, 409 (a precondition failed),
+            422 (invalid options).
         """
         if options is None:
             options = DeleteOptions(preconditions=preconditions, dry_run=tuple(dry_run))
+        if is_namespace(info) and name in self.immortal_namespaces:
+            raise immortal_namespace(name)
         if not options.dry:
             for delegate in self._delegates:
                 if delegate.deletes(info):

@@ -21,7 +21,7 @@ from .._api._resources import ResourceInfo
 from .._validation._fieldvalidation import validate_options
 from ._strategy_service import ServiceAllocator
 
-__all__ = ["ResourceStrategy", "RestDelegate", "WriteOptions", "Written", "dry_run"]
+__all__ = ["Observer", "ResourceStrategy", "RestDelegate", "WriteOptions", "Written", "dry_run"]
 
 
 def dry_run(values: Sequence[str]) -> bool:
@@ -199,3 +199,23 @@ class RestDelegate(Protocol):
         """An object of ``info`` was stored (``gone``: deleted); runs after every committed
         write of any resource, before the garbage collector hears of it."""
         ...
+
+
+class Observer:
+    """A delegate that serves no resource and only hears of committed writes: the base of the
+    fake's control-plane controllers (they write through the registry like any client)."""
+
+    def strategy(self, info: ResourceInfo) -> ResourceStrategy | None:
+        """None: the resource is served by someone else."""
+        return None
+
+    def deletes(self, info: ResourceInfo) -> bool:
+        """False: deletions are the registry's."""
+        return False
+
+    def delete(self, info: ResourceInfo, name: str, preconditions: Mapping[str, Any]) -> Written:
+        """Never called (:meth:`deletes` is False)."""
+        raise AssertionError("an observer deletes nothing")
+
+    def written(self, info: ResourceInfo, obj: Mapping[str, Any], *, gone: bool) -> None:
+        """Hear of a committed write (override)."""

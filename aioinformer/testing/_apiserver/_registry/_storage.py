@@ -32,8 +32,11 @@ Subscriber = Callable[[ResourceInfo, StoredEvent], None]
 
 def _gvr(info: ResourceInfo) -> tuple[str, str, str]:
     """The table of a resource: one per group, version and plural; every version of a custom
-    resource shares one (its objects are kept in the storage version, as etcd keeps them)."""
-    return (info.group, "" if info.custom is not None else info.version, info.plural)
+    resource shares one (its objects are kept in the storage version, as etcd keeps them), as
+    do the versions of a built-in resource served in more than one."""
+    if info.custom is not None:
+        return (info.group, "", info.plural)
+    return (info.group, info.storage_version or info.version, info.plural)
 
 
 storage_key = _gvr

@@ -149,6 +149,7 @@ _PACKAGES = {
     "coordination": "io.k8s.api.coordination.v1",
     "scheduling": "io.k8s.api.scheduling.v1",
     "autoscaling": "io.k8s.api.autoscaling.v2",
+    "storage": "io.k8s.api.storage.v1",
 }
 
 

@@ -33,6 +33,7 @@ from ._format import (
     part,
     since,
 )
+from ._more_groups import STORAGE_AND_ADMISSION
 from ._pod import POD_COLUMNS, pod_cells, pod_conditions
 from ._workloads import WORKLOADS, Printer
 
@@ -355,6 +356,7 @@ PRINTERS: dict[tuple[str, str], Printer] = {
     ("", "Pod"): (POD_COLUMNS, pod_cells),
     **WORKLOADS,
     **MORE,
+    **STORAGE_AND_ADMISSION,
     ("", "Service"): (
         (
             NAME,

@@ -28,6 +28,8 @@ from ._meta import (
 from ._pod import validate_pod_template
 
 __all__ = [
+    "not_more_than_100_percent",
+    "positive_int_or_percent",
     "validate_daemon_set_spec",
     "validate_deployment_spec",
     "validate_replica_set_spec",
@@ -91,6 +93,18 @@ def _int_or_percent(value: Any, path: str) -> list[FieldError]:
     if isinstance(value, int) and not isinstance(value, bool):
         return nonnegative(value, path)
     return [invalid(path, value, "must be an integer or percentage (e.g '5%')")]
+
+
+def positive_int_or_percent(value: Any, path: str) -> list[FieldError]:
+    """``ValidatePositiveIntOrPercent``: a percent string, or an integer at least 0."""
+    return _int_or_percent(value, path)
+
+
+def not_more_than_100_percent(value: Any, path: str) -> list[FieldError]:
+    """``IsNotMoreThan100Percent``: a percent string up to ``100%`` (integers pass)."""
+    if isinstance(value, str) and _int_or_percent_value(value) > 100:
+        return [invalid(path, value, "must not be greater than 100%")]
+    return []
 
 
 def _int_or_percent_value(value: Any) -> int:

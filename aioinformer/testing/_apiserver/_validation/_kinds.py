@@ -52,6 +52,17 @@ from ._core import (
 from ._fielderrors import FieldError
 from ._immutable import update_errors
 from ._meta import nonnegative, validate_object_meta, validate_object_meta_update
+from ._more_groups import (
+    validate_hpa,
+    validate_hpa_status,
+    validate_pdb,
+    validate_pdb_status,
+    validate_priority_class,
+    validate_priority_class_update,
+    validate_storage_class,
+    validate_storage_class_update,
+    validate_webhook_configuration,
+)
 from ._pod import validate_pod_spec
 from ._status import status_update_errors
 
@@ -99,6 +110,16 @@ def _cron_job(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[Fie
     return validate_cron_job(obj, old)
 
 
+def _priority_class(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
+    """Create: ``ValidatePriorityClass``; update: ``ValidatePriorityClassUpdate`` alone."""
+    return validate_priority_class(obj) if old is None else validate_priority_class_update(obj, old)
+
+
+def _storage_class(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
+    errors = validate_storage_class(obj)
+    return errors if old is None else errors + validate_storage_class_update(obj, old)
+
+
 @dataclass(frozen=True, slots=True)
 class _Kind:
     """A kind's validation: its name rule, its checks, whether its update validation
@@ -130,6 +151,21 @@ _KINDS: dict[tuple[str, str], _Kind] = {
     ("apps", "DaemonSet"): _Kind(check=_spec(validate_daemon_set_spec), warning=_POD_NAMES),
     ("batch", "Job"): _Kind(check=_job, revalidate_meta=True, warning=_POD_NAMES),
     ("batch", "CronJob"): _Kind(check=_cron_job),
+    ("policy", "PodDisruptionBudget"): _Kind(check=_whole(validate_pdb)),
+    ("autoscaling", "HorizontalPodAutoscaler"): _Kind(check=_whole(validate_hpa)),
+    ("scheduling.k8s.io", "PriorityClass"): _Kind(check=_priority_class),
+    ("storage.k8s.io", "StorageClass"): _Kind(check=_storage_class),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): _Kind(
+        check=_whole(validate_webhook_configuration)
+    ),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): _Kind(
+        check=_whole(validate_webhook_configuration)
+    ),
+}
+#: The status validation of the kinds that have their own (``Validate<Kind>StatusUpdate``).
+_STATUS_CHECKS: dict[tuple[str, str], Callable[[Mapping[str, Any]], list[FieldError]]] = {
+    ("policy", "PodDisruptionBudget"): validate_pdb_status,
+    ("autoscaling", "HorizontalPodAutoscaler"): validate_hpa_status,
 }
 _DEFAULT = _Kind()
 
@@ -238,6 +274,9 @@ def validate_status_update(
     if group in ("apps", "batch") and isinstance(status, Mapping):
         for name in _STATUS_COUNTERS:
             errors.extend(nonnegative(status.get(name), f"status.{name}"))
+    status_check = _STATUS_CHECKS.get((group, kind)) if builtin else None
+    if status_check is not None:
+        errors.extend(status_check(new))
     return errors
 
 
