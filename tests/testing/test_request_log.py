@@ -20,7 +20,8 @@ from .valid import deployment
 async def test_each_request_is_recorded_with_its_verb_and_resource(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
-    """Records name method, path, query, verb, group/version/resource, namespace, name, status."""
+    """Records name method, path, query, verb, group/version/resource, namespace, name, status
+    and the ``Accept`` header."""
     apps = AppsV1Api(api)
     await apps.list_namespaced_deployment("default", label_selector="a=b")
     # Valid (ValidateDeploymentSpec: a selector matching the template, a container).
@@ -40,6 +41,7 @@ async def test_each_request_is_recorded_with_its_verb_and_resource(
         namespace="default",
         name="",
         status=200,
+        accept="application/json",
     )
     assert (created.verb, created.status) == ("create", 201)
     assert (missing.verb, missing.name, missing.status) == ("get", "missing", 404)

@@ -45,6 +45,9 @@ class ResourceInfo:
     :param custom: the serving view of the CRD that defines the resource (a
         :class:`._crd._kind.CustomKind`; None otherwise). Every version of such a resource
         shares one table of objects, kept in the storage version.
+    :param stored_as: ``(group, version, plural)`` of the built-in resource whose stored
+        objects these are, converted on every read and write (events.k8s.io/v1 ``events``
+        are the core/v1 ``events``); None: their own table.
     """
 
     group: str
@@ -59,6 +62,7 @@ class ResourceInfo:
     verbs: tuple[str, ...] = ALL_VERBS
     subresources: tuple[str, ...] = SERVED_SUBRESOURCES
     custom: Any = field(default=None, compare=False, repr=False)
+    stored_as: tuple[str, str, str] | None = None
 
     @property
     def api_version(self) -> str:
@@ -90,6 +94,14 @@ class ResourceInfo:
         return f"{self.api_version}/{self.plural}"
 
 
+def _storage_of(spec: str) -> tuple[str, str, str] | None:
+    """``"v1/events"`` → ``("", "v1", "events")``; ``""`` → None."""
+    if not spec:
+        return None
+    parts = spec.split("/")
+    return ("", parts[0], parts[1]) if len(parts) == 2 else (parts[0], parts[1], parts[2])
+
+
 def _served(row: BuiltinResource) -> ResourceInfo:
     return ResourceInfo(
         row.group,
@@ -103,6 +115,7 @@ def _served(row: BuiltinResource) -> ResourceInfo:
         delete_returns_object=row.delete_returns_object,
         verbs=row.verbs,
         subresources=tuple(s for s in row.subresources if s in SERVED_SUBRESOURCES),
+        stored_as=_storage_of(row.stored_as),
     )
 
 

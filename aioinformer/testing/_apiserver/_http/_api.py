@@ -132,6 +132,7 @@ class ApiHandler:
                     namespace=info.namespace,
                     name=info.name,
                     status=code,
+                    accept=request.headers.get("Accept", ""),
                 )
             )
 

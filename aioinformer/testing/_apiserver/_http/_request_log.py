@@ -33,6 +33,8 @@ class RequestRecord:
     :ivar namespace: the namespace in the URL, ``""`` when none.
     :ivar name: the object name in the URL, ``""`` when none.
     :ivar status: the HTTP status of the answer.
+    :ivar accept: the request's ``Accept`` header (``""`` when it sent none): what the
+        client asked the answer to be (``as=Table``, ``as=PartialObjectMetadataList``...).
     """
 
     method: str
@@ -46,6 +48,7 @@ class RequestRecord:
     namespace: str
     name: str
     status: int
+    accept: str = ""
 
 
 class RequestLog:
