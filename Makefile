@@ -16,7 +16,7 @@ SRC    := $(wildcard aioinformer tests benchmarks examples docs)
 SOAK_SECONDS ?= 300
 SOAK_RATE    ?= 50
 
-.PHONY: all venv test lint typecheck pytest demo bench bench-profile docs soak clean
+.PHONY: all venv test lint typecheck pytest demo bench bench-profile docs soak replicas-chaos clean
 
 all: test
 
@@ -76,6 +76,12 @@ docs: $(DOCS_STAMP)
 
 soak: $(STAMP)
 	$(BIN)/python benchmarks/soak.py --seconds $(SOAK_SECONDS) --rate $(SOAK_RATE)
+
+# The acceptance run of issue 21: ShardedController replicas as processes against the
+# standalone fake API server (2,000 objects, 50 updates/s, 8 s leases) under kill -9, SIGSTOP,
+# a cut-off, a join and a graceful stop, with the shard gate on and off (~6 minutes).
+replicas-chaos: $(STAMP)
+	$(BIN)/python benchmarks/replicas_chaos.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site

@@ -11,6 +11,10 @@ The hierarchy::
     ├── InvalidShardSelectorError (ValueError)  a shard selector the API server would refuse
     ├── LifecycleError (RuntimeError)    an operation not allowed in the current lifecycle state
     ├── ConfigurationError               no usable cluster configuration (kubeconfig, in-cluster)
+    │   └── InvalidNameError (ValueError)  a replica identity, group, lease or namespace name
+    │                                    the API server would refuse
+    ├── FencedWriteError                 a write a controller's fenced client refused: the
+    │                                    replica no longer provably owns the key
     ├── FIFOClosedError                  pop() on a DeltaFIFO that is closed and drained
     ├── QueueShutDown                    get() on a work queue that is shut down and drained
     ├── MalformedWatchEventError         a watch line that is not a decodable watch event
@@ -63,6 +67,7 @@ __all__ = [
     "ConnectionRefused",
     "ExpiredError",
     "FIFOClosedError",
+    "FencedWriteError",
     "ForbiddenError",
     "IndexConflictError",
     "IndexFuncError",
@@ -70,6 +75,7 @@ __all__ = [
     "InformerError",
     "InternalServerError",
     "InvalidError",
+    "InvalidNameError",
     "InvalidObjectError",
     "InvalidShardSelectorError",
     "KeyFuncError",
@@ -166,6 +172,48 @@ class LifecycleError(InformerError, RuntimeError):
 class ConfigurationError(InformerError):
     """No usable cluster configuration: no kubeconfig, no in-cluster service account, or a
     kubeconfig that does not load. The message says what was tried."""
+
+
+class InvalidNameError(ConfigurationError, ValueError):
+    """A name the API server would refuse, caught where it is given (a replica identity, a
+    group, a Lease name, a namespace): otherwise every Lease write would fail with 422.
+
+    ``str()`` names the value, what it is for and the rule it breaks.
+
+    :ivar value: the name as given.
+    :ivar what: what it names, e.g. ``"replica identity"``.
+    :ivar rule: the rule it breaks, e.g. ``"a DNS-1123 subdomain"``.
+    """
+
+    def __init__(self, value: object, *, what: str, rule: str, problem: str) -> None:
+        super().__init__(f"{what} {value!r} is not {rule}: {problem}")
+        self.value = value
+        self.what = what
+        self.rule = rule
+
+
+class FencedWriteError(InformerError):
+    """A write that a controller's fenced client refused to send: the replica can no longer
+    prove that it owns the key being reconciled (its lease's write deadline passed, its lease
+    was taken over, the key's range moved away, or it stopped every reconcile since this one
+    began). Nothing was sent.
+
+    Raised by the client of a :class:`~aioinformer.ShardedController` or a leader-elected
+    :class:`~aioinformer.Controller` (their ``client`` property). The controller counts it
+    (``statistics().fenced_writes``) and does not retry the reconcile on this replica: the
+    replica that owns the key now reconciles it.
+
+    :ivar what: the write, e.g. ``"patch of v1/configmaps 'web'"``.
+    :ivar key: the key of the reconcile that tried it (None outside a reconcile).
+    :ivar reason: why the replica does not own the key now.
+    """
+
+    def __init__(self, *, what: str, key: object, reason: str, owner: str) -> None:
+        whose = f" for {key!r}" if key is not None else ""
+        super().__init__(f"{owner}: {what}{whose} refused: {reason}")
+        self.what = what
+        self.key = key
+        self.reason = reason
 
 
 class FIFOClosedError(InformerError):

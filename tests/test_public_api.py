@@ -58,7 +58,7 @@ EVERYDAY = {
 APART = {
     "aioinformer.lowlevel": 17,
     "aioinformer.testing": 13,
-    "aioinformer.errors": 41,
+    "aioinformer.errors": 43,
     "aioinformer.conditions": 9,
     "aioinformer.predicates": 5,
 }

@@ -39,6 +39,14 @@ their keys queued again — and nothing is reconciled until the next term. The i
 queue keep running while following, so a new term starts from a warm cache. Stopping the
 controller stops the workers first (gracefully, as above) and only then lets the elector
 release the lease.
+
+Fenced writes: with a leader elector, :attr:`Controller.client` is a fenced client
+(:mod:`aioinformer._control._fence`): a write of a reconcile is sent only if the term the
+reconcile began in is still the elector's, and the clock says the lease's renew deadline has not
+passed (checked at the write, so a process that was paused or cut off learns it from its first
+write, before the elector's loop runs). A refused write raises
+:class:`~aioinformer.errors.FencedWriteError`; the reconcile is then done (counted in
+``fenced_writes``, not retried: the next term reconciles everything).
 """
 
 from __future__ import annotations
@@ -52,21 +60,24 @@ import anyio
 
 from .._clock import SYSTEM_CLOCK, Clock
 from .._deprecation import warn_renamed
+from .._election._leadership import LeadershipTerm
 from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, stop_timeout_argument
 from .._listwatch import Resource
 from .._objects import KubeObject
+from ..errors import LifecycleError
 from ..workqueue._limiters import RateLimiter
 from ..workqueue._metrics import MetricsProvider
 from ..workqueue._rate_limiting import RateLimitingQueue
 from ._enqueue import EnqueueHandler, Filter
+from ._fence import Ticket, WriteFence, run_fenced
 from ._owners import owner_keys
 from ._workers import Reconciler, Result, WorkerPool
 
 if TYPE_CHECKING:
     from .._election._elector import LeaderElector
-    from .._election._leadership import LeadershipTerm
     from .._informer._event_stream import Registration
     from .._informer._informer import SharedIndexInformer
+    from .._wire._client import KubeClient
 
 __all__ = [
     "Controller",
@@ -95,6 +106,8 @@ class ControllerStatistics:
     :ivar requeues: keys put back because the Result asked for it (``requeue``/``requeue_after``).
     :ivar in_flight: reconcile calls running now.
     :ivar queue_depth: keys waiting in the queue now.
+    :ivar fenced_writes: writes :attr:`Controller.client` refused (leadership lapsed during
+        the reconcile); those reconciles were not retried.
     """
 
     state: State
@@ -104,6 +117,7 @@ class ControllerStatistics:
     requeues: int
     in_flight: int
     queue_depth: int
+    fenced_writes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +149,8 @@ class Controller(Service, Generic[K]):
         releasing the lease, after its workers have stopped); if it is already running (one
         elector shared by several controllers), the controller only follows it, and stops
         when it stops. Default None: always reconcile.
+    :param client: the connection reconciles read and write through, as :attr:`client`.
+        Default None: the leader elector's (when it was given a ``client``).
     :param shutdown_timeout: deprecated former name of ``stop_timeout`` (warns).
     """
 
@@ -151,6 +167,7 @@ class Controller(Service, Generic[K]):
         clock: Clock = SYSTEM_CLOCK,
         leader_elector: LeaderElector | None = None,
         shutdown_timeout: float | None = None,
+        client: KubeClient | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
@@ -171,11 +188,18 @@ class Controller(Service, Generic[K]):
         #: The elector the controller follows, or None.
         self.leader_elector = leader_elector
         self._watches: list[_Watch[K]] = []
+        self._reconcile = reconcile
+        if client is None and leader_elector is not None:
+            client = leader_elector._client
+        self._fence = WriteFence(owner=self, name=f"controller {name}", refusal=self._refusal)
+        if client is not None and leader_elector is not None:
+            client = client.fenced(self._fence)
+        self._reconcile_client = client
         self._pool = WorkerPool(
             owner=self,
             name=name,
             queue=queue,
-            reconcile=reconcile,
+            reconcile=self._elected if leader_elector is not None else reconcile,
             workers=workers,
             stop_timeout=stop_timeout,
             clock=clock,
@@ -246,6 +270,37 @@ class Controller(Service, Generic[K]):
         self._watches.append(_Watch(informer, handler, registration))
         return registration
 
+    # -- fenced writes -----------------------------------------------------------------------
+
+    @property
+    def client(self) -> KubeClient:
+        """The client for the reconciles' reads and writes.
+
+        With a leader elector, a fenced view of the ``client`` given (or the elector's): every
+        write (create, replace, patch, apply, delete, status writes) is sent only while the
+        reconcile's leadership term is current and the lease's renew deadline has not passed,
+        on the clock at the write; otherwise it raises
+        :class:`~aioinformer.errors.FencedWriteError` and sends nothing. Reads always pass.
+        Without an elector, the ``client`` given.
+
+        :raises LifecycleError: when the controller has no client (none given, and no elector
+            with one).
+        """
+        if self._reconcile_client is None:
+            raise LifecycleError(f"controller {self.name} has no client: pass client=")
+        return self._reconcile_client
+
+    def _refusal(self, ticket: Ticket | None) -> str | None:
+        elector = self.leader_elector
+        if elector is None:
+            return None
+        term = ticket.epoch if ticket is not None else None
+        return elector.write_refusal(term if isinstance(term, LeadershipTerm) else None)
+
+    async def _elected(self, key: K) -> Result | None:
+        ticket = Ticket(owner=self, key=key, epoch=self._pool.term)
+        return await run_fenced(ticket, lambda: self._reconcile(key))
+
     # -- introspection ---------------------------------------------------------------------
 
     @property
@@ -264,6 +319,7 @@ class Controller(Service, Generic[K]):
             requeues=pool.requeues,
             in_flight=pool.in_flight,
             queue_depth=len(self.queue),
+            fenced_writes=self._fence.refused,
         )
 
     # -- lifecycle -------------------------------------------------------------------------
