@@ -8,6 +8,8 @@ The same operator as a process against ``aioinformer fake-apiserver``, driven by
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -110,6 +112,18 @@ async def client(fake_apiserver: FakeApiServer) -> AsyncIterator[KubeClient]:
     await load_manifests(fake_apiserver, CRD)
     async with aioinformer.connect(server=fake_apiserver.url) as connected:
         yield connected
+
+
+def test_scripts_run_from_examples_still_import_the_standard_operator() -> None:
+    """``examples/operator`` has no ``__init__.py`` (a namespace package), so a script run
+    from ``examples/`` (``python examples/controller.py`` puts that directory first on
+    ``sys.path``) imports the standard library's ``operator``, not the example."""
+    check = "import operator, sys; assert operator.add(1, 2) == 3, operator; print('ok')"
+    done = subprocess.run(
+        [sys.executable, "-c", check], cwd=EXAMPLES, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr
+    assert not (EXAMPLES / "operator" / "__init__.py").exists()
 
 
 def test_the_crd_is_the_issue_s() -> None:
