@@ -2,17 +2,19 @@
 
 Each row says what a real API server's discovery says about a resource (group, version,
 plural, kind, singular name, short names, scope, verbs, categories, and the ``status``/``scale``
-subresources where it has them), plus two facts of the server's registry that only the fake
+subresources where it has them), plus three facts of the server's registry that only the fake
 API server uses: the field labels its field selectors accept beyond ``metadata.name`` and
 ``metadata.namespace`` (the kind's field-label conversion in the API server; empty: the kind
-has none), and whether a DELETE answers with the object rather than a ``Status``.
+has none), whether a DELETE answers with the object rather than a ``Status``, and the
+resource whose objects these are when a version of another group serves the same storage
+(events.k8s.io/v1 ``events`` are the core/v1 ``events``).
 
 This module is data, not logic: the client (:class:`~aioinformer.Resource` and its kubectl
 names) and the fake (:mod:`aioinformer.testing._apiserver._api._resources`) each build their
 own view of it. Sources: ``kubectl api-resources`` of a Kubernetes 1.3x cluster; the field
 labels from the ``AddFieldLabelConversionsFor*`` functions of ``k8s.io/kubernetes``
 (``pkg/apis/core/v1/conversion.go``, ``pkg/apis/apps/v1/conversion.go``,
-``pkg/apis/batch/v1/conversion.go``).
+``pkg/apis/batch/v1/conversion.go``, ``pkg/apis/events/v1/conversion.go``).
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ class BuiltinResource:
     #: Older versions also served, each converted to and from ``version`` (the storage
     #: version): autoscaling/v1 HorizontalPodAutoscalers.
     also_served: tuple[str, ...] = ()
+    #: ``version/plural`` or ``group/version/plural`` of the resource whose stored objects
+    #: these are (read and written through a conversion); ``""``: their own.
+    stored_as: str = ""
 
     @property
     def api_version(self) -> str:
@@ -85,6 +90,20 @@ _EVENT_FIELDS = (
     "type",
 )
 
+_EVENTS_V1_FIELDS = (
+    "regarding.kind",
+    "regarding.namespace",
+    "regarding.name",
+    "regarding.uid",
+    "regarding.apiVersion",
+    "regarding.resourceVersion",
+    "regarding.fieldPath",
+    "reason",
+    "reportingController",
+    "source",
+    "type",
+)
+
 _R = BuiltinResource
 
 #: Every built-in resource this package knows by name, core group first.
@@ -119,6 +138,19 @@ BUILTIN_RESOURCES: tuple[BuiltinResource, ...] = (
     _R("", "v1", "configmaps", "ConfigMap", True, "configmap", ("cm",)),
     _R("", "v1", "secrets", "Secret", True, "secret", selectable_fields=("type",)),
     _R("", "v1", "events", "Event", True, "event", ("ev",), selectable_fields=_EVENT_FIELDS),
+    # events.k8s.io/v1: the core/v1 Events under their new names (one storage, two views;
+    # the field labels of ``AddFieldLabelConversionsForEvent``).
+    _R(
+        "events.k8s.io",
+        "v1",
+        "events",
+        "Event",
+        True,
+        "event",
+        ("ev",),
+        selectable_fields=_EVENTS_V1_FIELDS,
+        stored_as="v1/events",
+    ),
     _R("", "v1", "serviceaccounts", "ServiceAccount", True, "serviceaccount", ("sa",)),
     _R(
         "",

@@ -1,13 +1,13 @@
 """The EventRecorder (issue 22) on virtual time.
 
-* events.k8s.io/v1 against an in-memory double of the events API (the fake API server does not
-  serve that group yet): client-go ``tools/events/event_broadcaster.go`` — ``recordToSink``
+* events.k8s.io/v1 against an in-memory double of the events API, and end to end against the
+  fake API server: client-go ``tools/events/event_broadcaster.go`` — ``recordToSink``
   (isomorphic events become a series: POST, then one PATCH, then counting only),
   ``finishSeries`` (6 minutes), ``refreshExistingEventSeries`` (30 minutes), ``recordEvent``
   (404 → create, 12 tries 10 s ± 25 % apart, refusals dropped); names from
   ``tools/record/util.GenerateEventName``.
 * core/v1 through client-go's ``EventCorrelator`` (``tools/record/events_cache.go``) as tables,
-  and end to end against the fake API server over HTTP, which answers 404 for
+  and end to end against the fake API server over HTTP, made to answer 404 for
   ``/apis/events.k8s.io/v1`` (so the recorder falls back, as ``NewEventBroadcasterAdapter``).
 * the lifecycle: ``record`` never waits, a bounded queue, a bounded flush on stopping.
 """
@@ -580,7 +580,34 @@ def test_ten_distinct_messages_become_an_aggregate() -> None:
     assert (fresh.event["message"], fresh.patch) == ("m99", None)
 
 
-# -- core/v1 end to end --------------------------------------------------------------------------
+# -- end to end ----------------------------------------------------------------------------------
+
+
+async def test_events_k8s_io_v1_end_to_end_a_series_the_server_accepts(
+    fake_apiserver: FakeApiServer,
+) -> None:
+    """Against a server that serves events.k8s.io/v1 (the fake, with its validation of
+    ``pkg/apis/core/validation/events.go``): the first event is created, the second turns it
+    into a series with one strategic merge PATCH, the third only counts; stopping sends the
+    count; ``kubectl get events`` (core/v1) sees the same object."""
+    clock = FakeClock()
+    async with aioinformer.connect(server=fake_apiserver.url) as client:
+        recorder = EventRecorder(
+            client, reporting_controller=CONTROLLER, reporting_instance=INSTANCE, clock=clock
+        )
+        async with running(recorder):
+            for _ in range(3):
+                recorder.record(WIDGET, reason="Reconciled", action="Reconcile", note="done")
+            await settled(recorder)
+        stats = recorder.statistics()
+        [event] = (await client.list("events.events.k8s.io", namespace="default"))["items"]
+        [core] = (await client.list("events", namespace="default"))["items"]
+    assert (stats.api, stats.created, stats.failed) == ("events.k8s.io/v1", 1, 0)
+    assert (event["reason"], event["note"], event["type"]) == ("Reconciled", "done", "Normal")
+    assert event["regarding"] == reference_of(WIDGET)
+    assert event["series"]["count"] == 3
+    assert (event["reportingController"], event["reportingInstance"]) == (CONTROLLER, INSTANCE)
+    assert core["involvedObject"] == reference_of(WIDGET) and core["series"]["count"] == 3
 
 
 async def test_without_events_k8s_io_the_recorder_falls_back_to_core_v1(
@@ -588,6 +615,8 @@ async def test_without_events_k8s_io_the_recorder_falls_back_to_core_v1(
 ) -> None:
     clock = FakeClock()
     caplog.set_level(logging.INFO, logger="aioinformer")
+    # An API server without the group answers its discovery document 404.
+    fake_apiserver.faults.fail_next(1, 404, verb="discovery")
     async with aioinformer.connect(server=fake_apiserver.url) as client:
         recorder = EventRecorder(client, reporting_controller=CONTROLLER, clock=clock)
         async with running(recorder):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol
 
@@ -43,7 +43,9 @@ def _shard_or_none(selector: ShardSelector | str | None) -> ShardSelector | None
 class ListerWatcherFactory(Protocol):
     """Makes the lister-watcher of one resource for a factory (``lister_watcher=``):
     ``functools.partial(KubeListerWatcher, client)`` by default, an in-memory one in tests
-    (:class:`aioinformer.testing.MemorySource`)."""
+    (:class:`aioinformer.testing.MemorySource`). A metadata-only informer's is asked for with
+    ``metadata_only=True`` (the keyword is left out otherwise, so a factory that makes no
+    metadata-only informers need not take it)."""
 
     def __call__(
         self,
@@ -51,7 +53,12 @@ class ListerWatcherFactory(Protocol):
         *,
         namespace: str | None,
         tweak_list_options: Callable[[ListOptions], ListOptions] | None,
+        metadata_only: bool = False,
     ) -> ListerWatcher: ...
+
+
+#: An informer of a factory: its resource, and whether it holds the metadata only.
+_Key = tuple[Resource, bool]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -62,6 +69,10 @@ class FactoryStatistics:
     state: State
     #: Each informer's statistics, by resource (read-only).
     informers: Mapping[Resource, InformerStatistics]
+    #: Each metadata-only informer's statistics, by resource (read-only).
+    metadata_informers: Mapping[Resource, InformerStatistics] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
 
 class SharedInformerFactory(Service):
@@ -151,9 +162,9 @@ class SharedInformerFactory(Service):
         self._custom_shard = {
             as_resource(r): _shard_or_none(v) for r, v in (custom_shard_selector or {}).items()
         }
-        self._informers: dict[Resource, SharedIndexInformer] = {}
+        self._informers: dict[_Key, SharedIndexInformer] = {}
         # The informers the factory runs; those started before _serve began wait for it.
-        self._started: set[Resource] = set()
+        self._started: set[_Key] = set()
         self._task_group: anyio.abc.TaskGroup | None = None
 
     def __repr__(self) -> str:
@@ -164,16 +175,31 @@ class SharedInformerFactory(Service):
 
     @property
     def informers(self) -> dict[Resource, SharedIndexInformer]:
-        """The informers created so far, by resource."""
-        return dict(self._informers)
+        """The informers created so far, by resource (the metadata-only ones are
+        :attr:`metadata_informers`)."""
+        return {resource: i for (resource, meta), i in self._informers.items() if not meta}
+
+    @property
+    def metadata_informers(self) -> dict[Resource, SharedIndexInformer]:
+        """The metadata-only informers created so far, by resource."""
+        return {resource: i for (resource, meta), i in self._informers.items() if meta}
 
     def statistics(self) -> FactoryStatistics:
         """A snapshot of the factory and of every informer it created."""
-        informers = {resource: i.statistics() for resource, i in self._informers.items()}
-        return FactoryStatistics(state=self.state, informers=MappingProxyType(informers))
+        full = {r: i.statistics() for r, i in self.informers.items()}
+        metadata = {r: i.statistics() for r, i in self.metadata_informers.items()}
+        return FactoryStatistics(
+            state=self.state,
+            informers=MappingProxyType(full),
+            metadata_informers=MappingProxyType(metadata),
+        )
 
     def for_resource(
-        self, resource: Resource | str, *, indexers: Indexers | None = None
+        self,
+        resource: Resource | str,
+        *,
+        indexers: Indexers | None = None,
+        metadata_only: bool = False,
     ) -> SharedIndexInformer:
         """The shared informer of a resource: ``"pods"``, ``"deploy"``,
         ``"deployments.apps"`` (kubectl's names of built-in resources), ``"v1/pods"``,
@@ -183,11 +209,23 @@ class SharedInformerFactory(Service):
         function whose name it does not have yet. An informer created after the factory
         started (entering it) starts at the next :meth:`start`.
 
+        :param indexers: index functions the informer must have (added if missing).
+        :param metadata_only: the informer of the objects' metadata only (client-go's
+            metadata informers; controller-runtime's ``PartialObjectMetadata`` watches): it
+            lists and watches ``PartialObjectMetadata`` and caches
+            ``{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+            "metadata": {...}}`` per object — no ``spec``, ``status`` or Secret ``data`` is
+            sent or kept. Enough for a controller that needs names, labels, owner
+            references or finalizers of many (or big) objects. A server that does not serve
+            that form is read in full and cut down, with one WARNING (see
+            :class:`~aioinformer.lowlevel.KubeListerWatcher`). It is another informer than
+            the resource's full one (both may exist). Default False.
         :raises ValueError: for a name that is neither (see
             :func:`~aioinformer._listwatch.resolve_builtin_resource`).
         :raises LifecycleError: for a new informer once the factory is stopping or stopped.
         """
-        key = as_resource(resource)
+        resource = as_resource(resource)
+        key = (resource, metadata_only)
         informer = self._informers.get(key)
         if informer is not None:
             missing = {
@@ -199,20 +237,24 @@ class SharedInformerFactory(Service):
                 informer.add_indexers(missing)
             return informer
         self._require_not_stopped()
-        lister_watcher = self._lister_watcher(
-            key,
-            namespace=self.namespace if key.namespaced else None,
-            tweak_list_options=self._tweak,
-        )
+        namespace = self.namespace if resource.namespaced else None
+        if metadata_only:
+            lister_watcher = self._lister_watcher(
+                resource, namespace=namespace, tweak_list_options=self._tweak, metadata_only=True
+            )
+        else:
+            lister_watcher = self._lister_watcher(
+                resource, namespace=namespace, tweak_list_options=self._tweak
+            )
         informer = SharedIndexInformer(
             lister_watcher,
-            resync_period=self._custom_resync.get(key, self._default_resync),
+            resync_period=self._custom_resync.get(resource, self._default_resync),
             indexers=indexers,
-            name=str(key),
-            watch=self._custom_watch.get(key, self._watch),
-            cache=self._custom_cache.get(key, self._cache),
+            name=_name(key),
+            watch=self._custom_watch.get(resource, self._watch),
+            cache=self._custom_cache.get(resource, self._cache),
             clock=self._clock,
-            shard_selector=self._custom_shard.get(key, self._shard),
+            shard_selector=self._custom_shard.get(resource, self._shard),
             stop_timeout=self._stop_timeout,
         )
         self._informers[key] = informer
@@ -234,15 +276,16 @@ class SharedInformerFactory(Service):
         self._started.update(new)
         group = self._task_group
         if group is not None:  # otherwise _serve starts them as soon as it begins
-            for resource in new:
-                group.start_soon(self._informers[resource].run, name=f"informer {resource}")
+            for key in new:
+                group.start_soon(self._informers[key].run, name=f"informer {_name(key)}")
 
     async def wait_for_cache_sync(self) -> dict[Resource, bool]:
         """Wait for every started informer's initial list (or for it to stop unsynced).
 
         Bound it with :func:`anyio.fail_after` or :func:`anyio.move_on_after`.
 
-        :returns: whether each started informer synced.
+        :returns: whether each started informer synced, by resource (a resource with both a
+            full and a metadata-only informer: whether both did).
         :raises LifecycleError: when there is nothing to wait for: no informer was created,
             the factory is not running, or informers created since it started were not
             started (call :meth:`start`) — waiting would report success for caches that
@@ -264,10 +307,13 @@ class SharedInformerFactory(Service):
                 f"wait_for_cache_sync(): {unstarted} created after the factory started never"
                 " started; call factory.start() first"
             )
-        started = [(r, i) for r, i in self._informers.items() if r in self._started]
+        started = [(k, i) for k, i in self._informers.items() if k in self._started]
         for _, informer in started:
             await informer.wait_for_cache_sync()
-        return {resource: informer.has_synced() for resource, informer in started}
+        synced: dict[Resource, bool] = {}
+        for (resource, _), informer in started:
+            synced[resource] = synced.get(resource, True) and informer.has_synced()
+        return synced
 
     # -- running ---------------------------------------------------------------------------
 
@@ -311,4 +357,10 @@ class SharedInformerFactory(Service):
 
     def _unstarted(self) -> str:
         """The informers created but not started, for messages (``""`` when none)."""
-        return ", ".join(str(r) for r in self._informers if r not in self._started)
+        return ", ".join(_name(k) for k in self._informers if k not in self._started)
+
+
+def _name(key: _Key) -> str:
+    """An informer's name: its resource, ``(metadata)`` after a metadata-only one's."""
+    resource, metadata_only = key
+    return f"{resource} (metadata)" if metadata_only else str(resource)

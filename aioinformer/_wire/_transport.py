@@ -29,6 +29,7 @@ from .._listwatch import (
     list_result_from_body,
 )
 from ..errors import (
+    ApiError,
     MalformedWatchEventError,
     TransportError,
     WatchIdleTimeoutError,
@@ -36,6 +37,7 @@ from ..errors import (
 )
 from ._framing import LineFramer, decode_event
 from ._http import decode_body, map_errors, read
+from ._metadata import MetadataNegotiation
 from ._slices import UndecodableBodyError, WireDecoder, WireEvent, WirePage
 
 if TYPE_CHECKING:
@@ -78,7 +80,11 @@ class _LineStream(Generic[E]):
     See :class:`~aioinformer.lowlevel.WatchStream` for what iteration raises. A malformed line
     raises :class:`~aioinformer.errors.MalformedWatchEventError` and the next read continues
     with the next line. :meth:`next_batch` hands out every event a read completed at once
-    (:class:`~aioinformer._listwatch.BatchWatchStream`).
+    (:class:`~aioinformer._listwatch.BatchWatchStream`); each event's ``raw`` is the object's
+    slice of its line (see :mod:`aioinformer._wire._framing`).
+
+    ``line_filter`` rewrites each line before it is decoded (a metadata-only watch cuts whole
+    objects down to their metadata: :mod:`aioinformer._wire._metadata`).
     """
 
     def __init__(
@@ -87,8 +93,10 @@ class _LineStream(Generic[E]):
         *,
         max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
         idle_timeout: float | None = None,
+        line_filter: Callable[[bytes], bytes] | None = None,
     ) -> None:
         self._response = response
+        self._line_filter = line_filter
         self._idle_timeout = idle_timeout
         self._framer = LineFramer(max_line_size=max_event_size)
         # Lines received but not decoded yet, from position _line_pos (bytes: nothing the
@@ -182,6 +190,8 @@ class _LineStream(Generic[E]):
                 continue
             assert isinstance(line, bytes)
             size += len(line)
+            if self._line_filter is not None:
+                line = self._line_filter(line)
             try:
                 event = decode(line)
             except MalformedWatchEventError as exc:
@@ -240,8 +250,14 @@ class KubeWireStream(_LineStream[WireEvent]):
         *,
         max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
         idle_timeout: float | None = None,
+        line_filter: Callable[[bytes], bytes] | None = None,
     ) -> None:
-        super().__init__(response, max_event_size=max_event_size, idle_timeout=idle_timeout)
+        super().__init__(
+            response,
+            max_event_size=max_event_size,
+            idle_timeout=idle_timeout,
+            line_filter=line_filter,
+        )
         self._decode_line = decoder.decode_line  # type: ignore[method-assign]
 
     @staticmethod
@@ -264,6 +280,11 @@ class KubeListerWatcher:
         example to set selectors); returns the options to use.
     :param max_event_size: the largest watch event accepted; bigger ones are skipped with a
         :class:`~aioinformer.errors.MalformedWatchEventError`. Default 64 MiB.
+    :param metadata_only: list and watch each object's metadata only: every object is a
+        ``{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata":
+        {...}}`` (client-go's metadata client; the server sends nothing else, so Secrets come
+        without ``data``). A server that does not serve that form sends whole objects, cut
+        down here, with one WARNING (:mod:`aioinformer._wire._metadata`). Default False.
 
     Each running watch holds one connection of the client's pool; lists give up after the
     client's ``request_timeout`` without a byte.
@@ -279,6 +300,7 @@ class KubeListerWatcher:
         field_selector: str | None = None,
         tweak_list_options: Callable[[ListOptions], ListOptions] | None = None,
         max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
+        metadata_only: bool = False,
     ) -> None:
         self._client = client
         self.resource = resource
@@ -288,10 +310,14 @@ class KubeListerWatcher:
         self._field_selector = field_selector or None
         self._tweak = tweak_list_options
         self._max_event_size = max_event_size
+        #: Whether objects are listed and watched as their metadata only.
+        self.metadata_only = metadata_only
+        self._metadata = MetadataNegotiation(str(resource)) if metadata_only else None
 
     def __repr__(self) -> str:
         where = f"namespace={self.namespace!r}" if self.namespace else "all namespaces"
-        return f"<KubeListerWatcher {self.resource} {where}>"
+        only = " (metadata only)" if self.metadata_only else ""
+        return f"<KubeListerWatcher {self.resource}{only} {where}>"
 
     @overload
     async def list(self, options: ListOptions) -> ListResult: ...
@@ -308,10 +334,15 @@ class KubeListerWatcher:
             None (the default): decode the items into dicts.
         """
         what = f"list of {self.resource}"
-        response = await self._client._transport.open(
-            "GET", self._url, what=what, query=self._options(options)
-        )
+        query = self._options(options)
+        metadata = self._metadata
+        if metadata is None:
+            response = await self._client._transport.open("GET", self._url, what=what, query=query)
+        else:
+            response = await self._open_metadata(what, query, watch=False)
         body = await read(response, what)
+        if metadata is not None:
+            body = metadata.list_body(body)
         if decoder is not None:
             try:
                 return decoder.split_list(body)
@@ -347,24 +378,63 @@ class KubeListerWatcher:
         """
         query = self._options(options)
         query["watch"] = "1"
-        response = await self._client._transport.open(
-            "GET",
-            self._url,
-            what=f"watch of {self.resource}",
-            query=query,
-            headers=_WATCH_HEADERS,
-            read_timeout=idle_timeout,
-        )
+        what = f"watch of {self.resource}"
+        metadata = self._metadata
+        if metadata is None:
+            response = await self._client._transport.open(
+                "GET",
+                self._url,
+                what=what,
+                query=query,
+                headers=_WATCH_HEADERS,
+                read_timeout=idle_timeout,
+            )
+        else:
+            response = await self._open_metadata(what, query, watch=True, read_timeout=idle_timeout)
+        line_filter = None if metadata is None else metadata.watch_line
         if decoder is not None:
             return KubeWireStream(
                 response,
                 decoder,
                 max_event_size=self._max_event_size,
                 idle_timeout=idle_timeout,
+                line_filter=line_filter,
             )
         return KubeWatchStream(
-            response, max_event_size=self._max_event_size, idle_timeout=idle_timeout
+            response,
+            max_event_size=self._max_event_size,
+            idle_timeout=idle_timeout,
+            line_filter=line_filter,
         )
+
+    async def _open_metadata(
+        self, what: str, query: dict[str, str], *, watch: bool, read_timeout: float | None = None
+    ) -> aiohttp.ClientResponse:
+        """Open a metadata-only list or watch: ask for ``PartialObjectMetadata``, and once
+        more for plain JSON if the server refuses that with 406 (``read_timeout``: a watch's
+        idle timeout; a list has the client's request timeout)."""
+        metadata = self._metadata
+        assert metadata is not None
+        transport = self._client._transport
+        while True:
+            try:
+                if watch:
+                    headers = {**_WATCH_HEADERS, "Accept": metadata.watch_accept}
+                    return await transport.open(
+                        "GET",
+                        self._url,
+                        what=what,
+                        query=query,
+                        headers=headers,
+                        read_timeout=read_timeout,
+                    )
+                headers = {"Accept": metadata.list_accept}
+                return await transport.open(
+                    "GET", self._url, what=what, query=query, headers=headers
+                )
+            except ApiError as exc:
+                if not metadata.refusal(exc):
+                    raise
 
     async def refresh_credentials(self) -> None:
         """Reload the client's credentials after a 401 (the reflector calls this)."""

@@ -43,6 +43,7 @@ async def test_core_and_group_lists(api: ApiClient) -> None:
     }
     assert list(groups.items()) == [
         ("apps", "apps/v1"),
+        ("events.k8s.io", "events.k8s.io/v1"),
         ("authentication.k8s.io", "authentication.k8s.io/v1"),
         ("authorization.k8s.io", "authorization.k8s.io/v1"),
         ("autoscaling", "autoscaling/v2"),
@@ -151,7 +152,9 @@ def test_the_fake_serves_the_shared_table_of_built_in_resources() -> None:
         assert (info.singular_name, info.short_names) == (row.singular, row.short_names)
         parsed = Resource.parse(f"{info.api_version}/{info.plural}")
         assert (parsed.kind, parsed.namespaced) == (info.kind, info.namespaced)
-        assert resolve_builtin_resource(info.plural) == parsed
+        # kubectl's names: the plural alone is the core group's (``events``), a group's
+        # resource is also ``plural.group`` (``events.events.k8s.io``).
+        assert resolve_builtin_resource(f"{info.plural}.{info.group}".rstrip(".")) == parsed
     served = {(r.group, r.plural) for r in BUILTIN_RESOURCES}
     assert set(client) == served
 

@@ -21,7 +21,8 @@ async def test_each_request_is_recorded_with_its_verb_and_resource(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
     """Records name method, path, query, verb, group/version/resource, namespace, name, status
-    and the user (without credentials: the fake's ``kubernetes-admin``)."""
+    the user (without credentials: the fake's ``kubernetes-admin``) and the ``Accept``
+    header."""
     apps = AppsV1Api(api)
     await apps.list_namespaced_deployment("default", label_selector="a=b")
     # Valid (ValidateDeploymentSpec: a selector matching the template, a container).
@@ -42,6 +43,7 @@ async def test_each_request_is_recorded_with_its_verb_and_resource(
         name="",
         status=200,
         user="kubernetes-admin",
+        accept="application/json",
     )
     assert (created.verb, created.status) == ("create", 201)
     assert (missing.verb, missing.name, missing.status) == ("get", "missing", 404)

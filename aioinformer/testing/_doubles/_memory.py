@@ -32,6 +32,7 @@ from ..._listwatch import (
     as_resource,
 )
 from ..._objects import KubeObject, meta_namespace_key
+from ..._wire._metadata import partial_object
 from ...errors import ApiError, SelectorSyntaxError, api_error_from_status
 
 __all__ = ["MemorySource"]
@@ -79,10 +80,17 @@ class MemorySource:
         *,
         namespace: str | None = None,
         tweak_list_options: Callable[[ListOptions], ListOptions] | None = None,
+        metadata_only: bool = False,
     ) -> ListerWatcher:
         """A lister-watcher of one resource (of one namespace, when given): the
-        ``lister_watcher=`` of a :class:`~aioinformer.SharedInformerFactory`."""
-        return _MemoryListerWatcher(self, as_resource(resource), namespace, tweak_list_options)
+        ``lister_watcher=`` of a :class:`~aioinformer.SharedInformerFactory`.
+
+        :param metadata_only: answer each object as its ``PartialObjectMetadata`` (what an API
+            server sends a metadata-only informer). Default False.
+        """
+        return _MemoryListerWatcher(
+            self, as_resource(resource), namespace, tweak_list_options, metadata_only
+        )
 
     def objects(self, resource: Resource | str) -> list[KubeObject]:
         """The objects of a resource, in the order they were created."""
@@ -170,11 +178,13 @@ class _MemoryListerWatcher:
         resource: Resource,
         namespace: str | None,
         tweak: Callable[[ListOptions], ListOptions] | None,
+        metadata_only: bool = False,
     ) -> None:
         self._source = source
         self.resource = resource
         self.namespace = namespace or None
         self._tweak = tweak
+        self.metadata_only = metadata_only
 
     def __repr__(self) -> str:
         return f"<MemoryListerWatcher {self.resource} namespace={self.namespace!r}>"
@@ -182,13 +192,17 @@ class _MemoryListerWatcher:
     async def list(self, options: ListOptions) -> ListResult:
         matches = self._matcher(options)
         items = [obj for obj in self._source.objects(self.resource) if matches(obj)]
+        if self.metadata_only:
+            items = [partial_object(obj) for obj in items]
         return ListResult(items, self._source.resource_version)
 
     async def watch(
         self, options: ListOptions, *, idle_timeout: float | None = None
     ) -> _MemoryWatch:
         """Open a watch (it never idles: ``idle_timeout`` is not needed)."""
-        return self._source._open(self.resource, self._matcher(options), options.resource_version)
+        watch = self._source._open(self.resource, self._matcher(options), options.resource_version)
+        watch.metadata_only = self.metadata_only
+        return watch
 
     def _matcher(self, options: ListOptions) -> _Matcher:
         if self._tweak is not None:
@@ -244,6 +258,8 @@ class _MemoryWatch:
         self._events: deque[WatchEvent] = deque()
         self._arrived: anyio.Event | None = None
         self.closed = False
+        #: Hand out each object as its ``PartialObjectMetadata``.
+        self.metadata_only = False
 
     def offer(self, resource: Resource, event: WatchEvent) -> None:
         if resource != self._resource or not self._matches(event.object):
@@ -263,7 +279,10 @@ class _MemoryWatch:
             if self._arrived is None:
                 self._arrived = anyio.Event()
             await self._arrived.wait()
-        return self._events.popleft()
+        event = self._events.popleft()
+        if self.metadata_only:
+            return WatchEvent(event.type, partial_object(event.object))
+        return event
 
     async def aclose(self) -> None:
         self.closed = True

@@ -49,6 +49,9 @@ class ResourceInfo:
     :param custom: the serving view of the CRD that defines the resource (a
         :class:`._crd._kind.CustomKind`; None otherwise). Every version of such a resource
         shares one table of objects, kept in the storage version.
+    :param stored_as: ``(group, version, plural)`` of the built-in resource whose stored
+        objects these are, converted on every read and write (events.k8s.io/v1 ``events``
+        are the core/v1 ``events``); None: their own table.
     """
 
     group: str
@@ -65,6 +68,7 @@ class ResourceInfo:
     categories: tuple[str, ...] = ()
     storage_version: str = ""
     custom: Any = field(default=None, compare=False, repr=False)
+    stored_as: tuple[str, str, str] | None = None
 
     @property
     def api_version(self) -> str:
@@ -90,8 +94,9 @@ class ResourceInfo:
     @property
     def converted(self) -> bool:
         """Whether reads convert stored objects (a custom resource's versions, a built-in
-        resource served in a version other than its storage version)."""
-        return self.custom is not None or bool(self.storage_version)
+        resource served in a version other than its storage version, or another resource's
+        objects under new names: events.k8s.io/v1 ``events``)."""
+        return self.custom is not None or bool(self.storage_version) or self.stored_as is not None
 
     @property
     def stored(self) -> bool:
@@ -106,6 +111,14 @@ class ResourceInfo:
 
     def __str__(self) -> str:
         return f"{self.api_version}/{self.plural}"
+
+
+def _storage_of(spec: str) -> tuple[str, str, str] | None:
+    """``"v1/events"`` → ``("", "v1", "events")``; ``""`` → None."""
+    if not spec:
+        return None
+    parts = spec.split("/")
+    return ("", parts[0], parts[1]) if len(parts) == 2 else (parts[0], parts[1], parts[2])
 
 
 def _served(row: BuiltinResource, version: str = "") -> ResourceInfo:
@@ -123,6 +136,7 @@ def _served(row: BuiltinResource, version: str = "") -> ResourceInfo:
         subresources=tuple(s for s in row.subresources if s in SERVED_SUBRESOURCES),
         categories=row.categories,
         storage_version=row.version if version else "",
+        stored_as=_storage_of(row.stored_as),
     )
 
 

@@ -187,6 +187,7 @@ class ApiHandler:
                     name=info.name,
                     status=code,
                     user=user,
+                    accept=request.headers.get("Accept", ""),
                 )
             )
 

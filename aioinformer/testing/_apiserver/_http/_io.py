@@ -185,7 +185,7 @@ class Output:
         if target is None or result.get("kind") == "Status":
             return result
         if target.kind != "Table":
-            return to_partial(result, target)
+            return to_partial(result, target, go_type=self._go_type(result))
         custom = not kind_of(self.info).builtin
         served = self.info.custom
         columns = served.version(self.info.version).columns if served is not None else ()
@@ -198,6 +198,19 @@ class Output:
             no_headers=no_headers,
             printer_columns=columns if custom else None,
         )
+
+    def _go_type(self, result: Mapping[str, Any]) -> str:
+        """The Go type of a handler's result, as ``%T`` prints it: the internal type of a
+        built-in kind (``*core.Secret``, ``*apps.DeploymentList``; a version stored as another
+        is that one's: ``*core.Event``), ``*unstructured.Unstructured[List]`` for a custom
+        resource."""
+        suffix = "List" if isinstance(result.get("items"), list) else ""
+        if not kind_of(self.info).builtin:
+            return f"*unstructured.Unstructured{suffix}"
+        stored = self.info.stored_as
+        group = self.info.group if stored is None else stored[0]
+        package = group.split(".")[0] if group else "core"
+        return f"*{package}.{self.info.kind}{suffix}"
 
     def watch_converter(self) -> Callable[[bytes], bytes] | None:
         """A function converting each encoded watch line, or None when nothing changes:

@@ -36,6 +36,8 @@ class RequestRecord:
     :ivar user: who made it, as the server authenticated it (``kubernetes-admin`` unless the
         request carried a token registered with ``server.auth.add_user``, a service account
         token the server issued, or impersonation headers; ``""`` for admin requests).
+    :ivar accept: the request's ``Accept`` header (``""`` when it sent none): what the
+        client asked the answer to be (``as=Table``, ``as=PartialObjectMetadataList``...).
     """
 
     method: str
@@ -50,6 +52,7 @@ class RequestRecord:
     name: str
     status: int
     user: str = ""
+    accept: str = ""
 
 
 class RequestLog:

@@ -437,7 +437,9 @@ class RestStorage:
         meta["resourceVersion"] = str(self.storage.next_resource_version())
         gone = deleted_by_update(info, new, old)
         event = DELETED if gone else MODIFIED
-        previous = self.storage.objects(info).get(key, old)  # as stored, not as read
+        # The event's previous state is the stored one (``old`` is as a read of ``info``
+        # answers it, which for another version than the storage's is not what is kept).
+        previous = self.storage.objects(info).get(key, old)
         self.storage.commit(info, event, key, namespace, strategy.stored(info, new), previous)
         if gone:
             self.release(info, new)

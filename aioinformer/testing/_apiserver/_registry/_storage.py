@@ -33,7 +33,10 @@ Subscriber = Callable[[ResourceInfo, StoredEvent], None]
 def _gvr(info: ResourceInfo) -> tuple[str, str, str]:
     """The table of a resource: one per group, version and plural; every version of a custom
     resource shares one (its objects are kept in the storage version, as etcd keeps them), as
-    do the versions of a built-in resource served in more than one."""
+    do the versions of a built-in resource served in more than one, and a resource stored as
+    another (events.k8s.io/v1 ``events``) uses that one's."""
+    if info.stored_as is not None:
+        return info.stored_as
     if info.custom is not None:
         return (info.group, "", info.plural)
     return (info.group, info.storage_version or info.version, info.plural)

@@ -27,6 +27,7 @@ from typing import Any, cast
 
 import orjson
 
+from .._api._conversion import event_to_core, event_to_events_v1
 from .._api._failure import StatusFailure
 from .._api._resources import ResourceInfo
 from .._schema._decode import DecodeError, decode_object
@@ -64,8 +65,10 @@ __all__ = [
     "copy_json",
     "decode",
     "decoded",
+    "from_storage",
     "kind_of",
     "stored_form",
+    "to_storage",
     "strict_failure_for_patch",
 ]
 
@@ -75,6 +78,9 @@ class Kind:
     """What the write rules need to know of a resource.
 
     :param status_subresource: for custom resources: the CRD enables ``/status``.
+    :param internal_group: the group of the internal type an error names, when not
+        ``group``: a version stored as another's is validated as that one's internal type
+        (an events.k8s.io/v1 Event is a ``core.Event``: ``Event "x" is invalid``).
     """
 
     group: str
@@ -82,6 +88,12 @@ class Kind:
     kind: str
     namespaced: bool
     status_subresource: bool = False
+    internal_group: str | None = None
+
+    @property
+    def error_group(self) -> str:
+        """The group of the kind errors name (``errors.NewInvalid``'s GroupKind)."""
+        return self.group if self.internal_group is None else self.internal_group
 
     @property
     def builtin(self) -> bool:
@@ -187,7 +199,7 @@ def before_create(
     if not errors and services is not None and (kind.group, kind.kind) == ("", "Service"):
         errors = services.allocate(obj, commit=not dry_run)
     if errors:
-        raise invalid_failure(kind.group, kind.kind, _name(obj), errors)
+        raise invalid_failure(kind.error_group, kind.kind, _name(obj), errors)
     warnings = warnings_on_create(kind.group, kind.kind, obj) if builtin else []
     obj.update(stored_form(kind, obj))
     return warnings
@@ -219,7 +231,7 @@ def before_update(
     if not errors and service and services is not None:
         errors = services.allocate(new, old, commit=not dry_run)
     if errors:
-        raise invalid_failure(kind.group, kind.kind, _name(new), errors)
+        raise invalid_failure(kind.error_group, kind.kind, _name(new), errors)
     new.update(stored_form(kind, new))
     return []
 
@@ -236,7 +248,7 @@ def before_status_update(kind: Kind, new: dict[str, Any], old: dict[str, Any]) -
         kind.group, kind.kind, new, old, namespaced=kind.namespaced, builtin=builtin
     )
     if errors:
-        raise invalid_failure(kind.group, kind.kind, _name(new), errors)
+        raise invalid_failure(kind.error_group, kind.kind, _name(new), errors)
     new.update(stored_form(kind, new))
     return []
 
@@ -250,7 +262,40 @@ def kind_of(info: ResourceInfo) -> Kind:
         info.kind,
         info.namespaced,
         status_subresource="status" in info.subresources,
+        internal_group=None if info.stored_as is None else info.stored_as[0],
     )
+
+
+#: The renames of a resource stored as another's objects, by its (group, kind): to the
+#: storage version and back (:mod:`.._api._conversion`).
+_STORED_AS: dict[tuple[str, str], tuple[Callable[[Any], dict[str, Any]], ...]] = {
+    ("events.k8s.io", "Event"): (event_to_core, event_to_events_v1),
+}
+
+
+def to_storage(info: ResourceInfo, obj: dict[str, Any]) -> dict[str, Any]:
+    """An object of ``info`` as its storage keeps it: itself, or for a resource stored as
+    another's (events.k8s.io/v1 ``events``) converted to that one's version and encoded as its
+    Go type."""
+    if info.stored_as is None or obj.get("apiVersion") != info.api_version:
+        return obj
+    group, version, _ = info.stored_as
+    forward = _STORED_AS[(info.group, info.kind)][0]
+    return stored_form(Kind(group, version, info.kind, info.namespaced), forward(obj))
+
+
+def from_storage(info: ResourceInfo, obj: Mapping[str, Any], *, item: bool = False) -> Any:
+    """A stored object as a read of ``info`` answers it (the reverse of :func:`to_storage`;
+    an object already in ``info``'s version, or of another kind, as it is).
+
+    :param item: ``obj`` is an item of a list, which has no ``kind`` and ``apiVersion``.
+    """
+    if info.stored_as is None or obj.get("apiVersion") == info.api_version:
+        return obj
+    if not item and obj.get("kind") != info.kind:
+        return obj
+    back = _STORED_AS[(info.group, info.kind)][1]
+    return stored_form(kind_of(info), back(obj))
 
 
 def copy_json(obj: Any) -> Any:
@@ -264,7 +309,8 @@ def decoded(kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
 
 class BuiltinStrategy:
     """The registry's strategy of the built-in kinds (and of custom resources served without
-    a CRD): the steps above; objects are stored and read as they are."""
+    a CRD): the steps above; objects are stored and read as they are, but for resources
+    stored as another's (:func:`to_storage`, :func:`from_storage`)."""
 
     def decode(
         self,
@@ -315,13 +361,18 @@ class BuiltinStrategy:
         return before_status_update(kind_of(info), new, old)
 
     def stored(self, info: ResourceInfo, obj: dict[str, Any]) -> dict[str, Any]:
-        return obj
+        return to_storage(info, obj)
 
     def view(self, info: ResourceInfo, obj: Mapping[str, Any]) -> Any:
-        return obj
+        return from_storage(info, obj)
 
     def view_result(self, info: ResourceInfo, result: Mapping[str, Any]) -> Any:
-        return result
+        if info.stored_as is None:
+            return result
+        items = result.get("items")
+        if isinstance(items, list):
+            return {**result, "items": [from_storage(info, i, item=True) for i in items]}
+        return from_storage(info, result)
 
     def scale(self, info: ResourceInfo, obj: Mapping[str, Any], *, for_update: bool) -> Any:
         return builtin_scale(info, obj)

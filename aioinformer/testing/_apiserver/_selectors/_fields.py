@@ -46,6 +46,22 @@ _ZERO_VALUES = {
 #: Field labels a kind's conversion renames (``spec.host`` is the v1 pods' old name).
 _RENAMED = {"Pod": {"spec.host": "spec.nodeName"}}
 
+#: The labels of a version whose objects are stored as another's, by (group, kind): the label
+#: of the stored object's field set each one selects on (events.k8s.io/v1 Events are core/v1
+#: Events: ``AddFieldLabelConversionsForEvent`` of ``pkg/apis/events/v1/conversion.go``).
+_STORED_LABELS = {
+    ("events.k8s.io", "Event"): {
+        "regarding.kind": "involvedObject.kind",
+        "regarding.namespace": "involvedObject.namespace",
+        "regarding.name": "involvedObject.name",
+        "regarding.uid": "involvedObject.uid",
+        "regarding.apiVersion": "involvedObject.apiVersion",
+        "regarding.resourceVersion": "involvedObject.resourceVersion",
+        "regarding.fieldPath": "involvedObject.fieldPath",
+        "reportingController": "reportingComponent",
+    },
+}
+
 
 def _terms(text: str) -> list[str]:
     """The terms of a selector: split on unescaped commas (escapes kept), sorted."""
@@ -93,8 +109,11 @@ def _unescape(raw: str) -> str:
     return "".join(out)
 
 
-def _convert(label: str, *, kind: str, namespaced: bool, selectable: tuple[str, ...]) -> str:
-    """The field label as the kind's conversion function accepts it (maybe renamed).
+def _convert(
+    label: str, *, group: str, kind: str, namespaced: bool, selectable: tuple[str, ...]
+) -> str:
+    """The field label as the kind's conversion function accepts it (maybe renamed), in the
+    stored object's field set.
 
     :raises SelectorRefused: for a label the kind cannot select on.
     """
@@ -104,10 +123,9 @@ def _convert(label: str, *, kind: str, namespaced: bool, selectable: tuple[str, 
         only = ", ".join(go_quote(f) for f in _METADATA_FIELDS)
         raise SelectorRefused(f"{go_quote(label)} is not a known field selector: only {only}")
     renamed = _RENAMED.get(kind, {}).get(label, label)
-    if renamed in selectable or renamed == "metadata.name":
-        return renamed
-    if renamed == "metadata.namespace" and namespaced:
-        return renamed
+    accepted = renamed in selectable or renamed == "metadata.name"
+    if accepted or (renamed == "metadata.namespace" and namespaced):
+        return _STORED_LABELS.get((group, kind), {}).get(renamed, renamed)
     raise SelectorRefused(f"field label not supported: {label}")
 
 
@@ -146,6 +164,7 @@ def parse_field_selector(
     namespaced: bool,
     selectable: tuple[str, ...],
     value_of: Callable[[Mapping[str, Any], str], str] = field_value,
+    group: str = "",
 ) -> FieldMatcher | None:
     """Compile a field selector for one kind; None when it selects everything.
 
@@ -153,6 +172,8 @@ def parse_field_selector(
         has no field-label conversion).
     :param value_of: an object's value for a label (default: the built-in kinds' field
         sets, with Go zero values for absent typed fields).
+    :param group: the kind's API group (a version stored as another's selects on the stored
+        object's fields).
     :raises SelectorRefused: with kube-apiserver's message, when it does not parse or names a
         field the kind cannot select on.
     """
@@ -168,7 +189,11 @@ def parse_field_selector(
         label, operator, raw = split
         parsed.append((label, operator, _unescape(raw)))
     checks: list[tuple[str, bool, str]] = [
-        (_convert(label, kind=kind, namespaced=namespaced, selectable=selectable), op != "!=", v)
+        (
+            _convert(label, group=group, kind=kind, namespaced=namespaced, selectable=selectable),
+            op != "!=",
+            v,
+        )
         for label, op, v in parsed
     ]
     if not checks:

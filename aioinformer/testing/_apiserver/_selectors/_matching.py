@@ -60,6 +60,7 @@ def compile_selectors(
             namespaced=info.namespaced,
             selectable=info.selectable_fields,
             value_of=_value_of(info),
+            group=info.group,
         )
     except SelectorRefused as refused:
         raise StatusFailure.bad_request(str(refused)) from None

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
+from .._api._conversion import event_to_core
 from ._format import (
     AGE,
     NAME,
@@ -279,6 +280,25 @@ def _event(obj: Obj, now: datetime) -> list[Any]:
     ]
 
 
+def _events_v1_event(obj: Obj, now: datetime) -> list[Any]:
+    """An events.k8s.io/v1 Event's row: the core Event's (one stored object, two names)."""
+    return _event(event_to_core(obj), now)
+
+
+_EVENT_COLUMNS = (
+    col("Last Seen", doc="core.Event.lastTimestamp"),
+    col("Type", doc="core.Event.type"),
+    col("Reason", doc="core.Event.reason"),
+    col("Object", doc="core.Event.involvedObject"),
+    col("Subobject", doc="core.ObjectReference.fieldPath", p=1),
+    col("Source", doc="core.Event.source", p=1),
+    col("Message", doc="core.Event.message"),
+    col("First Seen", doc="core.Event.firstTimestamp", p=1),
+    col("Count", doc="core.Event.count", p=1),
+    Column("Name", priority=1, format="name", doc="meta.ObjectMeta.name"),
+)
+
+
 def _subjects(obj: Obj) -> list[str]:
     """``rbac.SubjectsStrings``: users, groups, service accounts (``namespace/name``)."""
     users, groups, accounts = [], [], []
@@ -403,21 +423,9 @@ PRINTERS: dict[tuple[str, str], Printer] = {
         ),
         _node,
     ),
-    ("", "Event"): (
-        (
-            col("Last Seen", doc="core.Event.lastTimestamp"),
-            col("Type", doc="core.Event.type"),
-            col("Reason", doc="core.Event.reason"),
-            col("Object", doc="core.Event.involvedObject"),
-            col("Subobject", doc="core.ObjectReference.fieldPath", p=1),
-            col("Source", doc="core.Event.source", p=1),
-            col("Message", doc="core.Event.message"),
-            col("First Seen", doc="core.Event.firstTimestamp", p=1),
-            col("Count", doc="core.Event.count", p=1),
-            Column("Name", priority=1, format="name", doc="meta.ObjectMeta.name"),
-        ),
-        _event,
-    ),
+    ("", "Event"): (_EVENT_COLUMNS, _event),
+    # The same storage and printer (``printEvent`` of the internal core.Event).
+    ("events.k8s.io", "Event"): (_EVENT_COLUMNS, _events_v1_event),
     ("policy", "PodDisruptionBudget"): (
         (
             NAME,

@@ -135,18 +135,21 @@ def _list_meta(result: Mapping[str, Any]) -> dict[str, Any]:
     return {k: meta[k] for k in keep if meta.get(k) not in (None, "")}
 
 
-def to_partial(result: Mapping[str, Any], target: Target) -> dict[str, Any]:
+def to_partial(result: Mapping[str, Any], target: Target, *, go_type: str = "") -> dict[str, Any]:
     """``asPartialObjectMetadata(List)``: metadata only, as a metadata client asks for.
 
+    :param go_type: the Go type of the handler's result for the 406 message (``%T``:
+        ``*core.Secret``, ``*unstructured.UnstructuredList``); ``""``: not named.
     :raises StatusFailure: 406 for a list asked as ``PartialObjectMetadata`` or the reverse.
     """
     listed = _is_list(result)
     if listed != (target.kind == "PartialObjectMetadataList"):
         shape = "a list" if listed else "not a list"
+        named = f" ({go_type})" if go_type else ""
         raise status_error(
             406,
             "NotAcceptable",
-            f"you requested {target.kind}, but the requested object is {shape}",
+            f"you requested {target.kind}, but the requested object is {shape}{named}",
         )
     if not listed:
         return _partial(result, Target("PartialObjectMetadata", target.version))

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._api._conversion import event_to_core
 from ._apps import (
     validate_daemon_set_spec,
     validate_deployment_spec,
@@ -49,6 +50,7 @@ from ._core import (
     validate_secret,
     validate_service,
 )
+from ._events import validate_event_create, validate_event_update
 from ._fielderrors import FieldError
 from ._immutable import update_errors
 from ._meta import nonnegative, validate_object_meta, validate_object_meta_update
@@ -120,6 +122,19 @@ def _storage_class(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> lis
     return errors if old is None else errors + validate_storage_class_update(obj, old)
 
 
+def _event(*, strict: bool) -> Check:
+    """An Event's ``ValidateEventCreate``/``ValidateEventUpdate`` for a request to core/v1
+    (legacy only) or events.k8s.io/v1 (``strict``; checked under the internal names)."""
+
+    def run(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[FieldError]:
+        new = event_to_core(obj) if strict else obj
+        if old is None:
+            return validate_event_create(new, strict=strict)
+        return validate_event_update(new, event_to_core(old) if strict else old, strict=strict)
+
+    return run
+
+
 @dataclass(frozen=True, slots=True)
 class _Kind:
     """A kind's validation: its name rule, its checks, whether its update validation
@@ -129,6 +144,10 @@ class _Kind:
     check: Check = _none
     revalidate_meta: bool = False
     warning: str = ""
+
+
+def _path_segment_names(name: str, prefix: bool) -> list[str]:
+    return is_path_segment_name(name, prefix)
 
 
 _POD_NAMES = "this is used in Pod names and hostnames, which can result in surprising behavior"
@@ -161,6 +180,11 @@ _KINDS: dict[tuple[str, str], _Kind] = {
     ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): _Kind(
         check=_whole(validate_webhook_configuration)
     ),
+    # The Event strategy validates only the event: the name rule is then the generic one
+    # (rest.BeforeCreate's path-segment names), but for events.k8s.io/v1 (``ValidateObjectMeta``
+    # with DNS subdomain names in the strict part).
+    ("", "Event"): _Kind(name=_path_segment_names, check=_event(strict=False)),
+    ("events.k8s.io", "Event"): _Kind(check=_event(strict=True)),
 }
 #: The status validation of the kinds that have their own (``Validate<Kind>StatusUpdate``).
 _STATUS_CHECKS: dict[tuple[str, str], Callable[[Mapping[str, Any]], list[FieldError]]] = {
@@ -172,10 +196,6 @@ _DEFAULT = _Kind()
 
 def _kind(group: str, kind: str, builtin: bool) -> _Kind:
     return _KINDS.get((group, kind), _DEFAULT) if builtin else _DEFAULT
-
-
-def _path_segment(name: str, prefix: bool) -> list[str]:
-    return is_path_segment_name(name, prefix)
 
 
 def validate_create(
@@ -195,7 +215,9 @@ def validate_create(
 def _common_update(
     new: Mapping[str, Any], old: Mapping[str, Any], namespaced: bool
 ) -> list[FieldError]:
-    errors = validate_object_meta(new.get("metadata"), namespaced=namespaced, name_fn=_path_segment)
+    errors = validate_object_meta(
+        new.get("metadata"), namespaced=namespaced, name_fn=_path_segment_names
+    )
     return errors + validate_object_meta_update(new.get("metadata"), old.get("metadata"))
 
 
