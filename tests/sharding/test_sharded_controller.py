@@ -329,6 +329,7 @@ async def test_three_replicas_kill_stop_and_join(
     g.check_intervals()
 
 
+@pytest.mark.fake_apiserver(system_objects=False)  # the group shares the ConfigMaps it made
 @pytest.mark.parametrize("gate", [True, False], ids=["server-side", "client-side"])
 @pytest.mark.parametrize("seed", range(3))
 async def test_three_replicas_one_paused_past_its_lease(

@@ -109,8 +109,9 @@ async def test_aggregated_discovery_lists_the_new_groups_in_the_real_order(
     async with http.get("/apis", headers={"Accept": AGGREGATED}) as response:
         items = (await _json(response))["items"]
     order = [g["metadata"]["name"] for g in items]
-    assert order[:5] == [
+    assert order[:6] == [
         "apps",
+        "events.k8s.io",
         "authentication.k8s.io",
         "authorization.k8s.io",
         "autoscaling",
