@@ -8,6 +8,7 @@ how fast anything is.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +31,9 @@ def test_the_benchmark_harness_runs_every_figure_and_writes_json(tmp_path: Path)
     assert document["failures"] == []
     rows = document["rows"]
     assert {row["figure"] for row in rows} == {"B1", "B2", "B3", "B4", "B5", "B6", "reads"}
-    assert all(row["value"] is not None and row["value"] >= 0 for row in rows)
+    # Values, not their size: at smoke sizes a memory delta (RSS after minus before) can be
+    # below zero when the allocator hands pages back mid-run.
+    assert [row for row in rows if not isinstance(row["value"], int | float)] == []
+    assert all(math.isfinite(row["value"]) for row in rows)
     assert document["machine"]["python"]
     assert document["machine"]["cache_modes"]
