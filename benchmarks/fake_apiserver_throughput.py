@@ -53,7 +53,7 @@ async def measure(events: int, watchers: int) -> tuple[float, float, list[bytes]
 
     :returns: events/s per watcher, deliveries/s across all watchers, and the lines sent.
     """
-    async with FakeApiServer() as server:
+    async with FakeApiServer(system_objects=False) as server:
         rv = server.objects.resource_version
         url = f"{server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}"
         connector = aiohttp.TCPConnector(limit=watchers + 1)

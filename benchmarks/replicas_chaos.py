@@ -404,6 +404,8 @@ class Run:
         self.server = await asyncio.create_subprocess_exec(
             self.o.python, "-m", "aioinformer", "fake-apiserver", "--port", "0",
             "--history-limit", "1000000", "--bookmark-interval", "5", "-f", str(manifest),
+            # A bare store: the oracle counts the run's own ConfigMaps (no kube-root-ca.crt).
+            "--no-system-objects",
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
         assert self.server.stderr is not None

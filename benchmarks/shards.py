@@ -125,7 +125,7 @@ async def _run(objects: int, updates: int) -> list[Replica]:
     rows: list[Replica] = []
     generation = 0
     for gate in (True, False):
-        async with FakeApiServer() as server:
+        async with FakeApiServer(system_objects=False) as server:  # its own ConfigMaps only
             server.faults.set_sharded_list_and_watch(gate)
             for i in range(objects):
                 server.objects.create("configmaps", _body(i), namespace="default")
