@@ -835,3 +835,54 @@ async def test_consumer_past_its_max_backlog_is_cut_off(
         assert seen == api.rvs()
     said(logs, "hostile/slow", "cut off", "max_backlog of 20")
     no_contents(logs)
+
+
+async def test_fake_apiserver_refuses_a_rebound_host_on_every_path(
+    logs: pytest.LogCaptureFixture,
+) -> None:
+    """DNS rebinding: a page of ``evil.example`` whose name resolves to 127.0.0.1 makes the
+    browser send ``Host: evil.example`` to the fake server. On its loopback address the server
+    answers such a request 403 with a Status naming the host, on every path (not only
+    ``/_fake/``): no Secret read, nothing created. Loopback names and addresses, with or
+    without port, and the names in ``allowed_hosts`` are answered. (``kubectl proxy`` answers
+    hosts outside ``--accept-hosts`` with 403 the same way.)"""
+    import aiohttp
+
+    from aioinformer.testing import FakeApiServer
+
+    secret = {"metadata": {"name": "s", "namespace": "default"}, "data": {"k": "dmFsdWU="}}
+    cm_body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "evil"}}
+    async with FakeApiServer(admin_api=True, allowed_hosts=("kind.internal",)) as server:
+        server.objects.create("secrets", secret)
+        port = server.port
+        async with aiohttp.ClientSession() as session:
+
+            async def answer(path: str, host: str, method: str = "GET") -> tuple[int, Any]:
+                body = orjson.dumps(cm_body) if method == "POST" else None
+                headers = {"Host": host, "Content-Type": "application/json"}
+                async with session.request(
+                    method, server.url + path, headers=headers, data=body
+                ) as response:
+                    return response.status, orjson.loads(await response.read())
+
+            for path, method in [
+                ("/api/v1/secrets", "GET"),
+                ("/api/v1/namespaces/default/secrets/s", "GET"),
+                ("/api/v1/namespaces/default/configmaps", "POST"),
+                ("/_fake/state", "GET"),
+                ("/version", "GET"),
+            ]:
+                for host in ("evil.example", f"evil.example:{port}", "10.0.0.1", "localhost.evil"):
+                    code, status = await answer(path, host, method)
+                    assert code == 403, (path, host)
+                    assert status["kind"] == "Status" and status["reason"] == "Forbidden"
+                    assert repr(host) in status["message"]
+            assert server.objects.list("configmaps") == []  # nothing was created
+            for host in (
+                f"127.0.0.1:{port}", f"localhost:{port}", "localhost", "127.0.0.2",
+                f"[::1]:{port}", "api.localhost", "LOCALHOST.", "kind.internal:443",
+            ):  # fmt: skip
+                code, listing = await answer("/api/v1/secrets", host)
+                assert code == 200 and listing["kind"] == "SecretList", host
+    said(logs, "refused GET /api/v1/secrets", "'evil.example'")
+    no_contents(logs)
