@@ -25,7 +25,7 @@ from aioinformer._informer._event_stream import (
 )
 from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._objects import KubeObject, meta_namespace_key
-from aioinformer.testing import MemorySource
+from aioinformer.testing import FakeClock, MemorySource
 
 from .support import CONFIGMAPS, FAST_WATCH, Recorder, configmap, wait_until
 
@@ -755,3 +755,43 @@ def test_a_late_joiners_replay_does_not_count_towards_the_bound() -> None:
 def test_backlog_options_are_checked(options: dict[str, int]) -> None:
     with pytest.raises(ValueError, match="must be positive"):
         _listener(**options)
+
+
+async def test_handler_errors_not_yet_logged_are_logged_once_the_interval_passed(
+    source: MemorySource, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Exceptions suppressed by the rate limit are not left unsaid when the errors stop: the
+    next notification handled after the interval writes the owed line (count and last error),
+    and so does the end of delivery."""
+    clock = FakeClock()
+    recorder = Recorder()
+
+    class FailsOnA:
+        def on_add(self, obj: KubeObject) -> None:
+            if obj["metadata"]["name"].startswith("a"):
+                raise RuntimeError("boom")
+            recorder.on_add(obj, False)
+
+    def lines() -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+
+    informer = new_informer(source, clock=clock)
+    registration = informer.add_event_handler(FailsOnA(), name="fails")
+    with caplog.at_level(logging.ERROR, logger="aioinformer._informer._handlers"):
+        async with informer:
+            await create(source, "a1", "a2", "a3")
+            await create(source, "b1")
+            await recorder.wait_for_count(1)
+            assert registration.handler_errors == 3 and len(lines()) == 1
+            await clock.advance(60)
+            await create(source, "b2")  # handled fine, after the interval: the owed line
+            await recorder.wait_for_count(2)
+            assert len(lines()) == 2
+            await create(source, "a4")  # within the next interval: not logged yet
+            await create(source, "b3")
+            await recorder.wait_for_count(3)
+            assert registration.handler_errors == 4 and len(lines()) == 2
+    first, owed, at_end = lines()
+    assert first.startswith(f"{informer.name}/fails: handler raised on ADDED default/a1")
+    assert "raised 2 more times since the last line (3 in all), last on ADDED default/a3" in owed
+    assert "raised 1 more time since the last line (4 in all), last on ADDED default/a4" in at_end

@@ -282,9 +282,10 @@ class Registration:
         suppressed, self._suppressed = self._suppressed, 0
         self._next_error_log = self._clock.now() + self._error_log_interval
         logger.error(
-            "%s: handler raised %d more times since the last line (%d in all), last on %s",
+            "%s: handler raised %d more %s since the last line (%d in all), last on %s",
             self.listener.name,
             suppressed,
+            "time" if suppressed == 1 else "times",
             self.listener.handler_errors,
             self._last_error,
         )
