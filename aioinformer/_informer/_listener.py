@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from collections import deque
 from collections.abc import Callable
@@ -383,15 +384,11 @@ class Listener:
             max_backlog=self.max_backlog,
         )
 
-    def _next_alarm(self, *, warned: bool) -> float:
+    def _next_alarm(self, *, warned: bool) -> int:
         """The buffered count that needs a look next: the warning threshold while not warned,
         else just past the bound (or never)."""
-        bound = float("inf") if self.max_backlog is None else self.max_backlog + 1
+        bound = sys.maxsize if self.max_backlog is None else self.max_backlog + 1
         return bound if warned else min(self.backlog_warning, bound)
-
-    @property
-    def _warned(self) -> bool:
-        return self._alarm_at > self.backlog_warning
 
     def _passed(self, buffered: int) -> bool:
         """The buffer reached :attr:`_alarm_at`: cut the consumer off (True), or warn once."""
@@ -440,7 +437,7 @@ class Listener:
         if self._closed:
             return
         buffer = self._buffer
-        if self._warned:
+        if self._alarm_at > self.backlog_warning:  # warned: re-armed once under half
             self._rearm(len(buffer))
         buffer.append(event)
         if event.is_in_initial_list:
@@ -472,7 +469,7 @@ class Listener:
         if self._closed or not events:
             return
         buffer = self._buffer
-        if self._warned:
+        if self._alarm_at > self.backlog_warning:  # warned: re-armed once under half
             self._rearm(len(buffer))
         if buffer:
             if len(buffer) >= self._spilled_at:
