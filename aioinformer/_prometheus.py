@@ -278,6 +278,12 @@ _INFORMER_FAMILIES: Final[tuple[tuple[str, str, tuple[str, ...], str], ...]] = (
         "Exceptions raised by a handler (resets when the handler is removed).",
     ),
     ("listener_backlog", "gauge", ("listener",), "Notifications waiting for a consumer."),
+    (
+        "consumers_cut_off_total",
+        "counter",
+        (),
+        "Event streams cut off because their backlog passed their max_backlog.",
+    ),
     ("shard_filtering", "gauge", ("mode",), "Sharded informers: 1 for who filters the shard."),
     ("shard_dropped_total", "counter", (), "Sharded informers: objects dropped by the client."),
     (
@@ -404,6 +410,7 @@ class InformerCollector:
                 add("shard_dropped_total", [name], shard.dropped)
             listeners = snapshot.listeners
             add("listeners", [name], len(listeners))
+            add("consumers_cut_off_total", [name], snapshot.consumers_cut_off)
             if self.include_listeners:
                 for listener in listeners:
                     labels = [name, listener.name]

@@ -23,6 +23,8 @@ The hierarchy::
     ├── ResourceVersionError (ValueError)  a resource version that is not a string, or went back
     ├── WatchIdleTimeoutError (TimeoutError)  a watch that sent no bytes for the idle timeout
     ├── VeryShortWatchError              a watch that ended in under 1 s without any event
+    ├── SlowConsumerError                an ``events()`` consumer cut off: its backlog passed
+    │                                    its ``max_backlog``
     ├── OwnerReferenceError (ValueError)  an owner reference Kubernetes would not honour
     │   └── AlreadyOwnedError            the object already has another controller owner
     ├── TransportError (OSError)         the request did not get an HTTP response
@@ -98,6 +100,7 @@ __all__ = [
     "UnprocessableEntityError",
     "UnsupportedMediaTypeError",
     "VeryShortWatchError",
+    "SlowConsumerError",
     "WatchIdleTimeoutError",
     "api_error_from_status",
     "OwnerReferenceError",
@@ -303,6 +306,24 @@ class VeryShortWatchError(InformerError):
     Counted as an error (client-go's ``VeryShortWatchError``): it leads to a backoff and a relist,
     which protects against hot loops on proxies that close streams at once.
     """
+
+
+class SlowConsumerError(InformerError):
+    """An ``informer.events()`` consumer was cut off: more notifications waited for it than
+    its ``max_backlog``. Raised from its ``async for``; the informer and the other consumers
+    go on. Subscribe again to get the cache replayed (a fresh initial sync), as the API server
+    closes a watch that cannot keep up and its client lists again.
+
+    :ivar consumer: the consumer's name, as logs and metrics show it.
+    :ivar backlog: the notifications waiting when it was cut off.
+    :ivar max_backlog: its bound.
+    """
+
+    def __init__(self, message: str, *, consumer: str, backlog: int, max_backlog: int) -> None:
+        super().__init__(message)
+        self.consumer = consumer
+        self.backlog = backlog
+        self.max_backlog = max_backlog
 
 
 class TransportError(InformerError, OSError):

@@ -498,8 +498,8 @@ async def test_server_that_never_answers_the_list(logs: pytest.LogCaptureFixture
 async def test_handler_raising_on_every_event(
     api: HostileApi, logs: pytest.LogCaptureFixture
 ) -> None:
-    """A handler that raises each time is counted and logged per event; the informer and the
-    other consumers go on."""
+    """A handler that raises each time is counted (every time) and logged (at most once a
+    minute: see the test below); the informer and the other consumers go on."""
 
     def fail(obj: KubeObject, is_in_initial_list: bool) -> None:
         raise RuntimeError("handler bug")
@@ -703,3 +703,187 @@ async def test_replica_without_rbac_on_leases(logs: pytest.LogCaptureFixture) ->
     assert f"{JOIN_PERIODS} lease durations" in error
     assert stats.lease_write_failures["403"] == stats.failed_lease_writes > 0
     assert not stats.joined
+
+
+# -- consumers that fail or fall behind, the fake's Host check (issue 21, deliverables 4-5) --
+
+
+async def test_handler_raising_on_every_event_is_logged_once_per_interval(
+    api: HostileApi, logs: pytest.LogCaptureFixture
+) -> None:
+    """A handler that raises on every event: every exception is counted and the handler keeps
+    receiving events, but the log has one ERROR line per ``error_log_interval`` (60 s of the
+    informer's clock by default), the first with its traceback, the next one with the count
+    of exceptions not logged since and the last of them (its key, never the object). (With
+    DEBUG enabled, as here, every line has its traceback.)"""
+    clock = FakeClock()
+    calls: list[str] = []
+
+    def fail(obj: KubeObject, is_in_initial_list: bool = False) -> None:
+        calls.append(obj["metadata"]["name"])
+        raise RuntimeError("handler bug")
+
+    def setup(informer: SharedIndexInformer) -> None:
+        informer.add_event_handler(
+            ResourceEventHandlerFuncs(on_add=fail, on_update=lambda old, new: fail(new))
+        )
+
+    def handler_lines() -> list[logging.LogRecord]:
+        return [
+            r
+            for r in logs.records
+            if r.levelno >= logging.ERROR and "handler raised" in r.getMessage()
+        ]
+
+    async with harness(api, setup=setup, clock=clock) as it:
+        await api.wait_watching()
+        await it.converged()
+        for number in range(20):
+            api.send(line("MODIFIED", api.put("a", v=str(number))))
+        await it.converged()
+        await anyio.wait_all_tasks_blocked()  # the handler has had every event
+        (handler,) = [s for s in it.informer.statistics().listeners if "handler" in s.name]
+        assert handler.handler_errors == len(calls) == 22  # two initial adds, 20 updates
+        (first,) = handler_lines()
+        assert first.exc_info is not None  # the traceback, once
+        await clock.advance(59)
+        api.send(line("MODIFIED", api.put("b", v="x")))
+        await it.converged()
+        await anyio.wait_all_tasks_blocked()
+        assert len(handler_lines()) == 1 and len(calls) == 23
+        await clock.advance(1)  # the interval has passed: the next exception is logged
+        api.send(line("MODIFIED", api.put("b", v="y")))
+        await it.converged()
+        await anyio.wait_all_tasks_blocked()
+        (handler,) = [s for s in it.informer.statistics().listeners if "handler" in s.name]
+        assert handler.handler_errors == len(calls) == 24
+    first, second = handler_lines()
+    message = second.getMessage()
+    assert "22 more not logged" in message and "24 in all" in message, message
+    assert "UPDATED default/b: RuntimeError: handler bug" in message
+    no_contents(logs)
+
+
+async def test_consumer_falling_behind_is_reported_once(
+    api: HostileApi, logs: pytest.LogCaptureFixture
+) -> None:
+    """Ten thousand notifications waiting for an ``events()`` consumer that never reads: one
+    WARNING names the consumer and its backlog (not one per event, not none); the backlog is
+    in the statistics (and the ``listener_backlog`` gauge); nothing else is held up."""
+    unread = []
+
+    def setup(informer: SharedIndexInformer) -> None:
+        unread.append(informer.events())  # never read
+
+    async with harness(api, setup=setup) as it:
+        await api.wait_watching()
+        await it.converged()
+        for number in range(10_050):
+            api.send(line("MODIFIED", api.put("a", v=str(number))))
+        await it.converged()
+        (stream,) = unread
+        assert stream.backlog == 10_052
+        (stats,) = [s for s in it.informer.statistics().listeners if s.name == stream.name]
+        assert stats.backlog == 10_052 and stats.backlog_warning == 10_000
+    (warning,) = said(logs, stream.name, "falls behind")
+    assert "notifications waiting" in warning
+    no_contents(logs)
+
+
+async def test_consumer_past_its_max_backlog_is_cut_off(
+    api: HostileApi, logs: pytest.LogCaptureFixture
+) -> None:
+    """An ``events(max_backlog=20)`` consumer that stops reading is cut off once more than 20
+    notifications wait: its ``async for`` raises :class:`SlowConsumerError` naming it; the
+    informer, the harness's subscriber and an unbounded idle consumer go on; subscribing again
+    replays the cache as it is now (a fresh initial sync)."""
+    from aioinformer.errors import SlowConsumerError
+
+    streams = {}
+
+    def setup(informer: SharedIndexInformer) -> None:
+        streams["slow"] = informer.events(name="slow", max_backlog=20)
+        streams["idle"] = informer.events()  # unbounded, never read
+
+    async with harness(api, setup=setup) as it:
+        await api.wait_watching()
+        await it.converged()
+        for number in range(30):
+            api.send(line("MODIFIED", api.put("a", v=str(number))))
+        await it.converged()
+        slow = streams["slow"]
+        with pytest.raises(SlowConsumerError) as caught:
+            async for _event in slow:
+                pass
+        error = caught.value
+        assert (error.consumer, error.max_backlog) == ("hostile/slow", 20)
+        assert error.backlog > 20
+        assert slow.closed
+        stats = it.informer.statistics()
+        assert stats.consumers_cut_off == 1
+        assert "hostile/slow" not in [s.name for s in stats.listeners]
+        assert streams["idle"].backlog == 32
+        api.send(line("MODIFIED", api.put("b", v="after")))
+        await it.converged()  # the informer and the other consumers go on
+        seen = {}
+        async with it.informer.events(name="slow", max_backlog=20) as again:
+            async for event in again:
+                assert event.is_in_initial_list
+                seen[event.key] = event.resource_version
+                if again.backlog == 0:
+                    break
+        assert seen == api.rvs()
+    said(logs, "hostile/slow", "cut off", "max_backlog of 20")
+    no_contents(logs)
+
+
+async def test_fake_apiserver_refuses_a_rebound_host_on_every_path(
+    logs: pytest.LogCaptureFixture,
+) -> None:
+    """DNS rebinding: a page of ``evil.example`` whose name resolves to 127.0.0.1 makes the
+    browser send ``Host: evil.example`` to the fake server. On its loopback address the server
+    answers such a request 403 with a Status naming the host, on every path (not only
+    ``/_fake/``): no Secret read, nothing created. Loopback names and addresses, with or
+    without port, and the names in ``allowed_hosts`` are answered. (``kubectl proxy`` answers
+    hosts outside ``--accept-hosts`` with 403 the same way.)"""
+    import aiohttp
+
+    from aioinformer.testing import FakeApiServer
+
+    secret = {"metadata": {"name": "s", "namespace": "default"}, "data": {"k": "dmFsdWU="}}
+    cm_body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "evil"}}
+    async with FakeApiServer(admin_api=True, allowed_hosts=("kind.internal",)) as server:
+        server.objects.create("secrets", secret)
+        port = server.port
+        async with aiohttp.ClientSession() as session:
+
+            async def answer(path: str, host: str, method: str = "GET") -> tuple[int, Any]:
+                body = orjson.dumps(cm_body) if method == "POST" else None
+                headers = {"Host": host, "Content-Type": "application/json"}
+                async with session.request(
+                    method, server.url + path, headers=headers, data=body
+                ) as response:
+                    return response.status, orjson.loads(await response.read())
+
+            for path, method in [
+                ("/api/v1/secrets", "GET"),
+                ("/api/v1/namespaces/default/secrets/s", "GET"),
+                ("/api/v1/namespaces/default/configmaps", "POST"),
+                ("/_fake/state", "GET"),
+                ("/version", "GET"),
+            ]:
+                for host in ("evil.example", f"evil.example:{port}", "10.0.0.1", "localhost.evil"):
+                    code, status = await answer(path, host, method)
+                    assert code == 403, (path, host)
+                    assert status["kind"] == "Status" and status["reason"] == "Forbidden"
+                    assert repr(host) in status["message"]
+            names = {cm["metadata"]["name"] for cm in server.objects.list("configmaps")}
+            assert "evil" not in names  # nothing was created
+            for host in (
+                f"127.0.0.1:{port}", f"localhost:{port}", "localhost", "127.0.0.2",
+                f"[::1]:{port}", "api.localhost", "LOCALHOST.", "kind.internal:443",
+            ):  # fmt: skip
+                code, listing = await answer("/api/v1/secrets", host)
+                assert code == 200 and listing["kind"] == "SecretList", host
+    said(logs, "refused GET /api/v1/secrets", "'evil.example'")
+    no_contents(logs)

@@ -20,11 +20,12 @@ from aioinformer._informer._event_stream import (
     Event,
     EventStream,
     EventType,
+    Listener,
     ResourceEventHandlerFuncs,
 )
 from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._objects import KubeObject, meta_namespace_key
-from aioinformer.testing import MemorySource
+from aioinformer.testing import FakeClock, MemorySource
 
 from .support import CONFIGMAPS, FAST_WATCH, Recorder, configmap, wait_until
 
@@ -405,7 +406,9 @@ async def test_each_handler_runs_in_its_own_task(
 async def test_a_failing_handler_is_logged_counted_and_fed_on(
     source: MemorySource, caplog: pytest.LogCaptureFixture, cache_mode: CacheMode
 ) -> None:
-    """A handler's exception is logged and counted; its later events are still delivered."""
+    """A handler's exception is logged and counted; its later events are still delivered.
+    (``error_log_interval=0`` logs every exception: the rate limit is tested in
+    ``test_bad_input``.)"""
     recorder = Recorder()
 
     class Flaky:
@@ -422,7 +425,7 @@ async def test_a_failing_handler_is_logged_counted_and_fed_on(
 
     await create(source, "a", "b")
     informer = new_informer(source, cache=cache_mode)
-    registration = informer.add_event_handler(Flaky())
+    registration = informer.add_event_handler(Flaky(), error_log_interval=0)
     with caplog.at_level(logging.ERROR, logger="aioinformer._informer._event_stream"):
         async with informer:
             # A failed initial add still counts as done.
@@ -686,3 +689,109 @@ async def test_a_late_joiner_peak_backlog_counts_its_replay(source: MemorySource
             assert late.backlog == 4
             assert late.peak_backlog == 4
             await late.aclose()
+
+
+# -- the backlog warning and bound (a table, no I/O) -----------------------------------------
+
+
+def _listener(**options: Any) -> Listener:
+    return Listener(
+        name="i/events-1", requested_resync_period=0, resync_period=0, now=0,
+        upstream_synced=True, **options,
+    )  # fmt: skip
+
+
+def _events(count: int) -> list[Event]:
+    return [Event(EventType.ADDED, configmap(f"o{n}")) for n in range(count)]
+
+
+@pytest.mark.parametrize(
+    ("steps", "warnings"),
+    [
+        # (+n: hand off n notifications; -n: the consumer reads n), the warnings after each
+        ([+9], [0]),
+        ([+10], [1]),
+        ([+10, +10, +100], [1, 1, 1]),  # once while it stays high
+        ([+10, -4, +4], [1, 1, 1]),  # 6 is not under half: no new warning
+        ([+10, -6, +6], [1, 1, 2]),  # 4 is: passing 10 again warns again
+        ([+10, -10, +9, +1], [1, 1, 1, 2]),
+        ([+9, +1], [0, 1]),  # a single notification (add) counts like a batch
+    ],
+)
+def test_backlog_warning_has_hysteresis(
+    steps: list[int], warnings: list[int], caplog: pytest.LogCaptureFixture
+) -> None:
+    """One WARNING when the buffered notifications reach ``backlog_warning`` (10 here); the
+    next only after the backlog fell below half of it and reached it again."""
+    listener = _listener(backlog_warning=10)
+    seen = []
+    with caplog.at_level(logging.WARNING, logger="aioinformer._informer._listener"):
+        for step in steps:
+            if step == 1:
+                listener.add(_events(1)[0])
+            elif step > 0:
+                listener.add_batch(_events(step))
+            for _ in range(-step):
+                assert listener.next_nowait() is not None
+            seen.append(len([r for r in caplog.records if "falls behind" in r.getMessage()]))
+    assert seen == warnings
+    assert all("i/events-1" in r.getMessage() for r in caplog.records)
+
+
+def test_a_late_joiners_replay_does_not_count_towards_the_bound() -> None:
+    """The cache replayed to a consumer that joins late is a snapshot (it cannot grow): it
+    neither warns nor cuts the consumer off; what is buffered after it does."""
+    cut: list[Listener] = []
+    listener = _listener(backlog_warning=3, max_backlog=5, cut_off=cut.append)
+    listener.replay([configmap(f"c{n}") for n in range(100)])
+    listener.add_batch(_events(5))
+    assert listener.backlog == 105 and not cut
+    listener.add_batch(_events(1))
+    assert cut == [listener] and listener.backlog == 0 and listener.closed
+    assert listener.overflow is not None and listener.overflow.backlog == 6
+
+
+@pytest.mark.parametrize("options", [{"backlog_warning": 0}, {"max_backlog": 0}])
+def test_backlog_options_are_checked(options: dict[str, int]) -> None:
+    with pytest.raises(ValueError, match="must be positive"):
+        _listener(**options)
+
+
+async def test_handler_errors_not_yet_logged_are_logged_once_the_interval_passed(
+    source: MemorySource, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Exceptions suppressed by the rate limit are not left unsaid when the errors stop: the
+    next notification handled after the interval writes the owed line (count and last error),
+    and so does the end of delivery."""
+    clock = FakeClock()
+    recorder = Recorder()
+
+    class FailsOnA:
+        def on_add(self, obj: KubeObject) -> None:
+            if obj["metadata"]["name"].startswith("a"):
+                raise RuntimeError("boom")
+            recorder.on_add(obj, False)
+
+    def lines() -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+
+    informer = new_informer(source, clock=clock)
+    registration = informer.add_event_handler(FailsOnA(), name="fails")
+    with caplog.at_level(logging.ERROR, logger="aioinformer._informer._handlers"):
+        async with informer:
+            await create(source, "a1", "a2", "a3")
+            await create(source, "b1")
+            await recorder.wait_for_count(1)
+            assert registration.handler_errors == 3 and len(lines()) == 1
+            await clock.advance(60)
+            await create(source, "b2")  # handled fine, after the interval: the owed line
+            await recorder.wait_for_count(2)
+            assert len(lines()) == 2
+            await create(source, "a4")  # within the next interval: not logged yet
+            await create(source, "b3")
+            await recorder.wait_for_count(3)
+            assert registration.handler_errors == 4 and len(lines()) == 2
+    first, owed, at_end = lines()
+    assert first.startswith(f"{informer.name}/fails: handler raised on ADDED default/a1")
+    assert "raised 2 more times since the last line (3 in all), last on ADDED default/a3" in owed
+    assert "raised 1 more time since the last line (4 in all), last on ADDED default/a4" in at_end

@@ -58,7 +58,7 @@ EVERYDAY = {
 APART = {
     "aioinformer.lowlevel": 17,
     "aioinformer.testing": 15,
-    "aioinformer.errors": 43,
+    "aioinformer.errors": 44,
     "aioinformer.conditions": 9,
     "aioinformer.predicates": 5,
 }

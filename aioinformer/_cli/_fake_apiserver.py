@@ -16,6 +16,10 @@ Unlike ``FakeApiServer()`` in process, it runs a kubelet by default (``--no-kube
 it off): scheduled pods become ``Running`` and ``kubectl delete pod`` returns once the
 containers stopped, as on a cluster.
 
+On a loopback ``--host`` (the default) it answers only requests for a loopback ``Host``
+(``localhost``, ``127.0.0.1``, ...) and the names given with ``--allowed-host``: a web page
+cannot reach it by DNS rebinding.
+
 A port in use, or a manifest that is missing, is not YAML or holds an object the server
 refuses (an unknown kind, say) is one line on stderr and exit status 1.
 """
@@ -53,6 +57,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     parser.add_argument("--port", type=int, default=8001, help="port (8001; 0 picks a free one)")
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="on a loopback --host, answer requests for this Host name too (repeatable;"
+        " localhost, *.localhost, 127.0.0.0/8 and ::1 always are; others get 403)",
+    )
     parser.add_argument(
         "-f",
         "--filename",
@@ -157,6 +169,7 @@ async def serve(
     *,
     host: str,
     port: int,
+    allowed_hosts: Sequence[str] = (),
     manifests: Sequence[Manifest] = (),
     bookmark_interval: float = 60.0,
     history_limit: int = 10_000,
@@ -178,6 +191,7 @@ async def serve(
     server = FakeApiServer(
         host=host,
         port=port,
+        allowed_hosts=allowed_hosts,
         bookmark_interval=bookmark_interval,
         history_limit=history_limit,
         auto_create_namespaces=auto_create_namespaces,
@@ -254,6 +268,7 @@ def run(args: argparse.Namespace) -> int:
         return await serve(
             host=args.host,
             port=args.port,
+            allowed_hosts=args.allowed_host,
             manifests=manifests,
             bookmark_interval=args.bookmark_interval,
             history_limit=args.history_limit,

@@ -89,6 +89,8 @@ class _Subscription:
             event = await listener.next()
             if event is None:
                 self.close()
+                if listener.overflow is not None:  # cut off: too far behind
+                    raise listener.overflow
                 raise StopAsyncIteration
         self.current = event
         return event
@@ -104,6 +106,10 @@ class EventStream:
     callback then unregisters the listener; nothing runs in a ``__del__``. For code that
     keeps the stream in a variable, ``async with informer.events() as stream:`` and
     :meth:`aclose` close it explicitly; so does the informer stopping (the loop ends).
+
+    A stream given a ``max_backlog`` whose backlog passes it is cut off: its loop raises
+    :class:`~aioinformer.errors.SlowConsumerError` (once; the stream is closed), and a new
+    ``informer.events()`` starts again from a replay of the cache.
     """
 
     __slots__ = ("__weakref__", "_subscription")
@@ -119,7 +125,8 @@ class EventStream:
 
     @property
     def name(self) -> str:
-        """The listener's name (``"<informer>/events-N"``), as logs and metrics show it."""
+        """The stream's name (``"<informer>/events-N"``, or ``"<informer>/<name>"`` for
+        ``events(name=...)``), as logs and metrics show it."""
         return self._subscription.listener.name
 
     @property

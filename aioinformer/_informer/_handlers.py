@@ -12,12 +12,14 @@ from typing import Any, Protocol
 
 import anyio
 
+from .._clock import SYSTEM_CLOCK, Clock
 from .._deprecation import warn_renamed
 from .._lifecycle import in_cancelled_scope
 from .._objects import DeletedFinalStateUnknown, KubeObject
 from ._listener import Event, EventType, Listener
 
 __all__ = [
+    "DEFAULT_ERROR_LOG_INTERVAL",
     "HANDLER_METHODS",
     "Registration",
     "ResourceEventHandler",
@@ -55,6 +57,10 @@ class ResourceEventHandlerFuncs:
 
 #: The methods a handler may have.
 HANDLER_METHODS = ("on_add", "on_update", "on_delete")
+
+#: The least time between two log lines about one handler's exceptions, in seconds (the
+#: default of ``add_event_handler(error_log_interval=)``).
+DEFAULT_ERROR_LOG_INTERVAL = 60.0
 
 
 def validate_handler(
@@ -122,16 +128,51 @@ class Registration:
 
     :meth:`has_synced` / :meth:`wait_for_cache_sync` turn true once the handler has processed every
     object of the initial list (client-go's per-handler ``HasSynced``).
+
+    Exceptions the handler raises are counted (:attr:`handler_errors`) and logged at ERROR,
+    at most one line per ``error_log_interval`` seconds on ``clock``: the first with its
+    traceback, each later one with the number of exceptions suppressed since the line before
+    and the last of them (its type, message, and the object's key; never the object). A line
+    still owed when the errors stop is written with the next notification processed after the
+    interval, or when delivery ends.
     """
 
-    __slots__ = ("_add_takes_flag", "_handler", "_on_add", "_on_delete", "_on_update", "listener")
+    __slots__ = (
+        "_add_takes_flag",
+        "_clock",
+        "_error_log_interval",
+        "_handler",
+        "_last_error",
+        "_logged_once",
+        "_next_error_log",
+        "_on_add",
+        "_on_delete",
+        "_on_update",
+        "_suppressed",
+        "listener",
+    )
 
-    def __init__(self, handler: object, listener: Listener) -> None:
+    def __init__(
+        self,
+        handler: object,
+        listener: Listener,
+        *,
+        clock: Clock = SYSTEM_CLOCK,
+        error_log_interval: float = DEFAULT_ERROR_LOG_INTERVAL,
+    ) -> None:
         self._handler = handler
         self.listener = listener
         # add_event_handler validated it (and warned) before creating the listener.
         self._on_add, self._on_update, self._on_delete = validate_handler(handler, warn=False)
         self._add_takes_flag = self._on_add is not None and _takes_initial_list_flag(self._on_add)
+        self._clock = clock
+        self._error_log_interval = error_log_interval
+        # The rate limit of the error log: when the next line may be written, the errors
+        # since the last line (not logged yet), and the last of them described.
+        self._next_error_log = float("-inf")
+        self._suppressed = 0
+        self._last_error = ""
+        self._logged_once = False
 
     def __repr__(self) -> str:
         return f"<Registration {self.listener.name} backlog={self.listener.backlog}>"
@@ -158,7 +199,7 @@ class Registration:
 
     @property
     def handler_errors(self) -> int:
-        """How many times the handler raised."""
+        """How many times the handler raised (every time, whether logged or not)."""
         return self.listener.handler_errors
 
     def has_synced(self) -> bool:
@@ -178,35 +219,75 @@ class Registration:
     async def run(self) -> None:
         """Deliver notifications to the handler until the listener closes."""
         listener = self.listener
-        while True:
-            event = await listener.next()
-            if event is None:
-                return
-            try:
-                result = self._call(event)
-                if result is not None and inspect.isawaitable(result):
-                    await result
-            except anyio.get_cancelled_exc_class() as exc:
-                if in_cancelled_scope():
-                    raise  # we are being cancelled: the informer stops
-                # The handler awaited something that was cancelled: its failure, not ours.
-                self._failed(event, exc)
-            except Exception as exc:
-                self._failed(event, exc)
-            listener.processed(event)
+        try:
+            while True:
+                event = await listener.next()
+                if event is None:
+                    return
+                try:
+                    result = self._call(event)
+                    if result is not None and inspect.isawaitable(result):
+                        await result
+                except anyio.get_cancelled_exc_class() as exc:
+                    if in_cancelled_scope():
+                        raise  # we are being cancelled: the informer stops
+                    # The handler awaited something that was cancelled: its failure, not ours.
+                    self._failed(event, exc)
+                except Exception as exc:
+                    self._failed(event, exc)
+                else:
+                    if self._suppressed and self._clock.now() >= self._next_error_log:
+                        self._log_suppressed()
+                listener.processed(event)
+        finally:
+            if self._suppressed:
+                self._log_suppressed()
 
     def _failed(self, event: Event, exc: BaseException) -> None:
         listener = self.listener
         listener.handler_errors += 1
+        # The key only: the object's contents never reach the log.
+        try:
+            key = event.key
+        except Exception:
+            key = "?"
+        self._last_error = f"{event.type.value} {key}: {type(exc).__name__}: {exc}"
+        now = self._clock.now()
+        if now < self._next_error_log:
+            self._suppressed += 1
+            return
+        self._next_error_log = now + self._error_log_interval
+        first, self._logged_once = not self._logged_once, True
+        suppressed, self._suppressed = self._suppressed, 0
         logger.error(
-            "%s: handler raised on %s: %s: %s",
+            "%s: handler raised on %s%s",
             listener.name,
-            event.type.value,
-            type(exc).__name__,
-            exc,
+            self._last_error,
+            self._since(suppressed),
             exc_info=(type(exc), exc, exc.__traceback__)
-            if logger.isEnabledFor(logging.DEBUG)
+            if first or logger.isEnabledFor(logging.DEBUG)
             else None,
+        )
+
+    def _since(self, suppressed: int) -> str:
+        if not suppressed:
+            return ""
+        return (
+            f" ({suppressed} more not logged since the last line; {self.listener.handler_errors}"
+            f" in all; at most one line per {self._error_log_interval:g} s)"
+        )
+
+    def _log_suppressed(self) -> None:
+        """Write the line owed for exceptions not logged yet."""
+        suppressed, self._suppressed = self._suppressed, 0
+        self._next_error_log = self._clock.now() + self._error_log_interval
+        logger.error(
+            "%s: handler raised %d more %s since the last line (%d in all), last on %s",
+            self.listener.name,
+            suppressed,
+            "time" if suppressed == 1 else "times",
+            self.listener.handler_errors,
+            self._last_error,
         )
 
     def _call(self, event: Event) -> Awaitable[Any] | Any:

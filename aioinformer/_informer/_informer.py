@@ -66,7 +66,8 @@ from ._event_stream import (
     Registration,
     validate_handler,
 )
-from ._listener import ListenerStatistics, effective_resync
+from ._handlers import DEFAULT_ERROR_LOG_INTERVAL
+from ._listener import DEFAULT_BACKLOG_WARNING, ListenerStatistics, effective_resync
 
 __all__ = ["MINIMUM_RESYNC_PERIOD", "InformerStatistics", "SharedIndexInformer"]
 
@@ -90,6 +91,8 @@ class InformerStatistics:
     #: Every consumer (event streams and handlers), in registration order.
     listeners: tuple[ListenerStatistics, ...]
     shard: ShardStatistics | None = None  #: a sharded informer's filter, else None
+    #: Consumers cut off because their backlog passed their ``max_backlog``.
+    consumers_cut_off: int = 0
 
 
 logger = logging.getLogger(__name__)
@@ -194,6 +197,7 @@ class SharedIndexInformer(Service):
         self._synced = False
         self._sync_or_stop: anyio.Event | None = None  # created by the first waiter
         self._store_errors = 0
+        self._cut_off = 0
 
     def __repr__(self) -> str:
         return (
@@ -288,6 +292,7 @@ class SharedIndexInformer(Service):
             reflector=reflector.statistics() if reflector else ReflectorStatistics(),
             listeners=tuple(listener.statistics() for listener in self._listeners),
             shard=self._shard.statistics() if self._shard is not None else None,
+            consumers_cut_off=self._cut_off,
         )
 
     @property
@@ -297,26 +302,67 @@ class SharedIndexInformer(Service):
 
     # -- consumers -------------------------------------------------------------------------
 
-    def events(self, *, resync_period: float | None = None) -> EventStream:
+    def events(
+        self,
+        *,
+        resync_period: float | None = None,
+        name: str | None = None,
+        backlog_warning: int = DEFAULT_BACKLOG_WARNING,
+        max_backlog: int | None = None,
+    ) -> EventStream:
         """Subscribe: an async iterator of :class:`~aioinformer.Event`.
 
         A subscriber that joins after the cache holds objects first receives them as synthetic
         ``ADDED`` events (``is_in_initial_list=True``), atomically with respect to other
         notifications. Leaving the ``async for`` unregisters the subscriber at once.
 
+        A subscriber's buffer is unbounded by default: one that reads slower than changes
+        come only grows its own backlog (:attr:`EventStream.backlog`, the
+        ``listener_backlog`` metric). When the notifications buffered for it (not counting
+        the cache replayed on joining) reach ``backlog_warning``, one WARNING names it and its
+        backlog; it warns again only after the backlog fell below half of that and rose again.
+
         :param resync_period: this subscriber's resync period (None: the informer's).
+        :param name: what logs and metrics call it: ``"<informer>/<name>"``. Default
+            ``"<informer>/events-N"``.
+        :param backlog_warning: the buffered notifications at which the backlog is logged.
+            Default 10,000.
+        :param max_backlog: cut the subscriber off when more notifications than this wait:
+            its ``async for`` raises :class:`~aioinformer.errors.SlowConsumerError` (the
+            informer and the other consumers go on); subscribe again for a fresh replay of
+            the cache, as a client relists when the API server closes a watch that cannot keep
+            up. Default None: unbounded.
         :raises LifecycleError: if the informer stopped.
+        :raises ValueError: for a ``backlog_warning`` or ``max_backlog`` below 1.
         """
-        return EventStream(self._new_listener(resync_period, "events"), self._remove_listener)
+        listener = self._new_listener(
+            resync_period,
+            "events",
+            name=name,
+            backlog_warning=backlog_warning,
+            max_backlog=max_backlog,
+        )
+        return EventStream(listener, self._remove_listener)
 
     def add_event_handler(
-        self, handler: object, *, resync_period: float | None = None
+        self,
+        handler: object,
+        *,
+        resync_period: float | None = None,
+        name: str | None = None,
+        backlog_warning: int = DEFAULT_BACKLOG_WARNING,
+        error_log_interval: float = DEFAULT_ERROR_LOG_INTERVAL,
     ) -> Registration:
         """Register a handler with any of ``on_add(obj, is_in_initial_list)``,
         ``on_update(old, new)`` and ``on_delete(obj_or_tombstone)`` (sync or async).
 
-        It runs in a task of its own; an exception is logged and counted and delivery goes
-        on. Joining late replays the cache as ``ADDED`` notifications, like :meth:`events`.
+        It runs in a task of its own; an exception is counted
+        (:attr:`Registration.handler_errors`, the ``handler_errors_total`` metric) and
+        delivery goes on. Exceptions are logged at ERROR, at most one line per
+        ``error_log_interval`` (the first with its traceback, later ones with the number
+        not logged since): a handler failing on every event does not flood the log. Joining
+        late replays the cache as ``ADDED`` notifications, like :meth:`events`; a backlog
+        reaching ``backlog_warning`` is logged as for :meth:`events`.
 
         Delivery yields to the event loop every few milliseconds of handler work
         (:data:`~aioinformer._informer._listener.SLICE_SECONDS`), so a handler draining a large
@@ -327,13 +373,27 @@ class SharedIndexInformer(Service):
         keys and do the work in a :class:`~aioinformer.Controller`.
 
         :param resync_period: this handler's resync period (None: the informer's).
+        :param name: what logs and metrics call it: ``"<informer>/<name>"``. Default
+            ``"<informer>/handler-N"``.
+        :param backlog_warning: the buffered notifications at which the backlog is logged.
+            Default 10,000.
+        :param error_log_interval: the least seconds (on the informer's clock) between two
+            log lines about the handler's exceptions. Default 60.
         :raises TypeError: if the handler has none of the three methods (a plain function, a
             misspelt method): see :func:`~aioinformer._informer._handlers.validate_handler`.
         :raises LifecycleError: if the informer stopped.
+        :raises ValueError: for a ``backlog_warning`` below 1 or a negative
+            ``error_log_interval``.
         """
+        if error_log_interval < 0:
+            raise ValueError(f"error_log_interval must not be negative, not {error_log_interval}")
         validate_handler(handler)  # before anything is registered
-        listener = self._new_listener(resync_period, "handler")
-        registration = Registration(handler, listener)
+        listener = self._new_listener(
+            resync_period, "handler", name=name, backlog_warning=backlog_warning
+        )
+        registration = Registration(
+            handler, listener, clock=self._clock, error_log_interval=error_log_interval
+        )
         self._registrations.append(registration)
         if self._task_group is not None:
             self._task_group.start_soon(registration.run)
@@ -350,7 +410,15 @@ class SharedIndexInformer(Service):
         self._registrations = [own for own in self._registrations if own is not registration]
         self._remove_listener(registration.listener)
 
-    def _new_listener(self, resync_period: float | None, kind: str) -> Listener:
+    def _new_listener(
+        self,
+        resync_period: float | None,
+        kind: str,
+        *,
+        name: str | None,
+        backlog_warning: int,
+        max_backlog: int | None = None,
+    ) -> Listener:
         if self.state is State.STOPPED:
             raise LifecycleError(f"informer {self.name} has stopped")
         requested = self._default_resync if resync_period is None else max(0.0, resync_period)
@@ -371,12 +439,19 @@ class SharedIndexInformer(Service):
                         listener.resync_period = effective_resync(
                             listener.requested_resync_period, requested
                         )
+        number = next(self._listener_ids)
+        full_name = f"{self.name}/{kind}-{number}" if name is None else f"{self.name}/{name}"
+        if any(listener.name == full_name for listener in self._listeners):
+            full_name = f"{full_name}-{number}"  # names label metrics: keep them apart
         listener = Listener(
-            name=f"{self.name}/{kind}-{next(self._listener_ids)}",
+            name=full_name,
             requested_resync_period=requested,
             resync_period=effective_resync(requested, self._check_period),
             now=self._clock.now(),
             upstream_synced=False,
+            backlog_warning=backlog_warning,
+            max_backlog=max_backlog,
+            cut_off=self._consumer_cut_off,
         )
         if len(self._indexer):
             listener.replay(self._indexer.stored())
@@ -390,6 +465,11 @@ class SharedIndexInformer(Service):
     async def _wait_consumers_synced(self) -> None:  # for the integrations' readiness
         for listener in self._listeners:  # every current consumer synced (or left)
             await listener.wait_for_cache_sync()
+
+    def _consumer_cut_off(self, listener: Listener) -> None:
+        """A consumer's backlog passed its bound: it is closed (its loop raises); unregister."""
+        self._cut_off += 1
+        self._remove_listener(listener)
 
     def _remove_listener(self, listener: Listener) -> None:
         listener.close()

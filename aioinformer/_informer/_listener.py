@@ -1,16 +1,23 @@
-"""The consumers' buffers: one unbounded buffer per consumer of an informer.
+"""The consumers' buffers: one buffer per consumer of an informer, unbounded by default.
 
 The informer's distribution step only appends to each listener's :class:`collections.deque`
 and sets its wake-up event, so a slow consumer never blocks the watch stream or any other
-consumer; its backlog simply grows (and is observable as :attr:`Listener.backlog`).
+consumer; its backlog grows (observable as :attr:`Listener.backlog`). A backlog that passes
+the consumer's warning threshold is logged once (a WARNING naming the consumer), again only
+after it fell below half the threshold and rose again; a consumer given a ``max_backlog`` is
+cut off when its backlog passes it (:class:`~aioinformer.errors.SlowConsumerError`). Both
+compare the notifications buffered since the consumer joined: the cache replayed to a consumer
+that joined late is a snapshot that cannot grow, and does not count.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import FrozenInstanceError, dataclass
 from enum import StrEnum
 from typing import Any
@@ -25,9 +32,10 @@ from .._objects import (
     try_resource_version,
 )
 from .._wire._slices import WireObject, encode, loads
-from ..errors import KeyFuncError
+from ..errors import KeyFuncError, SlowConsumerError
 
 __all__ = [
+    "DEFAULT_BACKLOG_WARNING",
     "SLICE_SECONDS",
     "Event",
     "EventType",
@@ -47,6 +55,8 @@ logger = logging.getLogger(__name__)
 SLICE_SECONDS = 0.002
 # The clock is read every this many notifications read without yielding (not per event).
 _CHECK_EVERY = 16
+#: The backlog at which a consumer is reported as falling behind (a WARNING), by default.
+DEFAULT_BACKLOG_WARNING = 10_000
 #: A backlog this long is searched for events holding decoded objects (see
 #: :meth:`Listener.add_batch`) whenever it has doubled since the last search.
 SPILL_AT = 1024
@@ -252,6 +262,10 @@ class ListenerStatistics:
     handler_errors: int
     #: Whether the informer synced and the consumer processed every initial-list add.
     synced: bool
+    #: The buffered notifications at which a WARNING says the consumer falls behind.
+    backlog_warning: int = DEFAULT_BACKLOG_WARNING
+    #: The buffered notifications past which the consumer is cut off (None: unbounded).
+    max_backlog: int | None = None
 
 
 class Listener:
@@ -262,9 +276,11 @@ class Listener:
     """
 
     __slots__ = (
+        "_alarm_at",
         "_budget",
         "_buffer",
         "_closed",
+        "_cut_off",
         "_initial_pending",
         "_replay",
         "_slice_start",
@@ -273,9 +289,12 @@ class Listener:
         "_unscanned",
         "_upstream_synced",
         "_wake",
+        "backlog_warning",
         "handler_errors",
+        "max_backlog",
         "name",
         "next_resync",
+        "overflow",
         "peak_backlog",
         "requested_resync_period",
         "resync_period",
@@ -290,8 +309,26 @@ class Listener:
         resync_period: float,
         now: float,
         upstream_synced: bool,
+        backlog_warning: int = DEFAULT_BACKLOG_WARNING,
+        max_backlog: int | None = None,
+        cut_off: Callable[[Listener], None] | None = None,
     ) -> None:
+        if backlog_warning < 1:
+            raise ValueError(f"backlog_warning must be positive, not {backlog_warning}")
+        if max_backlog is not None and max_backlog < 1:
+            raise ValueError(f"max_backlog must be positive or None, not {max_backlog}")
         self.name = name
+        #: The buffered notifications at which the backlog is logged (see the module).
+        self.backlog_warning = backlog_warning
+        #: The buffered notifications past which the consumer is cut off (None: never).
+        self.max_backlog = max_backlog
+        #: Why the consumer was cut off (None while it was not).
+        self.overflow: SlowConsumerError | None = None
+        # Called with the listener when it is cut off: the informer unregisters it.
+        self._cut_off = cut_off
+        # The buffered count that needs a look (a warning, or the cut-off): one compare per
+        # hand-off. Raised past the warning threshold once it was logged (see _passed).
+        self._alarm_at = self._next_alarm(warned=False)
         self._buffer: deque[Event] = deque()
         # Cached objects still to be replayed as ADDED before the buffer (a late join): the
         # cache's own entries (bytes, in the compact cache), made into events as read.
@@ -343,7 +380,50 @@ class Listener:
             peak_backlog=self.peak_backlog,
             handler_errors=self.handler_errors,
             synced=self.has_synced(),
+            backlog_warning=self.backlog_warning,
+            max_backlog=self.max_backlog,
         )
+
+    def _next_alarm(self, *, warned: bool) -> int:
+        """The buffered count that needs a look next: the warning threshold while not warned,
+        else just past the bound (or never)."""
+        bound = sys.maxsize if self.max_backlog is None else self.max_backlog + 1
+        return bound if warned else min(self.backlog_warning, bound)
+
+    def _passed(self, buffered: int) -> bool:
+        """The buffer reached :attr:`_alarm_at`: cut the consumer off (True), or warn once."""
+        if self.max_backlog is not None and buffered > self.max_backlog:
+            self.overflow = SlowConsumerError(
+                f"consumer {self.name} was cut off: {buffered} notifications waiting, more than"
+                f" its max_backlog of {self.max_backlog}; subscribe again for a fresh replay"
+                f" of the cache",
+                consumer=self.name,
+                backlog=buffered,
+                max_backlog=self.max_backlog,
+            )
+            logger.warning("%s", self.overflow)
+            self.close()
+            if self._cut_off is not None:
+                self._cut_off(self)
+            return True
+        logger.warning(
+            "%s: consumer falls behind: %d notifications waiting (warns at %d, again once"
+            " under %d)",
+            self.name,
+            buffered + len(self._replay),
+            self.backlog_warning,
+            self.backlog_warning // 2,
+        )
+        self._alarm_at = self._next_alarm(warned=True)
+        return False
+
+    def _rearm(self, buffered: int) -> None:
+        """Before a hand-off: a backlog that was warned about and fell below half the
+        threshold since is warned about again when it passes the threshold again. (Between
+        two hand-offs the buffer only shrinks, so the count before one is its least since
+        the last.)"""
+        if buffered < self.backlog_warning // 2 or buffered == 0:
+            self._alarm_at = self._next_alarm(warned=False)
 
     def _wake_up(self) -> None:
         wake, self._wake = self._wake, None
@@ -357,9 +437,13 @@ class Listener:
         if self._closed:
             return
         buffer = self._buffer
+        if self._alarm_at > self.backlog_warning:  # warned: re-armed once under half
+            self._rearm(len(buffer))
         buffer.append(event)
         if event.is_in_initial_list:
             self._initial_pending += 1
+        if len(buffer) >= self._alarm_at and self._passed(len(buffer)):
+            return  # cut off
         backlog = len(buffer) + len(self._replay)  # a late joiner's replay counts too
         if backlog > self.peak_backlog:
             self.peak_backlog = backlog
@@ -378,10 +462,15 @@ class Listener:
         decoded, and only in a lagging listener: a consumer that keeps up has an empty
         buffer), and the whole backlog is searched again each time it has doubled past
         :data:`SPILL_AT` (each event is searched a bounded number of times).
+
+        The buffered count is compared with the consumer's warning threshold and bound (see
+        the module): one compare per hand-off.
         """
         if self._closed or not events:
             return
         buffer = self._buffer
+        if self._alarm_at > self.backlog_warning:  # warned: re-armed once under half
+            self._rearm(len(buffer))
         if buffer:
             if len(buffer) >= self._spilled_at:
                 self._spill(len(buffer))
@@ -392,6 +481,8 @@ class Listener:
         self._unscanned = len(events)
         if initial:
             self._initial_pending += initial
+        if len(buffer) >= self._alarm_at and self._passed(len(buffer)):
+            return  # cut off
         backlog = len(buffer) + len(self._replay)  # a late joiner's replay counts too
         if backlog > self.peak_backlog:
             self.peak_backlog = backlog

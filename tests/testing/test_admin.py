@@ -13,6 +13,11 @@ import pytest
 from aioinformer.errors import NotFoundError
 from aioinformer.testing import FakeApiServer
 from aioinformer.testing._apiserver import _admin as admin_module
+from aioinformer.testing._apiserver._http._host_check import (
+    host_check,
+    is_loopback_host,
+    normalize_host,
+)
 from aioinformer.testing._apiserver._manifests import load_manifests
 from aioinformer.testing.pytest_plugin import _serving as serving
 
@@ -220,3 +225,46 @@ async def test_admin_api_refuses_what_a_browser_can_send(
     for host in ("localhost:1", "127.0.0.1:1", "[::1]:1"):
         async with http.get("/_fake/state", headers={"Host": host}) as resp:
             assert resp.status == 200, host
+
+
+@pytest.mark.parametrize(
+    ("header", "host", "loopback"),
+    [
+        ("127.0.0.1:8001", "127.0.0.1", True),
+        ("127.3.2.1", "127.3.2.1", True),
+        ("localhost:80", "localhost", True),
+        ("LocalHost.", "localhost", True),
+        ("api.localhost:8001", "api.localhost", True),
+        ("[::1]:8001", "::1", True),
+        ("[::1]", "::1", True),
+        ("::1", "::1", True),
+        ("[::ffff:127.0.0.1]:1", "::ffff:127.0.0.1", True),
+        ("evil.example:8001", "evil.example", False),
+        ("localhost.evil.example", "localhost.evil.example", False),
+        ("10.0.0.1", "10.0.0.1", False),
+        ("0.0.0.0:8001", "0.0.0.0", False),
+        ("[2001:db8::1]:443", "2001:db8::1", False),
+    ],
+)
+def test_host_header_forms(header: str, host: str, loopback: bool) -> None:
+    """``Host`` as browsers and clients send it: port, brackets, case and a trailing dot do not
+    matter; ``*.localhost`` is loopback (RFC 6761, section 6.3), a name merely starting with
+    ``localhost`` is not."""
+    assert normalize_host(header) == host
+    assert is_loopback_host(host) is loopback
+
+
+@pytest.mark.parametrize(
+    ("listen", "checked"),
+    [("127.0.0.1", True), ("::1", True), ("localhost", True), ("127.0.0.2", True),
+     ("0.0.0.0", False), ("::", False), ("192.168.1.10", False)],
+)  # fmt: skip
+def test_only_a_loopback_server_checks_the_host(listen: str, checked: bool) -> None:
+    """A server put on the network deliberately answers any ``Host`` (who can reach it can
+    use it under any name); one on a loopback address checks."""
+    assert (host_check(listen) is not None) is checked
+
+
+def test_allowed_hosts_is_a_collection_of_names() -> None:
+    with pytest.raises(TypeError, match="collection of names"):
+        FakeApiServer(allowed_hosts="kind.internal")

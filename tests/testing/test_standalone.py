@@ -143,3 +143,23 @@ def test_standalone_says_so_when_listening_beyond_this_machine() -> None:
     assert default.stop() == 0
     assert "http://127.0.0.1:" in default.url
     assert not [line for line in default.log.lines if "WARNING" in line]
+
+
+async def test_standalone_answers_only_loopback_and_allowed_hosts() -> None:
+    """On its default 127.0.0.1 the standalone server refuses a DNS-rebound ``Host`` (403, on
+    API paths too) and answers ``localhost``, ``127.0.0.1`` and each ``--allowed-host``."""
+    server = Standalone("--allowed-host", "dev.internal", "--allowed-host", "Box.Lan")
+    try:
+        async with aiohttp.ClientSession(base_url=server.url) as http:
+            for host, expected in [
+                ("evil.example", 403), ("localhost", 200), ("127.0.0.1:1", 200),
+                ("dev.internal:8001", 200), ("box.lan", 200), ("other.internal", 403),
+            ]:  # fmt: skip
+                async with http.get("/api/v1/secrets", headers={"Host": host}) as resp:
+                    assert resp.status == expected, host
+                    if expected == 403:
+                        assert repr(host) in (await resp.json())["message"]
+    finally:
+        assert server.stop() == 0
+    assert any("refused GET /api/v1/secrets for Host 'evil.example'" in line
+               for line in server.log.lines)  # fmt: skip

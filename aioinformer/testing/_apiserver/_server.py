@@ -48,6 +48,7 @@ from ._crd._controller import CrdController
 from ._faults import ServerFaults
 from ._http._api import ApiHandler
 from ._http._auth import AccessControl
+from ._http._host_check import host_check
 from ._http._listoptions import MIN_REQUEST_TIMEOUT
 from ._http._request_faults import RequestFaults
 from ._http._request_log import RequestLog
@@ -106,7 +107,15 @@ class FakeApiServer(Service):
     (and so no ``async with``) can span the ``yield``: the ``fake_apiserver`` fixture runs the
     server in a task of its own; see :mod:`aioinformer.testing.pytest_plugin` for the pattern.
 
-    :param host: the address to listen on.
+    :param host: the address to listen on. On a loopback address (the default 127.0.0.1,
+        ``::1``, ``localhost``) the server answers only requests whose ``Host`` is a loopback
+        name or address (``localhost``, ``*.localhost``, ``127.0.0.0/8``, ``::1``, with any
+        port) or one of ``allowed_hosts``, on every path; others get ``403 Forbidden``, so a
+        web page cannot reach it through DNS rebinding (see
+        :mod:`aioinformer.testing._apiserver._http._host_check`). On any other address it
+        answers every ``Host``.
+    :param allowed_hosts: more names the server answers to on a loopback address (e.g. a
+        name of this machine in ``/etc/hosts``), without port; default none.
     :param port: the port; 0 (the default) picks a free one, kept across
         ``faults.stop_listening()`` / ``faults.start_listening()``.
     :param history_limit: watch events kept per resource for resuming watches (default
@@ -163,6 +172,7 @@ class FakeApiServer(Service):
         *,
         host: str = "127.0.0.1",
         port: int = 0,
+        allowed_hosts: Iterable[str] = (),
         history_limit: int = 10_000,
         bookmark_interval: float = 60.0,
         auto_create_namespaces: bool = False,
@@ -183,6 +193,9 @@ class FakeApiServer(Service):
         self._sharding = ShardingGate(enabled=sharded_list_and_watch)
         self._tls = tls
         self._listener = Listener(host, port, ssl_context=server_context(host) if tls else None)
+        if isinstance(allowed_hosts, str):
+            raise TypeError("allowed_hosts is a collection of names, e.g. ('kind.local',)")
+        self._allowed_hosts = tuple(allowed_hosts)
         self._max_body_size = max_body_size
         self._registry = ResourceRegistry()
         self._storage = Storage(
@@ -294,7 +307,10 @@ class FakeApiServer(Service):
             min_request_timeout=self._min_request_timeout,
             access=self._access,
         )
-        app = web.Application(client_max_size=self._max_body_size)
+        checks = host_check(self.host, self._allowed_hosts)
+        app = web.Application(
+            client_max_size=self._max_body_size, middlewares=[] if checks is None else [checks]
+        )
         app.router.add_route("*", "/{tail:.*}", handler.handle)
         try:
             async with anyio.create_task_group() as controllers:
