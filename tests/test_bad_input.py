@@ -703,3 +703,40 @@ async def test_replica_without_rbac_on_leases(logs: pytest.LogCaptureFixture) ->
     assert f"{JOIN_PERIODS} lease durations" in error
     assert stats.lease_write_failures["403"] == stats.failed_lease_writes > 0
     assert not stats.joined
+
+
+# -- refusals: the reflector and transport half (issue 21, deliverable 4) ------------------
+# What cannot be right is refused, not followed: a LIST whose pages loop, a watch that sends
+# bytes but no events, objects from another namespace, redirects.
+
+
+async def test_continue_token_that_loops(api: HostileApi, logs: pytest.LogCaptureFixture) -> None:
+    """A server that answers every page with the continue token just followed would be listed
+    for ever (old: thousands of LISTs a second, never synced, no error). The list ends with a
+    PaginationError at the repeat (hook, one WARNING, counted), and after a backoff the
+    informer lists again from scratch, without the token, and syncs."""
+    from aioinformer.errors import PaginationError
+
+    looping = True
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        if not looping:
+            return web.Response(body=api.list_body(), content_type="application/json")
+        api.on_list(page)  # answers the next list too
+        body = api.list_body([api.objects["default/a"]], **{"continue": "t1"})
+        return web.Response(body=body, content_type="application/json")
+
+    api.on_list(page)
+    async with harness(api) as it:
+        (error, *_) = await it.until_error(PaginationError)
+        looping = False
+        await it.converged()
+        stats = reflector(it)
+    assert isinstance(error, PaginationError)
+    assert error.pages == 2
+    assert "repeats a continue token" in str(error)
+    lists = [s.query.get("continue") for s in api.requests if s.verb == "list"]
+    assert lists[:3] == [None, "t1", None]  # the repeat was not followed: a list from scratch
+    assert stats.errors >= 1 and stats.last_error is not None
+    assert len(said(logs, "PaginationError", "page 2")) == len(it.of(PaginationError))
+    no_contents(logs)

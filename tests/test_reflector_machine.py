@@ -63,6 +63,7 @@ from aioinformer.errors import (
     InternalServerError,
     InvalidObjectError,
     MalformedWatchEventError,
+    PaginationError,
     ResourceVersionError,
     TooLargeResourceVersionError,
     TooManyRequestsError,
@@ -115,6 +116,7 @@ def streaming_options(rv: str) -> ListOptions:
 
 
 A, B = obj("a", "5"), obj("b", "6")
+A_PAGE = ListResult([A], "7", "t1")
 GONE = ExpiredError(code=410, reason="Expired", message="too old resource version")
 TOO_LARGE = TooLargeResourceVersionError(code=504, reason="Timeout", message="Too large")
 BOOM = InternalServerError(code=500, reason="InternalError", message="boom")
@@ -189,7 +191,59 @@ LIST_ROWS = [
         Listing(C0, "0", 500),
         ListPage(ListResult([A], "7", "t1")),
         RequestList(ListOptions(limit=500, continue_token="t1"), ListReason.NEXT_PAGE),
-        Listing(C0, "0", 500, (ListResult([A], "7", "t1"),), "7", "t1"),
+        Listing(C0, "0", 500, (ListResult([A], "7", "t1"),), "7", "t1", tokens=frozenset({"t1"})),
+    ),
+    Row(
+        "each token followed is remembered for the rest of the list",
+        Listing(C0, "0", 500, (ListResult([A], "7", "t1"),), "7", "t1", tokens=frozenset({"t1"})),
+        ListPage(ListResult([B], "7", "t2")),
+        RequestList(ListOptions(limit=500, continue_token="t2"), ListReason.NEXT_PAGE),
+        Listing(
+            C0,
+            "0",
+            500,
+            (ListResult([A], "7", "t1"), ListResult([B], "7", "t2")),
+            "7",
+            "t2",
+            tokens=frozenset({"t1", "t2"}),
+        ),
+    ),
+    Row(
+        "a page repeating the token just followed: the pages loop; back off, list from scratch",
+        Listing(
+            C42, "42", 500, (ListResult([A], "42", "t1"),), "42", "t1", tokens=frozenset({"t1"})
+        ),
+        ListPage(ListResult([B], "42", "t1")),
+        Pause(Delay.BACKOFF, errors=(like(PaginationError),)),
+        NeedList(C42),
+    ),
+    Row(
+        "a page going back to an earlier token: the same",
+        Listing(C0, "0", 500, (A_PAGE, A_PAGE), "7", "t2", tokens=frozenset({"t1", "t2"})),
+        ListPage(ListResult([B], "7", "t1")),
+        Pause(Delay.BACKOFF, errors=(like(PaginationError),)),
+        NeedList(C0),
+    ),
+    Row(
+        "a later page at an older RV than the first page's: the same",
+        Listing(C0, "0", 500, (A_PAGE,), "7", "t1", tokens=frozenset({"t1"})),
+        ListPage(ListResult([B], "6", "t2")),
+        Pause(Delay.BACKOFF, errors=(like(PaginationError),)),
+        NeedList(C0),
+    ),
+    Row(
+        "a last page at an older RV: the same (nothing is stored)",
+        Listing(C0, "0", 500, (A_PAGE,), "7", "t1", tokens=frozenset({"t1"})),
+        ListPage(ListResult([B], "6")),
+        Pause(Delay.BACKOFF, errors=(like(PaginationError),)),
+        NeedList(C0),
+    ),
+    Row(
+        "a later page at a newer RV is not a loop (the first page's RV is the list's)",
+        Listing(C0, "0", 500, (A_PAGE,), "7", "t1", tokens=frozenset({"t1"})),
+        ListPage(ListResult([B], "8")),
+        ReplaceStore([A, B], "7"),
+        Replacing(Cursor(paginated=True), "7"),
     ),
     Row(
         "the last page: all pages at the first page's RV; an RV 0 list came back paginated",

@@ -19,13 +19,14 @@ from typing import Any, TypeAlias
 from .._listwatch import ListResult
 from .._objects import _text, object_problem
 from .._wire._slices import WireObject, WirePage
-from ..errors import InvalidObjectError, ResourceVersionError
+from ..errors import InvalidObjectError, PaginationError, ResourceVersionError
 
 __all__ = [
     "Page",
     "key_hint",
     "object_problem",
     "older",
+    "page_problem",
     "screen_pages",
     "version_problem",
 ]
@@ -70,6 +71,32 @@ def version_problem(value: Any, previous: str) -> ResourceVersionError | None:
         resource_version=_text(value),
         previous=previous,
     )
+
+
+def page_problem(
+    followed: frozenset[str], token: str | None, list_rv: str, page_rv: object, pages: int
+) -> PaginationError | None:
+    """The error of page number ``pages`` of one list, or None when the list may go on.
+
+    A continue token is the API server's cursor into one snapshot: it names the next key to
+    serve, so a correct server never hands out a token the list already followed (a repeat
+    would loop for ever), and every page of one list answers the first page's resource
+    version (the snapshot's). ``followed`` holds the tokens followed so far; ``token`` is the
+    page's own (None or ``""`` on the last page).
+    """
+    if token and token in followed:
+        return PaginationError(
+            f"page {pages} of the list repeats a continue token already followed (the pages"
+            " loop); listing again from scratch",
+            pages=pages,
+        )
+    if pages > 1 and isinstance(page_rv, str) and older(page_rv, list_rv):
+        return PaginationError(
+            f"page {pages} of the list answered resourceVersion {page_rv!r}, older than the first"
+            f" page's {list_rv!r} (the pages are not one snapshot); listing again from scratch",
+            pages=pages,
+        )
+    return None
 
 
 def screen_pages(pages: Sequence[Page]) -> tuple[list[Any], list[InvalidObjectError]]:

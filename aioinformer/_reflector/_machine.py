@@ -11,6 +11,9 @@ resource-version rules are client-go's (``tools/cache/reflector.go``):
 * a list failing with 410 Expired or "too large resource version" is retried at once at RV
   ``""`` with the same page size; a continue token that expired mid-list gives one
   unpaginated list at the same RV; a *watch* ending with 410 relists at the last RV;
+* beyond client-go's pager: a page whose continue token was already followed in the same
+  list (the pages loop), or whose RV is older than the first page's, ends the list with a
+  :class:`~aioinformer.errors.PaginationError`: back off and list again from scratch;
 * watches resume from the last RV with bookmarks; a clean end re-watches without a list;
   bookmarks only advance the RV; a watch from ``""``/``"0"`` does not advance the RV during
   its synthetic ADDED replay;
@@ -49,7 +52,7 @@ from ..errors import (
     VeryShortWatchError,
     WatchIdleTimeoutError,
 )
-from ._checks import Page, older, screen_pages
+from ._checks import Page, older, page_problem, screen_pages
 from ._events import on_events
 from ._states import (
     Cursor,
@@ -199,6 +202,10 @@ def _on_page(state: Listing, result: Page) -> tuple[Action, State]:
         first = state.continue_token is None
         pages = (result,) if first else (*state.pages, result)
         list_rv = result.resource_version if first else state.list_rv
+        problem = page_problem(state.tokens, token, list_rv, result.resource_version, len(pages))
+        if problem is not None:
+            # The pages so far are dropped: the next list starts without a continue token.
+            return _relist(problem), NeedList(state.cursor)
         if token:
             options = ListOptions(limit=state.page_size, continue_token=token)
             listing = Listing(
@@ -209,6 +216,7 @@ def _on_page(state: Listing, result: Page) -> tuple[Action, State]:
                 list_rv,
                 token,
                 retried=state.retried,
+                tokens=state.tokens | {token},
             )
             return RequestList(options, ListReason.NEXT_PAGE), listing
         paginated = not first

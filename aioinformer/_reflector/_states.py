@@ -85,12 +85,15 @@ class Listing:
     """A LIST is in progress, one page per request (client-go's pager).
 
     ``resource_version`` and ``page_size`` are the list's (0: unpaginated); ``pages`` holds
-    the pages so far and ``list_rv`` the RV of the first page; ``unpaginated_retry`` marks
-    the one full list after a continue token expired; ``retried`` the retry at RV ``""``.
+    the pages so far and ``list_rv`` the RV of the first page; ``tokens`` the continue tokens
+    followed so far; ``unpaginated_retry`` marks the one full list after a continue token
+    expired; ``retried`` the retry at RV ``""``.
 
     The last page leads to :class:`Replacing` (:class:`~._steps.ReplaceStore`); 410 on a later page
     to the unpaginated retry; 410 or "too large RV" otherwise (once) to a list at RV ``""``;
-    any other :class:`~._steps.ListFailed` to :class:`NeedList` (:class:`~._steps.Pause`);
+    any other :class:`~._steps.ListFailed` to :class:`NeedList` (:class:`~._steps.Pause`); so
+    does a page whose continue token was already followed, or whose RV is older than the first
+    page's (a :class:`~aioinformer.errors.PaginationError`: the list starts over from scratch).
     """
 
     cursor: Cursor
@@ -101,6 +104,7 @@ class Listing:
     continue_token: str | None = None
     unpaginated_retry: bool = False
     retried: bool = False
+    tokens: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
