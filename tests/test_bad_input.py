@@ -21,6 +21,7 @@ import gzip
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -45,7 +46,18 @@ from aioinformer.errors import (
 )
 from aioinformer.testing import FakeClock
 
-from .hostile import SECRET, Harness, HostileApi, client_of, cm, harness, line
+from ._web import serve_aiohttp
+from .hostile import (
+    PATH,
+    SECRET,
+    Harness,
+    HostileApi,
+    client_of,
+    cm,
+    harness,
+    line,
+    records_of,
+)
 
 LOGGER = "aioinformer"
 
@@ -740,3 +752,80 @@ async def test_continue_token_that_loops(api: HostileApi, logs: pytest.LogCaptur
     assert stats.errors >= 1 and stats.last_error is not None
     assert len(said(logs, "PaginationError", "page 2")) == len(it.of(PaginationError))
     no_contents(logs)
+
+
+def redirect_to(location: str, status: int = 307) -> Any:
+    async def answer(_request: web.Request) -> web.StreamResponse:
+        return web.Response(status=status, headers={"Location": location})
+
+    return answer
+
+
+@asynccontextmanager
+async def elsewhere() -> AsyncIterator[tuple[str, list[dict[str, str]]]]:
+    """Another origin serving a list of one ConfigMap of its own; yields its URL and the
+    headers of every request it received."""
+    seen: list[dict[str, str]] = []
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        seen.append(dict(request.headers))
+        body = orjson.dumps(
+            {"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {"resourceVersion": "99"},
+             "items": [cm("planted", 99)]}
+        )  # fmt: skip
+        return web.Response(body=body, content_type="application/json")
+
+    app = web.Application()
+    app.router.add_get(PATH, handle)
+    async with serve_aiohttp(app) as url:
+        yield url, seen
+
+
+async def test_redirects_are_not_followed(api: HostileApi, logs: pytest.LogCaptureFixture) -> None:
+    """A LIST and a WATCH answered 307 to another origin (a proxy or load balancer gone
+    wrong): nothing is followed (old: the redirect was followed and the other origin's
+    objects cached). Each is a RedirectError naming the status and the Location without its
+    credentials or query, reported (hook, WARNING) and backed off like any list/watch error;
+    the informer then syncs with the real server."""
+    from aioinformer.errors import RedirectError
+
+    configuration = Configuration(host=api.url)
+    configuration.api_key["BearerToken"] = "Bearer the-token"
+    async with elsewhere() as (other, seen):
+        target = other.replace("http://", "http://user:pw@") + PATH + "?sig=k3y"
+        api.on_list(redirect_to(target))
+        api.on_watch(redirect_to(target, 302))
+        kube = KubeClient(ApiClient(configuration))
+        async with harness(api, client=kube) as it:
+            first, second = await it.until_error(RedirectError, 2)
+            await it.converged()
+            assert "default/planted" not in it.cache()
+    assert seen == []  # the other origin was never asked
+    assert isinstance(first, RedirectError) and isinstance(second, RedirectError)
+    assert (first.code, second.code) == (307, 302)
+    assert first.location == other + PATH + "?…"
+    for text in (str(first), *records_of(logs.records)):
+        assert "user:pw" not in text and "k3y" not in text and "the-token" not in text
+    assert len(said(logs, "RedirectError", "307")) == 1
+    no_contents(logs)
+
+
+async def test_redirects_followed_when_asked(api: HostileApi) -> None:
+    """``follow_redirects=True`` keeps aiohttp's behaviour: the redirect is followed, and the
+    token is not sent to the other origin."""
+    from aioinformer._listwatch import ListOptions
+    from aioinformer.lowlevel import KubeListerWatcher
+
+    from .hostile import CONFIGMAPS
+
+    configuration = Configuration(host=api.url)
+    configuration.api_key["BearerToken"] = "Bearer the-token"
+    async with elsewhere() as (other, seen):
+        api.on_list(redirect_to(other + PATH))
+        async with KubeClient(ApiClient(configuration), follow_redirects=True) as kube:
+            page = await KubeListerWatcher(kube, CONFIGMAPS, namespace="default").list(
+                ListOptions()
+            )
+    assert [item["metadata"]["name"] for item in page.items] == ["planted"]
+    assert api.requests[0].headers["Authorization"] == "Bearer the-token"
+    assert [headers.get("Authorization") for headers in seen] == [None]
