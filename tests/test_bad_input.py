@@ -829,3 +829,47 @@ async def test_redirects_followed_when_asked(api: HostileApi) -> None:
     assert [item["metadata"]["name"] for item in page.items] == ["planted"]
     assert api.requests[0].headers["Authorization"] == "Bearer the-token"
     assert [headers.get("Authorization") for headers in seen] == [None]
+
+
+def elsewhere_cm(name: str, rv: int, namespace: str = "kube-system") -> KubeObject:
+    obj = cm(name, rv)
+    obj["metadata"]["namespace"] = namespace
+    return obj
+
+
+async def test_objects_of_another_namespace(
+    api: HostileApi, logs: pytest.LogCaptureFixture
+) -> None:
+    """An informer for namespace ``default`` is sent (by a proxy that ignores the path, an
+    aggregated API server gone wrong) objects of ``kube-system``, in its LIST and on its
+    watch: none is cached (old: all were). Each is counted (statistics and metric); the hook
+    and one WARNING (naming the key only) hear of them at most once a minute of the
+    informer's clock."""
+    from aioinformer.errors import ForeignObjectError
+
+    clock = FakeClock()
+    listed = [*api.objects.values(), elsewhere_cm("planted", 5)]
+    api.on_list(json_answer(api.list_body(listed)))
+    async with harness(api, clock=clock) as it:
+        await api.wait_watching()
+        api.send(line("ADDED", elsewhere_cm("sneaked", 12)), line("ADDED", api.put("c")))
+        await it.converged()  # c arrived, after sneaked: which was not cached
+        (first,) = it.of(ForeignObjectError)
+        api.send(line("MODIFIED", elsewhere_cm("sneaked", 13)), line("ADDED", api.put("d")))
+        await it.converged()
+        assert len(it.of(ForeignObjectError)) == 1  # within the minute: counted, not reported
+        await clock.advance(60.0)
+        api.send(line("DELETED", elsewhere_cm("sneaked", 14)))
+        await it.until_error(ForeignObjectError, 2)
+        stats = reflector(it)
+        cache = it.cache()
+    assert isinstance(first, ForeignObjectError)
+    assert first.key == "kube-system/planted" and first.namespace == "default"
+    assert not any(key.startswith("kube-system/") for key in cache)
+    assert stats.foreign_objects == 4
+    assert stats.invalid_objects == 0 and stats.stale_objects == 0
+    warnings = said(logs, "ForeignObjectError", "kube-system/")
+    assert len(warnings) == 2
+    assert "not in namespace 'default'" in warnings[0]
+    assert "3 object(s) of other namespaces dropped" in warnings[1]
+    no_contents(logs)

@@ -60,6 +60,7 @@ from aioinformer.errors import (
     ConnectionRefused,
     ExpiredError,
     ForbiddenError,
+    ForeignObjectError,
     InternalServerError,
     InvalidObjectError,
     MalformedWatchEventError,
@@ -796,3 +797,42 @@ def test_a_whole_cycle_through_list_watch() -> None:
     ]
     machine.restart()
     assert machine.state == NeedList(Cursor("8")) and not machine.watching
+
+
+FOREIGN = obj("x", "6")
+FOREIGN["metadata"]["namespace"] = "kube-system"
+
+
+@pytest.mark.parametrize(
+    ("namespace", "pages", "kept", "foreign"),
+    [
+        ("default", [ListResult([A, FOREIGN, B], "7")], [A, B], [("kube-system/x", 1)]),
+        (
+            "default",
+            [ListResult([FOREIGN], "7", "t1"), ListResult([A], "7")],
+            [A],
+            [("kube-system/x", 0)],
+        ),
+        ("kube-system", [ListResult([A, FOREIGN], "7")], [FOREIGN], [("default/a", 0)]),
+        (None, [ListResult([A, FOREIGN], "7")], [A, FOREIGN], []),
+    ],
+    ids=["one page", "over pages", "the other way round", "all namespaces"],
+)
+def test_a_namespaced_list_leaves_out_other_namespaces(
+    namespace: str | None,
+    pages: list[ListResult],
+    kept: list[Any],
+    foreign: list[tuple[str, int]],
+) -> None:
+    """A namespaced reflector's list keeps only its namespace's items; each other one is a
+    ForeignObjectError (key and position) among the list's problems, not an invalid object."""
+    machine = ListWatch(page_size=500, streaming_list=False, namespace=namespace)
+    action = machine.feed(Proceed())
+    for page in pages:
+        action = machine.feed(ListPage(page))
+    assert isinstance(action, ReplaceStore)
+    assert action.items == kept
+    assert [(p.key, p.position) for p in action.problems if isinstance(p, ForeignObjectError)] == (
+        foreign
+    )
+    assert all(isinstance(p, ForeignObjectError) for p in action.problems)

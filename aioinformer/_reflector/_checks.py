@@ -19,7 +19,7 @@ from typing import Any, TypeAlias
 from .._listwatch import ListResult
 from .._objects import _text, object_problem
 from .._wire._slices import WireObject, WirePage
-from ..errors import InvalidObjectError, PaginationError, ResourceVersionError
+from ..errors import ForeignObjectError, InvalidObjectError, PaginationError, ResourceVersionError
 
 __all__ = [
     "Page",
@@ -99,13 +99,17 @@ def page_problem(
     return None
 
 
-def screen_pages(pages: Sequence[Page]) -> tuple[list[Any], list[InvalidObjectError]]:
+def screen_pages(
+    pages: Sequence[Page], namespace: str | None = None
+) -> tuple[list[Any], list[InvalidObjectError]]:
     """The items of a list's pages a store can take, and what was wrong with the others.
 
     An item without a usable key or with a non-string resource version is left out (a
     :class:`~aioinformer._wire._slices.WirePage` brings those decoded, apart from its
     carriers); of items listed twice under one key, the last is kept (a store would keep the
-    last one too). Positions count every item of every page, in order.
+    last one too); with a ``namespace`` (a namespaced reflector's), an item of another
+    namespace is left out too (a :class:`~aioinformer.errors.ForeignObjectError`). Positions
+    count every item of every page, in order.
     """
     problems: list[InvalidObjectError] = []
     seen: dict[str, int] = {}
@@ -115,14 +119,18 @@ def screen_pages(pages: Sequence[Page]) -> tuple[list[Any], list[InvalidObjectEr
     def check(item: Any, position: int) -> None:
         if item.__class__ is WireObject:
             key: str = item.key
+            item_namespace: str = item.namespace
         else:
             problem = object_problem(item)
             if problem is not None:
                 problems.append(InvalidObjectError(problem, key=key_hint(item), position=position))
                 return
             metadata = item["metadata"]
-            namespace, name = metadata.get("namespace"), metadata["name"]
-            key = f"{namespace}/{name}" if namespace else name
+            item_namespace, name = metadata.get("namespace") or "", metadata["name"]
+            key = f"{item_namespace}/{name}" if item_namespace else name
+        if namespace is not None and item_namespace != namespace:
+            problems.append(ForeignObjectError(key, namespace=namespace, position=position))
+            return
         earlier = seen.get(key)
         if earlier is not None:
             reason = f"listed again as item {position}; the later one is kept"

@@ -114,6 +114,13 @@ class Reflector:
         clock.
     :param rand: uniform ``[0, 1)`` for watch timeouts and backoff jitter. Default
         :func:`random.random`.
+
+    A lister-watcher with a ``namespace`` (such as
+    :class:`~aioinformer.lowlevel.KubeListerWatcher` for one namespace of a namespaced
+    resource) makes the reflector drop what the server sends of any other namespace, in
+    lists and watches: each is counted (``foreign_objects``) and, at most once a minute, a
+    :class:`~aioinformer.errors.ForeignObjectError` goes to the watch-error handler and one
+    WARNING names its key.
     """
 
     def __init__(
@@ -139,9 +146,14 @@ class Reflector:
         self._clock = clock
         self._rand = rand
         self._backoff = Backoff(config.backoff, clock=clock, rand=rand)
-        self._machine = ListWatch(page_size=config.page_size, streaming_list=config.streaming_list)
+        self._namespace = _namespace_of(lister_watcher)
+        self._machine = ListWatch(
+            page_size=config.page_size,
+            streaming_list=config.streaming_list,
+            namespace=self._namespace,
+        )
         self._counters = Counters()
-        self._reporter = Reporter(name, self._counters, self._call_handler)
+        self._reporter = Reporter(name, self._counters, self._call_handler, clock=clock)
         self._running = False
         self._decoder: WireDecoder | None = None
         self._lw_decodes = False
@@ -282,7 +294,7 @@ class Reflector:
 
     async def _stream_list(self, options: ListOptions) -> tuple[Action, WatchStream | None]:
         machine = self._machine
-        initial = InitialEvents()
+        initial = InitialEvents(namespace=self._namespace)
         config = self._config
         try:
             stream = await self._open_watch(options)
@@ -307,7 +319,7 @@ class Reflector:
             self._counters.unknown_events += initial.unknown
         self._counters.listed(len(objects))
         self._counters.watches += 1
-        self._listed(tuple(initial.invalid), objects, refused)
+        self._listed((*initial.invalid, *initial.foreign), objects, refused)
         logger.debug("%s: streamed %d objects at RV %s", self.name, len(objects), rv)
         return machine.feed(StreamingListSynced(rv)), stream
 
@@ -406,6 +418,7 @@ class Reflector:
             self._counters,
             self._reporter,
             has_transform=self._has_transform,
+            namespace=self._namespace,
         )
 
     @property
@@ -492,6 +505,18 @@ class Reflector:
         handler = self._watch_error_handler
         if handler is not None:
             handler(self, exc)
+
+
+def _namespace_of(lister_watcher: ListerWatcher) -> str | None:
+    """The one namespace a lister-watcher's objects live in (its ``namespace``, for a
+    namespaced resource), or None (all namespaces, or a cluster-scoped resource)."""
+    namespace = getattr(lister_watcher, "namespace", None)
+    if not isinstance(namespace, str) or not namespace:
+        return None
+    resource = getattr(lister_watcher, "resource", None)
+    if resource is not None and getattr(resource, "namespaced", True) is False:
+        return None
+    return namespace
 
 
 class _ResyncFailed(Exception):

@@ -27,7 +27,8 @@ resource-version rules are client-go's (``tools/cache/reflector.go``):
   streaming list falls back to a LIST). An event whose object cannot be cached (no usable
   name, a non-string RV, a bookmark without an RV) is rejected and the watch goes on; so are
   such list items (the rest of the list is stored), and a list whose RV is older than the one
-  asked for is stored and reported.
+  asked for is stored and reported; a namespaced reflector's list items of another namespace
+  are left out and reported (its watch events too, by the loop's hand-off).
 
 How long "back off" lasts is the loop's business (a :class:`~aioinformer.lowlevel.Backoff`);
 the machine only says which kind of wait comes next.
@@ -193,7 +194,7 @@ def _watch_ended(state: Watching, ended: WatchEnded) -> tuple[Action, State]:
     return pause, NeedWatch(cursor)
 
 
-def _on_page(state: Listing, result: Page) -> tuple[Action, State]:
+def _on_page(state: Listing, result: Page, namespace: str | None) -> tuple[Action, State]:
     token = result.continue_token
     if state.unpaginated_retry:
         pages: tuple[Page, ...] = (result,)
@@ -226,7 +227,7 @@ def _on_page(state: Listing, result: Page) -> tuple[Action, State]:
         unavailable=False,
         paginated=cursor.paginated or (state.resource_version == "0" and paginated),
     )
-    items, invalid = screen_pages(pages)
+    items, invalid = screen_pages(pages, namespace)
     problems: tuple[InformerError, ...] = tuple(invalid)
     asked = state.resource_version
     if asked not in ("", "0") and older(list_rv, asked):
@@ -265,12 +266,19 @@ def _on_list_error(state: Listing, error: Exception) -> tuple[Action, State]:
 
 
 def step(
-    state: State, received: Input, *, page_size: int = 500, streaming_list: bool = False
+    state: State,
+    received: Input,
+    *,
+    page_size: int = 500,
+    streaming_list: bool = False,
+    namespace: str | None = None,
 ) -> tuple[Action, State]:
     """One transition: the action to perform and the new state.
 
     :param page_size: the configured page size (see :func:`page_size_for`).
     :param streaming_list: whether a sync starts with a streaming list.
+    :param namespace: a namespaced reflector's namespace: list items of another one are left
+        out (and reported with the list's problems). None: any namespace.
     :raises RuntimeError: for an input the state does not expect (a bug in the caller).
     """
     if state.__class__ is Watching and (
@@ -296,7 +304,7 @@ def step(
                 return StreamList(options), StreamingList(cursor)
             return _list(cursor, page_size, ListReason.SYNC)
         case Listing(), ListPage(result):
-            return _on_page(state, result)
+            return _on_page(state, result, namespace)
         case Listing(), ListFailed(error):
             return _on_list_error(state, error)
         case Replacing(cursor, rv), Proceed():
@@ -330,13 +338,17 @@ class ListWatch:
 
     :param page_size: see :func:`step`.
     :param streaming_list: see :func:`step`.
+    :param namespace: see :func:`step`.
     """
 
-    __slots__ = ("_page_size", "_streaming_list", "state")
+    __slots__ = ("_namespace", "_page_size", "_streaming_list", "state")
 
-    def __init__(self, *, page_size: int, streaming_list: bool) -> None:
+    def __init__(
+        self, *, page_size: int, streaming_list: bool, namespace: str | None = None
+    ) -> None:
         self._page_size = page_size
         self._streaming_list = streaming_list
+        self._namespace = namespace
         #: The current state.
         self.state: State = NeedList()
 
@@ -386,5 +398,6 @@ class ListWatch:
             received,
             page_size=self._page_size,
             streaming_list=self._streaming_list,
+            namespace=self._namespace,
         )
         return action
