@@ -873,3 +873,69 @@ async def test_objects_of_another_namespace(
     assert "not in namespace 'default'" in warnings[0]
     assert "3 object(s) of other namespaces dropped" in warnings[1]
     no_contents(logs)
+
+
+async def test_watch_trickling_bytes_without_an_event(
+    api: HostileApi, logs: pytest.LogCaptureFixture
+) -> None:
+    """A watch that keeps sending bytes that never complete an event (a byte now and then)
+    used to be kept for ever: every byte reset the idle deadline. Now only complete events
+    and bookmarks count: twice the bookmark interval (2 × 60 s of the informer's clock) after
+    the last one, the watch is abandoned and resumed from the last RV (a watch restart,
+    cause idle; no relist)."""
+    from aioinformer.errors import WatchIdleTimeoutError
+
+    clock = FakeClock()
+    async with harness(api, clock=clock) as it:
+        await api.wait_watching()
+        await it.converged()
+        start = len(api.requests)
+        await clock.wait_for_deadline(120.0)  # the watch's event deadline
+        api.send(b'{"type":"MODIFIED","obj')
+        await clock.advance(100)
+        api.send(b"e")
+        await clock.advance(19)
+        assert it.of(WatchIdleTimeoutError) == []
+        await clock.advance(1)
+        (error,) = await it.until_error(WatchIdleTimeoutError)
+        await clock.advance(0.01)  # the harness's backoff
+        rewatch = await api.wait_request("watch", start=start)
+        stats = reflector(it)
+    assert "no watch event or bookmark for 120 s (twice the bookmark interval)" in str(error)
+    assert "bytes arrived without completing one" in str(error)
+    assert rewatch.query["resourceVersion"] == str(api.rv)
+    assert [s.verb for s in api.requests[start:]] == ["watch"]  # no relist
+    assert stats.watch_restarts["idle"] == 1
+    said(logs, "WatchIdleTimeoutError", level=logging.INFO)
+
+
+async def test_half_open_watch_without_idle_timeout(api: HostileApi) -> None:
+    """With ``idle_timeout=None`` a silent (half-open) watch used to be kept for ever. A
+    watch that asked for bookmarks is abandoned once no event or bookmark came for twice
+    the bookmark interval (here 2 × 30 s); bookmarks in time keep it."""
+    from aioinformer import BackoffPolicy, WatchConfig
+    from aioinformer.errors import WatchIdleTimeoutError
+
+    clock = FakeClock()
+    config = WatchConfig(
+        backoff=BackoffPolicy(initial=0.01, cap=0.05, jitter=0.0),
+        idle_timeout=None,
+        bookmark_interval=30.0,
+    )
+    bookmark = {"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"resourceVersion": "12"}}
+    async with harness(api, clock=clock, watch=config) as it:
+        await api.wait_watching()
+        await it.converged()
+        start = len(api.requests)
+        await clock.wait_for_deadline(60.0)
+        await clock.advance(50)
+        api.send(line("BOOKMARK", bookmark))
+        await clock.wait_for_deadline(110.0)  # moved by the bookmark
+        await clock.advance(55)
+        assert it.of(WatchIdleTimeoutError) == []
+        await clock.advance(5)
+        (error,) = await it.until_error(WatchIdleTimeoutError)
+        await clock.advance(0.01)
+        rewatch = await api.wait_request("watch", start=start)
+    assert "60 s" in str(error)
+    assert rewatch.query["resourceVersion"] == "12"

@@ -18,8 +18,9 @@ resource-version rules are client-go's (``tools/cache/reflector.go``):
   bookmarks only advance the RV; a watch from ``""``/``"0"`` does not advance the RV during
   its synthetic ADDED replay;
 * 429 waits for ``Retry-After`` (clamped to [0.5, 60] s) and re-watches; a refused
-  connection and 401 (after reloading credentials) back off and re-watch; an idle watch backs
-  off and resumes; a broken connection resumes at once; a watch that ends within a second
+  connection and 401 (after reloading credentials) back off and re-watch; an idle watch (no
+  complete event or bookmark in time, or no answer to the watch request) backs off and
+  resumes; a broken connection resumes at once; a watch that ends within a second
   without any event, an ``ERROR`` event and every other error back off and relist;
 * beyond client-go: what the server sends is checked (:mod:`._checks`). A malformed or
   oversized watch line, and an event whose RV is older than the cursor's, end the watch at
@@ -153,6 +154,8 @@ def _retry_watch(error: Exception) -> Pause | None:
         return Pause(Delay.BACKOFF, RestartCause.UNAUTHORIZED, (error,), refresh_credentials=True)
     if isinstance(error, ConnectionRefused):
         return Pause(Delay.BACKOFF, RestartCause.REFUSED, (error,))
+    if isinstance(error, WatchIdleTimeoutError):  # no answer to the watch request in time
+        return Pause(Delay.BACKOFF, RestartCause.IDLE, (error,))
     return None
 
 

@@ -33,7 +33,8 @@ class RestartCause(StrEnum):
     TIMEOUT = "timeout"
     #: The connection broke after events arrived.
     DISCONNECT = "disconnect"
-    #: No bytes arrived for the idle timeout.
+    #: No complete event or bookmark arrived in time (twice the bookmark interval, or the idle
+    #: timeout), or the watch request got no answer in that time.
     IDLE = "idle"
     #: 429, on watch start or as an ``ERROR`` event.
     TOO_MANY_REQUESTS = "too_many_requests"
