@@ -880,7 +880,7 @@ async def test_watch_trickling_bytes_without_an_event(
 ) -> None:
     """A watch that keeps sending bytes that never complete an event (a byte now and then)
     used to be kept for ever: every byte reset the idle deadline. Now only complete events
-    and bookmarks count: twice the bookmark interval (2 × 60 s of the informer's clock) after
+    and bookmarks count: twice the bookmark interval (120 s of the informer's clock) after
     the last one, the watch is abandoned and resumed from the last RV (a watch restart,
     cause idle; no relist)."""
     from aioinformer.errors import WatchIdleTimeoutError
@@ -912,7 +912,7 @@ async def test_watch_trickling_bytes_without_an_event(
 async def test_half_open_watch_without_idle_timeout(api: HostileApi) -> None:
     """With ``idle_timeout=None`` a silent (half-open) watch used to be kept for ever. A
     watch that asked for bookmarks is abandoned once no event or bookmark came for twice
-    the bookmark interval (here 2 × 30 s); bookmarks in time keep it."""
+    the bookmark interval (here 60 s); bookmarks in time keep it."""
     from aioinformer import BackoffPolicy, WatchConfig
     from aioinformer.errors import WatchIdleTimeoutError
 

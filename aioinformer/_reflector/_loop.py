@@ -439,9 +439,12 @@ class Reflector:
         for (or the idle timeout, if shorter), else the idle timeout."""
         config = self._config
         idle, interval = config.idle_timeout, config.bookmark_interval
-        if options.allow_watch_bookmarks and interval is not None:
-            if idle is None or 2 * interval <= idle:
-                return 2 * interval, "twice the bookmark interval"
+        if (
+            options.allow_watch_bookmarks
+            and interval is not None
+            and (idle is None or 2 * interval <= idle)
+        ):
+            return 2 * interval, "twice the bookmark interval"
         return idle, "the idle timeout"
 
     async def _hand_off(
