@@ -939,3 +939,32 @@ async def test_half_open_watch_without_idle_timeout(api: HostileApi) -> None:
         rewatch = await api.wait_request("watch", start=start)
     assert "60 s" in str(error)
     assert rewatch.query["resourceVersion"] == "12"
+
+
+async def test_watch_request_never_answered(api: HostileApi) -> None:
+    """A watch request whose answer never comes is given up after the event deadline (on the
+    informer's clock) and sent again, from the same RV, without a relist."""
+    from aioinformer.errors import WatchIdleTimeoutError
+
+    hold = anyio.Event()
+
+    async def never(_request: web.Request) -> web.StreamResponse:
+        await hold.wait()
+        return web.Response(status=500)
+
+    clock = FakeClock()
+    api.on_watch(never)
+    async with harness(api, clock=clock) as it:
+        await api.wait_request("watch")
+        await clock.wait_for_deadline(120.0)
+        await clock.advance(120)
+        (error,) = await it.until_error(WatchIdleTimeoutError)
+        await clock.advance(0.01)
+        await api.wait_request("watch", start=2)
+        await it.converged()
+        hold.set()
+        stats = reflector(it)
+    assert "no answer to the watch request within 120 s" in str(error)
+    assert [s.verb for s in api.requests] == ["list", "watch", "watch"]
+    assert api.requests[2].query["resourceVersion"] == api.requests[1].query["resourceVersion"]
+    assert stats.watch_restarts["idle"] == 1
