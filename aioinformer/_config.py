@@ -62,10 +62,20 @@ class WatchConfig:
     #: ``[min_watch_timeout, 2·min_watch_timeout)``. Default 300. (client-go ignores values
     #: under 300; any positive value is honoured here, which tests use.)
     min_watch_timeout: float = 300.0
-    #: Abandon and resume a watch that delivered no bytes at all (not even a bookmark) for
-    #: this many seconds. Default 120 (API servers send a bookmark about every minute); None
-    #: waits forever.
+    #: Abandon and resume a watch that delivered no complete event (bookmarks included) for
+    #: this many seconds; bytes that do not complete an event (a trickling connection) do not
+    #: count. Default 120; None: no idle deadline (a watch that asked for bookmarks still has
+    #: the bookmark deadline, see :attr:`bookmark_interval`). Measured on the reflector's
+    #: clock; it also bounds the wait for a watch request's answer.
     idle_timeout: float | None = 120.0
+    #: How often the API server sends a bookmark on a watch that asked for them (every watch
+    #: the reflector opens does): kube-apiserver's watch cache sends one about every minute
+    #: (``defaultBookmarkFrequency`` in ``k8s.io/apiserver``'s cacher). A watch with no
+    #: complete event or bookmark for twice this (or :attr:`idle_timeout`, if shorter) is
+    #: half-open or trickling: it is abandoned and resumed (a watch restart with cause
+    #: ``"idle"``, no relist). Default 60; None: rely on :attr:`idle_timeout` alone (for a
+    #: server that sends no bookmarks).
+    bookmark_interval: float | None = 60.0
     #: Sync with a streaming list (a watch with ``sendInitialEvents=true``: the current state
     #: as ADDED events, then a bookmark annotated ``k8s.io/initial-events-end``; the same
     #: stream then goes on as the watch) instead of a LIST. It spares the API server the
@@ -86,5 +96,7 @@ class WatchConfig:
             raise ValueError("min_watch_timeout must be positive")
         if self.idle_timeout is not None and not self.idle_timeout > 0:
             raise ValueError("idle_timeout must be positive (or None)")
+        if self.bookmark_interval is not None and not self.bookmark_interval > 0:
+            raise ValueError("bookmark_interval must be positive (or None)")
         if not self.streaming_list_deadline > 0:
             raise ValueError("streaming_list_deadline must be positive")

@@ -321,7 +321,9 @@ class ListerWatcher(Protocol):
 
         :param idle_timeout: abandon the stream with
             :class:`~aioinformer.errors.WatchIdleTimeoutError` when no bytes at all arrive for
-            this many seconds (None: wait forever).
+            this many seconds (None: wait forever). The reflector passes none: it keeps its
+            own deadline, on its clock, which only complete events and bookmarks move (see
+            :attr:`~aioinformer.WatchConfig.bookmark_interval`).
         """
         ...
 

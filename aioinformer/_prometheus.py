@@ -256,6 +256,12 @@ _INFORMER_FAMILIES: Final[tuple[tuple[str, str, tuple[str, ...], str], ...]] = (
     ("malformed_events_total", "counter", (), "Undecodable watch lines skipped."),
     ("unknown_events_total", "counter", (), "Watch events of an unknown type skipped."),
     (
+        "foreign_objects_total",
+        "counter",
+        (),
+        "Namespaced informers: objects of another namespace received and dropped.",
+    ),
+    (
         "store_errors_total",
         "counter",
         ("stage",),
@@ -395,6 +401,7 @@ class InformerCollector:
             add("errors_total", [name], stats.errors)
             add("malformed_events_total", [name], stats.malformed_events)
             add("unknown_events_total", [name], stats.unknown_events)
+            add("foreign_objects_total", [name], stats.foreign_objects)
             add("store_errors_total", [name, "fifo"], stats.store_errors)
             add("store_errors_total", [name, "indexer"], snapshot.store_errors)
             add("store_objects", [name], snapshot.objects)

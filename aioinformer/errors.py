@@ -19,9 +19,13 @@ The hierarchy::
     ├── QueueShutDown                    get() on a work queue that is shut down and drained
     ├── MalformedWatchEventError         a watch line that is not a decodable watch event
     ├── InvalidObjectError (ValueError)  an object from the server that cannot be cached
+    │   └── ForeignObjectError           an object from outside a namespaced informer's namespace
     ├── ObjectRejectedError              a transform, key or index function raised for an object
     ├── ResourceVersionError (ValueError)  a resource version that is not a string, or went back
-    ├── WatchIdleTimeoutError (TimeoutError)  a watch that sent no bytes for the idle timeout
+    ├── PaginationError (ValueError)     a LIST whose pages loop (a continue token repeated) or
+    │                                    go back
+    ├── WatchIdleTimeoutError (TimeoutError)  a watch that sent no complete event or bookmark
+    │                                    in time
     ├── VeryShortWatchError              a watch that ended in under 1 s without any event
     ├── SlowConsumerError                an ``events()`` consumer cut off: its backlog passed
     │                                    its ``max_backlog``
@@ -31,6 +35,7 @@ The hierarchy::
     │   ├── ConnectionRefused (ConnectionRefusedError)  the API server refused the connection
     │   └── TransportTimeoutError (TimeoutError)  no response (or no bytes of it) in time
     └── ApiError                         the API server answered with a ``Status`` failure
+        ├── RedirectError                3xx: a redirect, not followed (``location``)
         ├── BadRequestError              400
         ├── UnauthorizedError            401
         ├── ForbiddenError               403
@@ -70,6 +75,7 @@ __all__ = [
     "ExpiredError",
     "FIFOClosedError",
     "FencedWriteError",
+    "ForeignObjectError",
     "ForbiddenError",
     "IndexConflictError",
     "IndexFuncError",
@@ -86,7 +92,9 @@ __all__ = [
     "MethodNotAllowedError",
     "NotFoundError",
     "ObjectRejectedError",
+    "PaginationError",
     "QueueShutDown",
+    "RedirectError",
     "ResourceVersionError",
     "SelectorSyntaxError",
     "ServerTimeoutError",
@@ -264,6 +272,22 @@ class InvalidObjectError(InformerError, ValueError):
         self.position = position
 
 
+class ForeignObjectError(InvalidObjectError):
+    """An object from outside the informer's scope: a namespaced informer received (in a list
+    or on its watch) an object of another namespace. A correct API server never sends one; a
+    proxy or an aggregated API server that ignores the namespace in the path can.
+
+    The object is dropped (never cached) and counted (``foreign_objects``); the message names
+    its key, never its contents.
+
+    :ivar namespace: the informer's namespace.
+    """
+
+    def __init__(self, key: str, *, namespace: str, position: int | None = None) -> None:
+        super().__init__(f"it is not in namespace {namespace!r}", key=key, position=position)
+        self.namespace = namespace
+
+
 class ObjectRejectedError(InformerError):
     """A transform, key or index function raised for one object, so that version of it was
     not cached: the cache keeps the last version it accepted (or nothing), and the key counts
@@ -296,8 +320,28 @@ class ResourceVersionError(InformerError, ValueError):
         self.previous = previous
 
 
+class PaginationError(InformerError, ValueError):
+    """A paginated LIST that cannot end: a page's ``continue`` token repeats one already
+    followed in the same list (the server would loop for ever), or a later page answers a
+    resource version older than the first page's (the pages are not one snapshot).
+
+    The reflector drops the pages received so far, reports the error, backs off and lists
+    again from scratch (without a continue token). The message names the page count, never a
+    token's or an object's contents.
+
+    :ivar pages: the pages received in that list, the offending one included.
+    """
+
+    def __init__(self, message: str, *, pages: int) -> None:
+        super().__init__(message)
+        self.pages = pages
+
+
 class WatchIdleTimeoutError(InformerError, TimeoutError):
-    """A watch stream delivered no bytes at all (not even a bookmark) for the idle timeout."""
+    """A watch stream delivered no complete event (bookmarks included) in time: for twice the
+    API server's bookmark interval when bookmarks were asked for, else for the idle timeout
+    (see :class:`~aioinformer.WatchConfig`). Bytes that do not complete an event (a
+    trickling connection) do not count."""
 
 
 class VeryShortWatchError(InformerError):
@@ -369,6 +413,25 @@ class ApiError(InformerError):
     def causes(self) -> list[dict[str, Any]]:
         """The ``details.causes`` of the Status (may be empty)."""
         return _causes(self.status)
+
+
+class RedirectError(ApiError):
+    """The API server (or something in front of it) answered an API request with a redirect
+    (3xx), which aioinformer does not follow unless told to (``follow_redirects=True`` on
+    :func:`~aioinformer.connect` or :class:`~aioinformer.KubeClient`).
+
+    :ivar location: the ``Location`` header without its user information and query (``""``
+        when absent).
+    """
+
+    def __init__(self, *, code: int, location: str) -> None:
+        where = f"to {location}" if location else "without a Location"
+        message = (
+            f"redirect {where} not followed (API requests do not follow redirects; pass"
+            " follow_redirects=True to follow them)"
+        )
+        super().__init__(code=code, reason="Redirect", message=message)
+        self.location = location
 
 
 class BadRequestError(ApiError):

@@ -99,16 +99,15 @@ def _blocks(lines: list[bytes]) -> list[bytes]:
 
 
 class BenchServer:
+    """Each scenario's Pods live in the namespace its path names (an informer of one namespace
+    drops objects of any other, as it should)."""
+
     def __init__(self) -> None:
-        self._list_encoder = PodEncoder(list_item=True)
-        self._watch_encoder = PodEncoder()
-        self._items: list[bytes] = []
         self.scenarios: dict[str, Scenario] = {}
 
-    def items(self, n: int) -> list[bytes]:
-        encode = self._list_encoder.encode
-        self._items.extend(encode(i) for i in range(len(self._items), n))
-        return self._items[:n]
+    def items(self, n: int, namespace: str) -> list[bytes]:
+        encode = PodEncoder(list_item=True, namespace=namespace).encode
+        return [encode(i) for i in range(n)]
 
     def prepare(self, name: str) -> Scenario:
         scenario = self.scenarios.get(name)
@@ -116,10 +115,10 @@ class BenchServer:
             return scenario
         kind, *numbers = name.split("-")
         args = [int(x) for x in numbers]
-        encode = self._watch_encoder.encode
+        encode = PodEncoder(namespace=name).encode
         if kind == "list":
             (n,) = args
-            scenario = Scenario(name, kind, n, n + 2, self.items(n))
+            scenario = Scenario(name, kind, n, n + 2, self.items(n, name))
         elif kind == "watch":
             (n,) = args
             lines = [watch_line("ADDED", encode(i)) for i in range(n)]
@@ -135,7 +134,7 @@ class BenchServer:
                 )
                 for j in range(m)
             ]
-            scenario = Scenario(name, kind, n, n + 2, self.items(n), first_rv=first)
+            scenario = Scenario(name, kind, n, n + 2, self.items(n, name), first_rv=first)
             scenario.event_bytes = statistics.fmean(map(len, lines))
             scenario.events = m
             if kind == "steady":

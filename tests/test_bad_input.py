@@ -21,6 +21,7 @@ import gzip
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -45,7 +46,18 @@ from aioinformer.errors import (
 )
 from aioinformer.testing import FakeClock
 
-from .hostile import SECRET, Harness, HostileApi, client_of, cm, harness, line
+from ._web import serve_aiohttp
+from .hostile import (
+    PATH,
+    SECRET,
+    Harness,
+    HostileApi,
+    client_of,
+    cm,
+    harness,
+    line,
+    records_of,
+)
 
 LOGGER = "aioinformer"
 
@@ -887,3 +899,256 @@ async def test_fake_apiserver_refuses_a_rebound_host_on_every_path(
                 assert code == 200 and listing["kind"] == "SecretList", host
     said(logs, "refused GET /api/v1/secrets", "'evil.example'")
     no_contents(logs)
+
+
+# -- refusals: the reflector and transport half (issue 21, deliverable 4) ------------------
+# What cannot be right is refused, not followed: a LIST whose pages loop, a watch that sends
+# bytes but no events, objects from another namespace, redirects.
+
+
+async def test_continue_token_that_loops(api: HostileApi, logs: pytest.LogCaptureFixture) -> None:
+    """A server that answers every page with the continue token just followed would be listed
+    for ever (old: thousands of LISTs a second, never synced, no error). The list ends with a
+    PaginationError at the repeat (hook, one WARNING, counted), and after a backoff the
+    informer lists again from scratch, without the token, and syncs."""
+    from aioinformer.errors import PaginationError
+
+    looping = True
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        if not looping:
+            return web.Response(body=api.list_body(), content_type="application/json")
+        api.on_list(page)  # answers the next list too
+        body = api.list_body([api.objects["default/a"]], **{"continue": "t1"})
+        return web.Response(body=body, content_type="application/json")
+
+    api.on_list(page)
+    async with harness(api) as it:
+        (error, *_) = await it.until_error(PaginationError)
+        looping = False
+        await it.converged()
+        stats = reflector(it)
+    assert isinstance(error, PaginationError)
+    assert error.pages == 2
+    assert "repeats a continue token" in str(error)
+    lists = [s.query.get("continue") for s in api.requests if s.verb == "list"]
+    assert lists[:3] == [None, "t1", None]  # the repeat was not followed: a list from scratch
+    assert stats.errors >= 1 and stats.last_error is not None
+    assert len(said(logs, "PaginationError", "page 2")) == len(it.of(PaginationError))
+    no_contents(logs)
+
+
+def redirect_to(location: str, status: int = 307) -> Any:
+    async def answer(_request: web.Request) -> web.StreamResponse:
+        return web.Response(status=status, headers={"Location": location})
+
+    return answer
+
+
+@asynccontextmanager
+async def elsewhere() -> AsyncIterator[tuple[str, list[dict[str, str]]]]:
+    """Another origin serving a list of one ConfigMap of its own; yields its URL and the
+    headers of every request it received."""
+    seen: list[dict[str, str]] = []
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        seen.append(dict(request.headers))
+        body = orjson.dumps(
+            {"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {"resourceVersion": "99"},
+             "items": [cm("planted", 99)]}
+        )  # fmt: skip
+        return web.Response(body=body, content_type="application/json")
+
+    app = web.Application()
+    app.router.add_get(PATH, handle)
+    async with serve_aiohttp(app) as url:
+        yield url, seen
+
+
+async def test_redirects_are_not_followed(api: HostileApi, logs: pytest.LogCaptureFixture) -> None:
+    """A LIST and a WATCH answered 307 to another origin (a proxy or load balancer gone
+    wrong): nothing is followed (old: the redirect was followed and the other origin's
+    objects cached). Each is a RedirectError naming the status and the Location without its
+    credentials or query, reported (hook, WARNING) and backed off like any list/watch error;
+    the informer then syncs with the real server."""
+    from aioinformer.errors import RedirectError
+
+    configuration = Configuration(host=api.url)
+    configuration.api_key["BearerToken"] = "Bearer the-token"
+    async with elsewhere() as (other, seen):
+        target = other.replace("http://", "http://user:pw@") + PATH + "?sig=k3y"
+        api.on_list(redirect_to(target))
+        api.on_watch(redirect_to(target, 302))
+        kube = KubeClient(ApiClient(configuration))
+        async with harness(api, client=kube) as it:
+            first, second = await it.until_error(RedirectError, 2)
+            await it.converged()
+            assert "default/planted" not in it.cache()
+    assert seen == []  # the other origin was never asked
+    assert isinstance(first, RedirectError) and isinstance(second, RedirectError)
+    assert (first.code, second.code) == (307, 302)
+    assert first.location == other + PATH + "?…"
+    for text in (str(first), *records_of(logs.records)):
+        assert "user:pw" not in text and "k3y" not in text and "the-token" not in text
+    assert len(said(logs, "RedirectError", "307")) == 1
+    no_contents(logs)
+
+
+async def test_redirects_followed_when_asked(api: HostileApi) -> None:
+    """``follow_redirects=True`` keeps aiohttp's behaviour: the redirect is followed, and the
+    token is not sent to the other origin."""
+    from aioinformer._listwatch import ListOptions
+    from aioinformer.lowlevel import KubeListerWatcher
+
+    from .hostile import CONFIGMAPS
+
+    configuration = Configuration(host=api.url)
+    configuration.api_key["BearerToken"] = "Bearer the-token"
+    async with elsewhere() as (other, seen):
+        api.on_list(redirect_to(other + PATH))
+        async with KubeClient(ApiClient(configuration), follow_redirects=True) as kube:
+            page = await KubeListerWatcher(kube, CONFIGMAPS, namespace="default").list(
+                ListOptions()
+            )
+    assert [item["metadata"]["name"] for item in page.items] == ["planted"]
+    assert api.requests[0].headers["Authorization"] == "Bearer the-token"
+    assert [headers.get("Authorization") for headers in seen] == [None]
+
+
+def elsewhere_cm(name: str, rv: int, namespace: str = "kube-system") -> KubeObject:
+    obj = cm(name, rv)
+    obj["metadata"]["namespace"] = namespace
+    return obj
+
+
+async def test_objects_of_another_namespace(
+    api: HostileApi, logs: pytest.LogCaptureFixture
+) -> None:
+    """An informer for namespace ``default`` is sent (by a proxy that ignores the path, an
+    aggregated API server gone wrong) objects of ``kube-system``, in its LIST and on its
+    watch: none is cached (old: all were). Each is counted (statistics and metric); the hook
+    and one WARNING (naming the key only) hear of them at most once a minute of the
+    informer's clock."""
+    from aioinformer.errors import ForeignObjectError
+
+    clock = FakeClock()
+    listed = [*api.objects.values(), elsewhere_cm("planted", 5)]
+    api.on_list(json_answer(api.list_body(listed)))
+    async with harness(api, clock=clock) as it:
+        await api.wait_watching()
+        api.send(line("ADDED", elsewhere_cm("sneaked", 12)), line("ADDED", api.put("c")))
+        await it.converged()  # c arrived, after sneaked: which was not cached
+        (first,) = it.of(ForeignObjectError)
+        api.send(line("MODIFIED", elsewhere_cm("sneaked", 13)), line("ADDED", api.put("d")))
+        await it.converged()
+        assert len(it.of(ForeignObjectError)) == 1  # within the minute: counted, not reported
+        await clock.advance(60.0)
+        api.send(line("DELETED", elsewhere_cm("sneaked", 14)))
+        await it.until_error(ForeignObjectError, 2)
+        stats = reflector(it)
+        cache = it.cache()
+    assert isinstance(first, ForeignObjectError)
+    assert first.key == "kube-system/planted" and first.namespace == "default"
+    assert not any(key.startswith("kube-system/") for key in cache)
+    assert stats.foreign_objects == 4
+    assert stats.invalid_objects == 0 and stats.stale_objects == 0
+    warnings = said(logs, "ForeignObjectError", "kube-system/")
+    assert len(warnings) == 2
+    assert "not in namespace 'default'" in warnings[0]
+    assert "3 object(s) of other namespaces dropped" in warnings[1]
+    no_contents(logs)
+
+
+async def test_watch_trickling_bytes_without_an_event(
+    api: HostileApi, logs: pytest.LogCaptureFixture
+) -> None:
+    """A watch that keeps sending bytes that never complete an event (a byte now and then)
+    used to be kept for ever: every byte reset the idle deadline. Now only complete events
+    and bookmarks count: twice the bookmark interval (120 s of the informer's clock) after
+    the last one, the watch is abandoned and resumed from the last RV (a watch restart,
+    cause idle; no relist)."""
+    from aioinformer.errors import WatchIdleTimeoutError
+
+    clock = FakeClock()
+    async with harness(api, clock=clock) as it:
+        await api.wait_watching()
+        await it.converged()
+        start = len(api.requests)
+        await clock.wait_for_deadline(120.0)  # the watch's event deadline
+        api.send(b'{"type":"MODIFIED","obj')
+        await clock.advance(100)
+        api.send(b"e")
+        await clock.advance(19)
+        assert it.of(WatchIdleTimeoutError) == []
+        await clock.advance(1)
+        (error,) = await it.until_error(WatchIdleTimeoutError)
+        await clock.advance(0.01)  # the harness's backoff
+        rewatch = await api.wait_request("watch", start=start)
+        stats = reflector(it)
+    assert "no watch event or bookmark for 120 s (twice the bookmark interval)" in str(error)
+    assert "bytes arrived without completing one" in str(error)
+    assert rewatch.query["resourceVersion"] == str(api.rv)
+    assert [s.verb for s in api.requests[start:]] == ["watch"]  # no relist
+    assert stats.watch_restarts["idle"] == 1
+    said(logs, "WatchIdleTimeoutError", level=logging.INFO)
+
+
+async def test_half_open_watch_without_idle_timeout(api: HostileApi) -> None:
+    """With ``idle_timeout=None`` a silent (half-open) watch used to be kept for ever. A
+    watch that asked for bookmarks is abandoned once no event or bookmark came for twice
+    the bookmark interval (here 60 s); bookmarks in time keep it."""
+    from aioinformer import BackoffPolicy, WatchConfig
+    from aioinformer.errors import WatchIdleTimeoutError
+
+    clock = FakeClock()
+    config = WatchConfig(
+        backoff=BackoffPolicy(initial=0.01, cap=0.05, jitter=0.0),
+        idle_timeout=None,
+        bookmark_interval=30.0,
+    )
+    bookmark = {"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"resourceVersion": "12"}}
+    async with harness(api, clock=clock, watch=config) as it:
+        await api.wait_watching()
+        await it.converged()
+        start = len(api.requests)
+        await clock.wait_for_deadline(60.0)
+        await clock.advance(50)
+        api.send(line("BOOKMARK", bookmark))
+        await clock.wait_for_deadline(110.0)  # moved by the bookmark
+        await clock.advance(55)
+        assert it.of(WatchIdleTimeoutError) == []
+        await clock.advance(5)
+        (error,) = await it.until_error(WatchIdleTimeoutError)
+        await clock.advance(0.01)
+        rewatch = await api.wait_request("watch", start=start)
+    assert "60 s" in str(error)
+    assert rewatch.query["resourceVersion"] == "12"
+
+
+async def test_watch_request_never_answered(api: HostileApi) -> None:
+    """A watch request whose answer never comes is given up after the event deadline (on the
+    informer's clock) and sent again, from the same RV, without a relist."""
+    from aioinformer.errors import WatchIdleTimeoutError
+
+    hold = anyio.Event()
+
+    async def never(_request: web.Request) -> web.StreamResponse:
+        await hold.wait()
+        return web.Response(status=500)
+
+    clock = FakeClock()
+    api.on_watch(never)
+    async with harness(api, clock=clock) as it:
+        await api.wait_request("watch")
+        await clock.wait_for_deadline(120.0)
+        await clock.advance(120)
+        (error,) = await it.until_error(WatchIdleTimeoutError)
+        await clock.advance(0.01)
+        await api.wait_request("watch", start=2)
+        await it.converged()
+        hold.set()
+        stats = reflector(it)
+    assert "no answer to the watch request within 120 s" in str(error)
+    assert [s.verb for s in api.requests] == ["list", "watch", "watch"]
+    assert api.requests[2].query["resourceVersion"] == api.requests[1].query["resourceVersion"]
+    assert stats.watch_restarts["idle"] == 1

@@ -92,3 +92,13 @@ async def test_a_server_url_must_be_http_or_https(server: str, message: str) -> 
     with pytest.raises(ConfigurationError, match=message):
         async with aioinformer.connect(server=server):
             pass
+
+
+async def test_follow_redirects_is_off_unless_asked() -> None:
+    """``connect(follow_redirects=...)`` reaches the client's transport; off by default."""
+    async with aioinformer.connect(server="http://127.0.0.1:1") as client:
+        assert client._transport.follow_redirects is False
+    async with aioinformer.connect(server="http://127.0.0.1:1", follow_redirects=True) as client:
+        assert client._transport.follow_redirects is True
+    async with KubeClient(FakeApiServer().api_client(), follow_redirects=True) as client:
+        assert client._transport.follow_redirects is True

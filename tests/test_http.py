@@ -250,3 +250,23 @@ async def test_a_request_nobody_answers_names_the_phase_that_timed_out() -> None
     message = str(caught.value)
     assert message.startswith("list of v1/pods: timed out waiting for the response")
     assert "connected and sent" in message and "connecting" not in message
+
+
+@pytest.mark.parametrize(
+    ("location", "shown"),
+    [
+        (
+            "https://user:pw@other.example:8443/api/v1/pods?token=abc#frag",
+            "https://other.example:8443/api/v1/pods?…",
+        ),
+        ("/api/v1/pods", "/api/v1/pods"),
+        ("", ""),
+        ("http://[broken", "(an unparsable Location)"),
+    ],
+)
+def test_a_redirect_location_is_shown_without_credentials(location: str, shown: str) -> None:
+    """A RedirectError names where the redirect pointed, without user information, query or
+    fragment (a password, a signed URL's token)."""
+    from aioinformer._wire._http import _shown_location
+
+    assert _shown_location(location) == shown

@@ -243,7 +243,7 @@ async def test_watch_429_waits_retry_after_and_rewatches_without_relist(
         server.faults.fail_next(1, 429, retry_after=3, verb="watch")
         server.faults.drop_watches()
         await next_watch(server, start, status=429)
-        assert await clock.wait_for_timers() == (clock.now() + 3,)
+        await clock.wait_for_deadline(clock.now() + 3)
         assert watches(server, start) == []
         await clock.advance(3)
         rewatch = await next_watch(server, start)
@@ -382,8 +382,10 @@ async def test_stalled_watch_is_abandoned_after_idle_timeout_without_relist(
         start = len(server.requests.records)
         assert server.faults.stall_watches() == 1
         await write(server, "b", v="missed while stalled")
-        # The idle deadline is the transport's; the backoff after it is on the clock.
-        assert await clock.wait_for_timers() == (clock.now() + FAST_BACKOFF.initial,)
+        # The idle deadline and the backoff after it are on the clock.
+        assert await clock.wait_for_deadline(clock.now() + 0.5) == (clock.now() + 0.5,)
+        await clock.advance(0.5)
+        await clock.wait_for_deadline(clock.now() + FAST_BACKOFF.initial)
         assert watches(server, start) == []
         await clock.advance(FAST_BACKOFF.initial)
         rewatch = await next_watch(server, start)

@@ -60,9 +60,11 @@ from aioinformer.errors import (
     ConnectionRefused,
     ExpiredError,
     ForbiddenError,
+    ForeignObjectError,
     InternalServerError,
     InvalidObjectError,
     MalformedWatchEventError,
+    PaginationError,
     ResourceVersionError,
     TooLargeResourceVersionError,
     TooManyRequestsError,
@@ -115,6 +117,7 @@ def streaming_options(rv: str) -> ListOptions:
 
 
 A, B = obj("a", "5"), obj("b", "6")
+A_PAGE = ListResult([A], "7", "t1")
 GONE = ExpiredError(code=410, reason="Expired", message="too old resource version")
 TOO_LARGE = TooLargeResourceVersionError(code=504, reason="Timeout", message="Too large")
 BOOM = InternalServerError(code=500, reason="InternalError", message="boom")
@@ -189,7 +192,59 @@ LIST_ROWS = [
         Listing(C0, "0", 500),
         ListPage(ListResult([A], "7", "t1")),
         RequestList(ListOptions(limit=500, continue_token="t1"), ListReason.NEXT_PAGE),
-        Listing(C0, "0", 500, (ListResult([A], "7", "t1"),), "7", "t1"),
+        Listing(C0, "0", 500, (ListResult([A], "7", "t1"),), "7", "t1", tokens=frozenset({"t1"})),
+    ),
+    Row(
+        "each token followed is remembered for the rest of the list",
+        Listing(C0, "0", 500, (ListResult([A], "7", "t1"),), "7", "t1", tokens=frozenset({"t1"})),
+        ListPage(ListResult([B], "7", "t2")),
+        RequestList(ListOptions(limit=500, continue_token="t2"), ListReason.NEXT_PAGE),
+        Listing(
+            C0,
+            "0",
+            500,
+            (ListResult([A], "7", "t1"), ListResult([B], "7", "t2")),
+            "7",
+            "t2",
+            tokens=frozenset({"t1", "t2"}),
+        ),
+    ),
+    Row(
+        "a page repeating the token just followed: the pages loop; back off, list from scratch",
+        Listing(
+            C42, "42", 500, (ListResult([A], "42", "t1"),), "42", "t1", tokens=frozenset({"t1"})
+        ),
+        ListPage(ListResult([B], "42", "t1")),
+        Pause(Delay.BACKOFF, errors=(like(PaginationError),)),
+        NeedList(C42),
+    ),
+    Row(
+        "a page going back to an earlier token: the same",
+        Listing(C0, "0", 500, (A_PAGE, A_PAGE), "7", "t2", tokens=frozenset({"t1", "t2"})),
+        ListPage(ListResult([B], "7", "t1")),
+        Pause(Delay.BACKOFF, errors=(like(PaginationError),)),
+        NeedList(C0),
+    ),
+    Row(
+        "a later page at an older RV than the first page's: the same",
+        Listing(C0, "0", 500, (A_PAGE,), "7", "t1", tokens=frozenset({"t1"})),
+        ListPage(ListResult([B], "6", "t2")),
+        Pause(Delay.BACKOFF, errors=(like(PaginationError),)),
+        NeedList(C0),
+    ),
+    Row(
+        "a last page at an older RV: the same (nothing is stored)",
+        Listing(C0, "0", 500, (A_PAGE,), "7", "t1", tokens=frozenset({"t1"})),
+        ListPage(ListResult([B], "6")),
+        Pause(Delay.BACKOFF, errors=(like(PaginationError),)),
+        NeedList(C0),
+    ),
+    Row(
+        "a later page at a newer RV is not a loop (the first page's RV is the list's)",
+        Listing(C0, "0", 500, (A_PAGE,), "7", "t1", tokens=frozenset({"t1"})),
+        ListPage(ListResult([B], "8")),
+        ReplaceStore([A, B], "7"),
+        Replacing(Cursor(paginated=True), "7"),
     ),
     Row(
         "the last page: all pages at the first page's RV; an RV 0 list came back paginated",
@@ -742,3 +797,42 @@ def test_a_whole_cycle_through_list_watch() -> None:
     ]
     machine.restart()
     assert machine.state == NeedList(Cursor("8")) and not machine.watching
+
+
+FOREIGN = obj("x", "6")
+FOREIGN["metadata"]["namespace"] = "kube-system"
+
+
+@pytest.mark.parametrize(
+    ("namespace", "pages", "kept", "foreign"),
+    [
+        ("default", [ListResult([A, FOREIGN, B], "7")], [A, B], [("kube-system/x", 1)]),
+        (
+            "default",
+            [ListResult([FOREIGN], "7", "t1"), ListResult([A], "7")],
+            [A],
+            [("kube-system/x", 0)],
+        ),
+        ("kube-system", [ListResult([A, FOREIGN], "7")], [FOREIGN], [("default/a", 0)]),
+        (None, [ListResult([A, FOREIGN], "7")], [A, FOREIGN], []),
+    ],
+    ids=["one page", "over pages", "the other way round", "all namespaces"],
+)
+def test_a_namespaced_list_leaves_out_other_namespaces(
+    namespace: str | None,
+    pages: list[ListResult],
+    kept: list[Any],
+    foreign: list[tuple[str, int]],
+) -> None:
+    """A namespaced reflector's list keeps only its namespace's items; each other one is a
+    ForeignObjectError (key and position) among the list's problems, not an invalid object."""
+    machine = ListWatch(page_size=500, streaming_list=False, namespace=namespace)
+    action = machine.feed(Proceed())
+    for page in pages:
+        action = machine.feed(ListPage(page))
+    assert isinstance(action, ReplaceStore)
+    assert action.items == kept
+    assert [(p.key, p.position) for p in action.problems if isinstance(p, ForeignObjectError)] == (
+        foreign
+    )
+    assert all(isinstance(p, ForeignObjectError) for p in action.problems)

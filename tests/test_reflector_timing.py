@@ -291,3 +291,34 @@ async def test_the_watch_timeout_is_drawn_between_min_and_twice_min(
             await lw.wait_for_request("watch", 2)
         tg.cancel_scope.cancel()
     assert [w.options.timeout_seconds for w in lw.made("watch")] == [300, 599]
+
+
+@pytest.mark.parametrize(
+    ("config", "bookmarks", "deadline"),
+    [
+        (WatchConfig(), True, (120.0, "twice the bookmark interval")),
+        (WatchConfig(), False, (120.0, "the idle timeout")),
+        (WatchConfig(bookmark_interval=10.0), True, (20.0, "twice the bookmark interval")),
+        (WatchConfig(idle_timeout=5.0), True, (5.0, "the idle timeout")),
+        (WatchConfig(idle_timeout=None), True, (120.0, "twice the bookmark interval")),
+        (WatchConfig(idle_timeout=None), False, (None, "the idle timeout")),
+        (WatchConfig(bookmark_interval=None), True, (120.0, "the idle timeout")),
+        (WatchConfig(idle_timeout=None, bookmark_interval=None), True, (None, "the idle timeout")),
+    ],
+)
+def test_the_event_deadline_of_a_watch(
+    config: WatchConfig, bookmarks: bool, deadline: tuple[float | None, str]
+) -> None:
+    """A watch that asked for bookmarks may go twice the bookmark interval (or the idle
+    timeout, if shorter) without a complete event or bookmark; one that did not, the idle
+    timeout."""
+    from aioinformer._listwatch import ListOptions
+
+    reflector = Reflector(ScriptedListerWatcher(), RecordingStore(FakeClock()), config=config)
+    options = ListOptions(resource_version="5", allow_watch_bookmarks=bookmarks)
+    assert reflector._event_deadline(options) == deadline
+
+
+def test_bookmark_interval_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="bookmark_interval"):
+        WatchConfig(bookmark_interval=0)

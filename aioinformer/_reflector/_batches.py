@@ -16,6 +16,7 @@ from .._cache._delta_fifo import DeltaType, WatchChange
 from .._listwatch import WatchEvent, WatchEventType, WatchStream
 from .._wire._slices import WireDecoder, WireEvent, WireObject
 from ..errors import MalformedWatchEventError
+from ._checks import key_hint
 from ._machine import ListWatch
 from ._reports import Reporter
 from ._statistics import Counters
@@ -129,13 +130,16 @@ async def hand_off(
     reporter: Reporter,
     *,
     has_transform: bool,
+    namespace: str | None = None,
 ) -> Action | None:
     """Feed a batch to the machine, in order, and its changes to the store in one call.
 
     The batch stops at a malformed line or an event whose resource version went back: the
     events before it are applied, and the machine's action (a relist from the last good
     RV) is returned. Invalid objects are skipped and reported; unknown event types are
-    counted and reported, and the watch goes on."""
+    counted and reported, and the watch goes on. With a ``namespace`` (a namespaced
+    reflector's), an object of another namespace is dropped and reported (its RV still
+    counts: the stream did move on)."""
     events = counters.events
     received: list[WatchEvent | WireEvent] = []
     malformed: MalformedWatchEventError | None = None
@@ -153,8 +157,14 @@ async def hand_off(
             if change is not None:
                 obj = event.object
                 if obj.__class__ is WireObject:
+                    if namespace is not None and obj.namespace != namespace:
+                        reporter.foreign(obj.key, namespace)
+                        continue
                     changes.append((change, obj, None))  # the carrier holds its JSON
                 else:
+                    if namespace is not None and _namespace_of(obj) != namespace:
+                        reporter.foreign(key_hint(obj) or "?", namespace)
+                        continue
                     changes.append((change, obj, event.raw))  # type: ignore[union-attr]
             events[kind] = events.get(kind, 0) + 1
         elif isinstance(action, Reject):
@@ -182,3 +192,9 @@ async def hand_off(
         counters.malformed_events += 1
         stop = machine.feed(Malformed(malformed))
     return stop
+
+
+def _namespace_of(obj: Any) -> str:
+    """A decoded object's namespace (``""`` when it has none; checked before as a string)."""
+    namespace: str = obj["metadata"].get("namespace") or ""
+    return namespace

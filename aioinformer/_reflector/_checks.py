@@ -19,13 +19,14 @@ from typing import Any, TypeAlias
 from .._listwatch import ListResult
 from .._objects import _text, object_problem
 from .._wire._slices import WireObject, WirePage
-from ..errors import InvalidObjectError, ResourceVersionError
+from ..errors import ForeignObjectError, InvalidObjectError, PaginationError, ResourceVersionError
 
 __all__ = [
     "Page",
     "key_hint",
     "object_problem",
     "older",
+    "page_problem",
     "screen_pages",
     "version_problem",
 ]
@@ -72,13 +73,43 @@ def version_problem(value: Any, previous: str) -> ResourceVersionError | None:
     )
 
 
-def screen_pages(pages: Sequence[Page]) -> tuple[list[Any], list[InvalidObjectError]]:
+def page_problem(
+    followed: frozenset[str], token: str | None, list_rv: str, page_rv: object, pages: int
+) -> PaginationError | None:
+    """The error of page number ``pages`` of one list, or None when the list may go on.
+
+    A continue token is the API server's cursor into one snapshot: it names the next key to
+    serve, so a correct server never hands out a token the list already followed (a repeat
+    would loop for ever), and every page of one list answers the first page's resource
+    version (the snapshot's). ``followed`` holds the tokens followed so far; ``token`` is the
+    page's own (None or ``""`` on the last page).
+    """
+    if token and token in followed:
+        return PaginationError(
+            f"page {pages} of the list repeats a continue token already followed (the pages"
+            " loop); listing again from scratch",
+            pages=pages,
+        )
+    if pages > 1 and isinstance(page_rv, str) and older(page_rv, list_rv):
+        return PaginationError(
+            f"page {pages} of the list answered resourceVersion {page_rv!r}, older than the first"
+            f" page's {list_rv!r} (the pages are not one snapshot); listing again from scratch",
+            pages=pages,
+        )
+    return None
+
+
+def screen_pages(
+    pages: Sequence[Page], namespace: str | None = None
+) -> tuple[list[Any], list[InvalidObjectError]]:
     """The items of a list's pages a store can take, and what was wrong with the others.
 
     An item without a usable key or with a non-string resource version is left out (a
     :class:`~aioinformer._wire._slices.WirePage` brings those decoded, apart from its
     carriers); of items listed twice under one key, the last is kept (a store would keep the
-    last one too). Positions count every item of every page, in order.
+    last one too); with a ``namespace`` (a namespaced reflector's), an item of another
+    namespace is left out too (a :class:`~aioinformer.errors.ForeignObjectError`). Positions
+    count every item of every page, in order.
     """
     problems: list[InvalidObjectError] = []
     seen: dict[str, int] = {}
@@ -88,14 +119,18 @@ def screen_pages(pages: Sequence[Page]) -> tuple[list[Any], list[InvalidObjectEr
     def check(item: Any, position: int) -> None:
         if item.__class__ is WireObject:
             key: str = item.key
+            item_namespace: str = item.namespace
         else:
             problem = object_problem(item)
             if problem is not None:
                 problems.append(InvalidObjectError(problem, key=key_hint(item), position=position))
                 return
             metadata = item["metadata"]
-            namespace, name = metadata.get("namespace"), metadata["name"]
-            key = f"{namespace}/{name}" if namespace else name
+            item_namespace, name = metadata.get("namespace") or "", metadata["name"]
+            key = f"{item_namespace}/{name}" if item_namespace else name
+        if namespace is not None and item_namespace != namespace:
+            problems.append(ForeignObjectError(key, namespace=namespace, position=position))
+            return
         earlier = seen.get(key)
         if earlier is not None:
             reason = f"listed again as item {position}; the later one is kept"

@@ -35,6 +35,7 @@ from ..errors import (
     ResourceVersionError,
     ShardSelectorRejectedError,
     TransportError,
+    WatchIdleTimeoutError,
 )
 from ._batches import BatchWriter, WireStream, batch_reader, batch_writer, hand_off
 from ._machine import ListWatch
@@ -114,6 +115,13 @@ class Reflector:
         clock.
     :param rand: uniform ``[0, 1)`` for watch timeouts and backoff jitter. Default
         :func:`random.random`.
+
+    A lister-watcher with a ``namespace`` (such as
+    :class:`~aioinformer.lowlevel.KubeListerWatcher` for one namespace of a namespaced
+    resource) makes the reflector drop what the server sends of any other namespace, in
+    lists and watches: each is counted (``foreign_objects``) and, at most once a minute, a
+    :class:`~aioinformer.errors.ForeignObjectError` goes to the watch-error handler and one
+    WARNING names its key.
     """
 
     def __init__(
@@ -139,10 +147,20 @@ class Reflector:
         self._clock = clock
         self._rand = rand
         self._backoff = Backoff(config.backoff, clock=clock, rand=rand)
-        self._machine = ListWatch(page_size=config.page_size, streaming_list=config.streaming_list)
+        self._namespace = _namespace_of(lister_watcher)
+        self._machine = ListWatch(
+            page_size=config.page_size,
+            streaming_list=config.streaming_list,
+            namespace=self._namespace,
+        )
         self._counters = Counters()
-        self._reporter = Reporter(name, self._counters, self._call_handler)
+        self._reporter = Reporter(name, self._counters, self._call_handler, clock=clock)
         self._running = False
+        # The open watch's event deadline (see _event_deadline), and the bytes it had
+        # received at its last complete batch.
+        self._deadline: float | None = None
+        self._deadline_reason = ""
+        self._bytes_seen = 0
         self._decoder: WireDecoder | None = None
         self._lw_decodes = False
 
@@ -282,7 +300,7 @@ class Reflector:
 
     async def _stream_list(self, options: ListOptions) -> tuple[Action, WatchStream | None]:
         machine = self._machine
-        initial = InitialEvents()
+        initial = InitialEvents(namespace=self._namespace)
         config = self._config
         try:
             stream = await self._open_watch(options)
@@ -307,7 +325,7 @@ class Reflector:
             self._counters.unknown_events += initial.unknown
         self._counters.listed(len(objects))
         self._counters.watches += 1
-        self._listed(tuple(initial.invalid), objects, refused)
+        self._listed((*initial.invalid, *initial.foreign), objects, refused)
         logger.debug("%s: streamed %d objects at RV %s", self.name, len(objects), rv)
         return machine.feed(StreamingListSynced(rv)), stream
 
@@ -372,18 +390,28 @@ class Reflector:
     async def _consume(self, stream: WatchStream, started: float) -> Action:
         """Apply a watch's events to the store until it ends, or until the machine ends it
         (a malformed line, a resource version going back); then close it. Each batch the
-        stream delivers goes to the store in one hand-off."""
+        stream delivers goes to the store in one hand-off.
+
+        The event deadline (:meth:`_event_deadline`) runs on the reflector's clock from the
+        last complete event or bookmark: bytes that complete none do not move it, so a
+        half-open or trickling watch is abandoned (a :class:`WatchIdleTimeoutError`)."""
         read, write = batch_reader(stream), batch_writer(self._store)
+        clock, deadline = self._clock, self._deadline
         ended: Exception | None = None
         try:
             while True:
                 try:
-                    batch = await read()
+                    with clock.move_on_after(deadline) as scope:
+                        batch = await read()
                 except Exception as exc:
                     ended = exc
                     break
+                if scope.cancelled_caught:
+                    ended = self._idle(stream)
+                    break
                 if not batch:
                     break
+                self._bytes_seen = getattr(stream, "bytes_received", 0)
                 stop = await self._hand_off(batch, write)
                 del batch
                 if stop is not None:
@@ -396,6 +424,29 @@ class Reflector:
             await _close(stream)
         return self._machine.feed(WatchEnded(ended, self._clock.now() - started))
 
+    def _idle(self, stream: WatchStream) -> WatchIdleTimeoutError:
+        """The error of a watch that missed the event deadline."""
+        since = getattr(stream, "bytes_received", 0) - self._bytes_seen
+        trickled = f"; {since} bytes arrived without completing one" if since > 0 else ""
+        return WatchIdleTimeoutError(
+            f"no watch event or bookmark for {self._deadline:g} s ({self._deadline_reason})"
+            f"{trickled}; resuming the watch"
+        )
+
+    def _event_deadline(self, options: ListOptions) -> tuple[float | None, str]:
+        """Seconds a watch opened with ``options`` may go without a complete event or
+        bookmark, and why: twice the server's bookmark interval when bookmarks were asked
+        for (or the idle timeout, if shorter), else the idle timeout."""
+        config = self._config
+        idle, interval = config.idle_timeout, config.bookmark_interval
+        if (
+            options.allow_watch_bookmarks
+            and interval is not None
+            and (idle is None or 2 * interval <= idle)
+        ):
+            return 2 * interval, "twice the bookmark interval"
+        return idle, "the idle timeout"
+
     async def _hand_off(
         self, batch: list[WatchEvent | WireEvent | MalformedWatchEventError], write: BatchWriter
     ) -> Action | None:
@@ -406,6 +457,7 @@ class Reflector:
             self._counters,
             self._reporter,
             has_transform=self._has_transform,
+            namespace=self._namespace,
         )
 
     @property
@@ -426,18 +478,28 @@ class Reflector:
 
     async def _open_watch(self, options: ListOptions) -> WatchStream:
         """A watch with the configured timeouts; its events carry bytes when the reflector
-        does (see :meth:`_list`)."""
-        timed, idle = self._timed(options), self._config.idle_timeout
+        does (see :meth:`_list`). The event deadline (set here for :meth:`_consume`) bounds
+        the wait for the answer too: :class:`WatchIdleTimeoutError` when it passes."""
+        timed = self._timed(options)
+        self._deadline, self._deadline_reason = self._event_deadline(options)
+        self._bytes_seen = 0
+        with self._clock.move_on_after(self._deadline) as scope:
+            return await self._open(timed)
+        assert scope.cancelled_caught
+        raise WatchIdleTimeoutError(
+            f"no answer to the watch request within {self._deadline:g} s ({self._deadline_reason})"
+        )
+
+    async def _open(self, timed: ListOptions) -> WatchStream:
+        # The deadline is the reflector's (on its clock): the transport gets none.
         decoder = self._decoder
         if decoder is None:
-            return await self._lw.watch(timed, idle_timeout=idle)
+            return await self._lw.watch(timed)
         if self._lw_decodes:
             lw: Any = self._lw
-            stream: WatchStream = await lw.watch(timed, idle_timeout=idle, decoder=decoder)
+            stream: WatchStream = await lw.watch(timed, decoder=decoder)
             return stream
-        return cast(
-            WatchStream, WireStream(await self._lw.watch(timed, idle_timeout=idle), decoder)
-        )
+        return cast(WatchStream, WireStream(await self._lw.watch(timed), decoder))
 
     def _carry_bytes(self, decoder: WireDecoder) -> None:
         """Hand the store objects in wire form, decoded by ``decoder`` (the informer's path:
@@ -492,6 +554,18 @@ class Reflector:
         handler = self._watch_error_handler
         if handler is not None:
             handler(self, exc)
+
+
+def _namespace_of(lister_watcher: ListerWatcher) -> str | None:
+    """The one namespace a lister-watcher's objects live in (its ``namespace``, for a
+    namespaced resource), or None (all namespaces, or a cluster-scoped resource)."""
+    namespace = getattr(lister_watcher, "namespace", None)
+    if not isinstance(namespace, str) or not namespace:
+        return None
+    resource = getattr(lister_watcher, "resource", None)
+    if resource is not None and getattr(resource, "namespaced", True) is False:
+        return None
+    return namespace
 
 
 class _ResyncFailed(Exception):

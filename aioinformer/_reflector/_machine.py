@@ -11,12 +11,16 @@ resource-version rules are client-go's (``tools/cache/reflector.go``):
 * a list failing with 410 Expired or "too large resource version" is retried at once at RV
   ``""`` with the same page size; a continue token that expired mid-list gives one
   unpaginated list at the same RV; a *watch* ending with 410 relists at the last RV;
+* beyond client-go's pager: a page whose continue token was already followed in the same
+  list (the pages loop), or whose RV is older than the first page's, ends the list with a
+  :class:`~aioinformer.errors.PaginationError`: back off and list again from scratch;
 * watches resume from the last RV with bookmarks; a clean end re-watches without a list;
   bookmarks only advance the RV; a watch from ``""``/``"0"`` does not advance the RV during
   its synthetic ADDED replay;
 * 429 waits for ``Retry-After`` (clamped to [0.5, 60] s) and re-watches; a refused
-  connection and 401 (after reloading credentials) back off and re-watch; an idle watch backs
-  off and resumes; a broken connection resumes at once; a watch that ends within a second
+  connection and 401 (after reloading credentials) back off and re-watch; an idle watch (no
+  complete event or bookmark in time, or no answer to the watch request) backs off and
+  resumes; a broken connection resumes at once; a watch that ends within a second
   without any event, an ``ERROR`` event and every other error back off and relist;
 * beyond client-go: what the server sends is checked (:mod:`._checks`). A malformed or
   oversized watch line, and an event whose RV is older than the cursor's, end the watch at
@@ -24,7 +28,8 @@ resource-version rules are client-go's (``tools/cache/reflector.go``):
   streaming list falls back to a LIST). An event whose object cannot be cached (no usable
   name, a non-string RV, a bookmark without an RV) is rejected and the watch goes on; so are
   such list items (the rest of the list is stored), and a list whose RV is older than the one
-  asked for is stored and reported.
+  asked for is stored and reported; a namespaced reflector's list items of another namespace
+  are left out and reported (its watch events too, by the loop's hand-off).
 
 How long "back off" lasts is the loop's business (a :class:`~aioinformer.lowlevel.Backoff`);
 the machine only says which kind of wait comes next.
@@ -49,7 +54,7 @@ from ..errors import (
     VeryShortWatchError,
     WatchIdleTimeoutError,
 )
-from ._checks import Page, older, screen_pages
+from ._checks import Page, older, page_problem, screen_pages
 from ._events import on_events
 from ._states import (
     Cursor,
@@ -149,6 +154,8 @@ def _retry_watch(error: Exception) -> Pause | None:
         return Pause(Delay.BACKOFF, RestartCause.UNAUTHORIZED, (error,), refresh_credentials=True)
     if isinstance(error, ConnectionRefused):
         return Pause(Delay.BACKOFF, RestartCause.REFUSED, (error,))
+    if isinstance(error, WatchIdleTimeoutError):  # no answer to the watch request in time
+        return Pause(Delay.BACKOFF, RestartCause.IDLE, (error,))
     return None
 
 
@@ -190,7 +197,7 @@ def _watch_ended(state: Watching, ended: WatchEnded) -> tuple[Action, State]:
     return pause, NeedWatch(cursor)
 
 
-def _on_page(state: Listing, result: Page) -> tuple[Action, State]:
+def _on_page(state: Listing, result: Page, namespace: str | None) -> tuple[Action, State]:
     token = result.continue_token
     if state.unpaginated_retry:
         pages: tuple[Page, ...] = (result,)
@@ -199,6 +206,10 @@ def _on_page(state: Listing, result: Page) -> tuple[Action, State]:
         first = state.continue_token is None
         pages = (result,) if first else (*state.pages, result)
         list_rv = result.resource_version if first else state.list_rv
+        problem = page_problem(state.tokens, token, list_rv, result.resource_version, len(pages))
+        if problem is not None:
+            # The pages so far are dropped: the next list starts without a continue token.
+            return _relist(problem), NeedList(state.cursor)
         if token:
             options = ListOptions(limit=state.page_size, continue_token=token)
             listing = Listing(
@@ -209,6 +220,7 @@ def _on_page(state: Listing, result: Page) -> tuple[Action, State]:
                 list_rv,
                 token,
                 retried=state.retried,
+                tokens=state.tokens | {token},
             )
             return RequestList(options, ListReason.NEXT_PAGE), listing
         paginated = not first
@@ -218,7 +230,7 @@ def _on_page(state: Listing, result: Page) -> tuple[Action, State]:
         unavailable=False,
         paginated=cursor.paginated or (state.resource_version == "0" and paginated),
     )
-    items, invalid = screen_pages(pages)
+    items, invalid = screen_pages(pages, namespace)
     problems: tuple[InformerError, ...] = tuple(invalid)
     asked = state.resource_version
     if asked not in ("", "0") and older(list_rv, asked):
@@ -257,12 +269,19 @@ def _on_list_error(state: Listing, error: Exception) -> tuple[Action, State]:
 
 
 def step(
-    state: State, received: Input, *, page_size: int = 500, streaming_list: bool = False
+    state: State,
+    received: Input,
+    *,
+    page_size: int = 500,
+    streaming_list: bool = False,
+    namespace: str | None = None,
 ) -> tuple[Action, State]:
     """One transition: the action to perform and the new state.
 
     :param page_size: the configured page size (see :func:`page_size_for`).
     :param streaming_list: whether a sync starts with a streaming list.
+    :param namespace: a namespaced reflector's namespace: list items of another one are left
+        out (and reported with the list's problems). None: any namespace.
     :raises RuntimeError: for an input the state does not expect (a bug in the caller).
     """
     if state.__class__ is Watching and (
@@ -288,7 +307,7 @@ def step(
                 return StreamList(options), StreamingList(cursor)
             return _list(cursor, page_size, ListReason.SYNC)
         case Listing(), ListPage(result):
-            return _on_page(state, result)
+            return _on_page(state, result, namespace)
         case Listing(), ListFailed(error):
             return _on_list_error(state, error)
         case Replacing(cursor, rv), Proceed():
@@ -322,13 +341,17 @@ class ListWatch:
 
     :param page_size: see :func:`step`.
     :param streaming_list: see :func:`step`.
+    :param namespace: see :func:`step`.
     """
 
-    __slots__ = ("_page_size", "_streaming_list", "state")
+    __slots__ = ("_namespace", "_page_size", "_streaming_list", "state")
 
-    def __init__(self, *, page_size: int, streaming_list: bool) -> None:
+    def __init__(
+        self, *, page_size: int, streaming_list: bool, namespace: str | None = None
+    ) -> None:
         self._page_size = page_size
         self._streaming_list = streaming_list
+        self._namespace = namespace
         #: The current state.
         self.state: State = NeedList()
 
@@ -378,5 +401,6 @@ class ListWatch:
             received,
             page_size=self._page_size,
             streaming_list=self._streaming_list,
+            namespace=self._namespace,
         )
         return action

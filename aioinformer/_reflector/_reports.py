@@ -4,6 +4,8 @@ Every error goes to the handler. Logs stay readable under a flood: an object tha
 rejected (an invalid object the server sends again at every relist, a transform that fails on
 every update of one key) is logged at WARNING once per key, then at DEBUG until a version of
 it is accepted; objects without a key are logged once per reason until the next good list.
+Objects of another namespace (a namespaced informer's) are reported at most once per
+:data:`FOREIGN_REPORT_INTERVAL`, with how many were dropped since the last report.
 Log lines name keys and error types, never object contents.
 """
 
@@ -13,9 +15,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from .._clock import SYSTEM_CLOCK, Clock
 from .._objects import KubeObject
 from ..errors import (
     ExpiredError,
+    ForeignObjectError,
     IndexFuncError,
     InformerError,
     InvalidObjectError,
@@ -27,7 +31,11 @@ from ..errors import (
 from ._checks import key_hint
 from ._statistics import Counters
 
-__all__ = ["Reporter"]
+__all__ = ["FOREIGN_REPORT_INTERVAL", "Reporter"]
+
+#: Objects of another namespace are reported (hook and WARNING) at most once per this many
+#: seconds; each is counted.
+FOREIGN_REPORT_INTERVAL = 60.0
 
 logger = logging.getLogger("aioinformer._reflector._loop")
 
@@ -41,14 +49,30 @@ class Reporter:
     :param name: the reflector's name, the first word of every log line.
     :param counters: the reflector's counters.
     :param hook: calls the watch-error handler (which may change over time).
+    :param clock: paces the reports of objects of another namespace.
     """
 
-    __slots__ = ("_counters", "_hook", "_keyless", "name")
+    __slots__ = (
+        "_clock",
+        "_counters",
+        "_foreign_at",
+        "_foreign_since",
+        "_hook",
+        "_keyless",
+        "name",
+    )
 
-    def __init__(self, name: str, counters: Counters, hook: Hook) -> None:
+    def __init__(
+        self, name: str, counters: Counters, hook: Hook, *, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
         self.name = name
         self._counters = counters
         self._hook = hook
+        self._clock = clock
+        # When objects of another namespace were last reported (None: never), and how many
+        # were dropped since.
+        self._foreign_at: float | None = None
+        self._foreign_since = 0
         # Reasons of keyless invalid objects already logged since the last good list.
         self._keyless: set[str] = set()
 
@@ -61,6 +85,9 @@ class Reporter:
             quiet = isinstance(exc, ExpiredError | WatchIdleTimeoutError)
             level = logging.INFO if quiet else logging.WARNING
         logger.log(level, "%s: list/watch error: %s: %s", self.name, type(exc).__name__, exc)
+        self._call(exc)
+
+    def _call(self, exc: BaseException) -> None:
         try:
             self._hook(exc)
         except Exception:
@@ -72,6 +99,30 @@ class Reporter:
         """An object that cannot be cached was skipped."""
         self._counters.invalid_objects += 1
         self.report(error, level=logging.WARNING if self._first(error) else logging.DEBUG)
+
+    def foreign(self, key: str, namespace: str, *, position: int | None = None) -> None:
+        """An object of another namespace (``key``) reached a reflector of ``namespace``: count
+        it; report it unless one was reported less than :data:`FOREIGN_REPORT_INTERVAL` ago."""
+        self._counters.foreign_objects += 1
+        self._foreign_since += 1
+        now = self._clock.now()
+        last = self._foreign_at
+        if last is not None and now - last < FOREIGN_REPORT_INTERVAL:
+            return
+        self._foreign_at = now
+        dropped, self._foreign_since = self._foreign_since, 0
+        error = ForeignObjectError(key, namespace=namespace, position=position)
+        counters = self._counters
+        counters.errors += 1
+        counters.last_error = f"{type(error).__name__}: {error}"
+        logger.warning(
+            "%s: %s: %s (%d object(s) of other namespaces dropped since the last report)",
+            self.name,
+            type(error).__name__,
+            error,
+            dropped,
+        )
+        self._call(error)
 
     def version(self, error: ResourceVersionError) -> None:
         """A resource version that is not a string, or went backwards."""
@@ -111,6 +162,10 @@ class Reporter:
         for problem in problems:
             if isinstance(problem, ResourceVersionError):
                 self.version(problem)
+                continue
+            if isinstance(problem, ForeignObjectError):
+                assert problem.key is not None
+                self.foreign(problem.key, problem.namespace, position=problem.position)
                 continue
             assert isinstance(problem, InvalidObjectError)
             counters.invalid_objects += 1

@@ -33,7 +33,8 @@ class RestartCause(StrEnum):
     TIMEOUT = "timeout"
     #: The connection broke after events arrived.
     DISCONNECT = "disconnect"
-    #: No bytes arrived for the idle timeout.
+    #: No complete event or bookmark arrived in time (twice the bookmark interval, or the idle
+    #: timeout), or the watch request got no answer in that time.
     IDLE = "idle"
     #: 429, on watch start or as an ``ERROR`` event.
     TOO_MANY_REQUESTS = "too_many_requests"
@@ -85,12 +86,15 @@ class Listing:
     """A LIST is in progress, one page per request (client-go's pager).
 
     ``resource_version`` and ``page_size`` are the list's (0: unpaginated); ``pages`` holds
-    the pages so far and ``list_rv`` the RV of the first page; ``unpaginated_retry`` marks
-    the one full list after a continue token expired; ``retried`` the retry at RV ``""``.
+    the pages so far and ``list_rv`` the RV of the first page; ``tokens`` the continue tokens
+    followed so far; ``unpaginated_retry`` marks the one full list after a continue token
+    expired; ``retried`` the retry at RV ``""``.
 
     The last page leads to :class:`Replacing` (:class:`~._steps.ReplaceStore`); 410 on a later page
     to the unpaginated retry; 410 or "too large RV" otherwise (once) to a list at RV ``""``;
-    any other :class:`~._steps.ListFailed` to :class:`NeedList` (:class:`~._steps.Pause`);
+    any other :class:`~._steps.ListFailed` to :class:`NeedList` (:class:`~._steps.Pause`); so
+    does a page whose continue token was already followed, or whose RV is older than the first
+    page's (a :class:`~aioinformer.errors.PaginationError`: the list starts over from scratch).
     """
 
     cursor: Cursor
@@ -101,6 +105,7 @@ class Listing:
     continue_token: str | None = None
     unpaginated_retry: bool = False
     retried: bool = False
+    tokens: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,9 @@ class ReflectorStatistics:
     #: Objects that cannot be cached (no usable name, a non-string resource version, a key
     #: listed twice, a bookmark without a resource version), in lists and watches; skipped.
     invalid_objects: int = 0
+    #: Objects of another namespace received by a namespaced reflector (in lists and
+    #: watches); dropped, never cached.
+    foreign_objects: int = 0
     #: Objects the store refused (a transform or key function raised); skipped.
     store_errors: int = 0
     #: Resource versions that were not strings or went backwards (a watch event's ends the
@@ -65,6 +68,7 @@ class Counters:
     __slots__ = (
         "errors",
         "events",
+        "foreign_objects",
         "invalid_objects",
         "items_listed",
         "last_error",
@@ -89,6 +93,7 @@ class Counters:
         self.malformed_events = 0
         self.unknown_events = 0
         self.invalid_objects = 0
+        self.foreign_objects = 0
         self.store_errors = 0
         self.resource_version_errors = 0
         #: Stale keys (see ``ReflectorStatistics.stale_objects``) and why.
@@ -118,6 +123,7 @@ class Counters:
             malformed_events=self.malformed_events,
             unknown_events=self.unknown_events,
             invalid_objects=self.invalid_objects,
+            foreign_objects=self.foreign_objects,
             store_errors=self.store_errors,
             resource_version_errors=self.resource_version_errors,
             stale_objects=len(self.stale),

@@ -14,7 +14,7 @@ from typing import Any, Final
 from .._clock import Clock
 from .._listwatch import WatchEvent, WatchEventType, WatchStream
 from .._wire._slices import WireEvent, WireObject
-from ..errors import InvalidObjectError, TransportError
+from ..errors import ForeignObjectError, InvalidObjectError, TransportError
 from ._checks import key_hint, object_problem, version_problem
 
 __all__ = ["INITIAL_EVENTS_END", "InitialEvents", "collect"]
@@ -28,9 +28,12 @@ _CHANGES: Final = frozenset((WatchEventType.ADDED, WatchEventType.MODIFIED, Watc
 class InitialEvents:
     """The objects of a streaming list so far, by key, and what was dropped on the way."""
 
-    __slots__ = ("_objects", "invalid", "resource_version", "unknown")
+    __slots__ = ("_namespace", "_objects", "foreign", "invalid", "resource_version", "unknown")
 
-    def __init__(self) -> None:
+    def __init__(self, *, namespace: str | None = None) -> None:
+        self._namespace = namespace
+        #: Objects of another namespace than ``namespace`` (a namespaced reflector's), dropped.
+        self.foreign: list[ForeignObjectError] = []
         # Decoded objects, or carriers in wire form (the informer's).
         self._objects: dict[str, Any] = {}
         #: The RV of the initial-events-end bookmark; None until it arrived.
@@ -69,6 +72,12 @@ class InitialEvents:
                 return False
             key = key_hint(obj)
         assert key is not None  # a valid object has one
+        namespace = self._namespace
+        if namespace is not None and event_type != WatchEventType.BOOKMARK:
+            own = obj.namespace if obj.__class__ is WireObject else obj["metadata"].get("namespace")
+            if (own or "") != namespace:
+                self.foreign.append(ForeignObjectError(key, namespace=namespace))
+                return False
         if event_type == WatchEventType.DELETED:
             self._objects.pop(key, None)
         elif event_type in (WatchEventType.ADDED, WatchEventType.MODIFIED):

@@ -89,6 +89,11 @@ class KubeClient(AsyncResource):
         one), then established. Default 30.
     :param request_timeout: seconds without a byte before a response is abandoned (watches
         use their own idle timeout). Default 60.
+    :param follow_redirects: follow 3xx answers (aiohttp's redirect handling: the
+        ``Authorization`` header is dropped on a hop to another origin). Default False: a
+        redirect raises :class:`~aioinformer.errors.RedirectError` naming its status and
+        ``Location`` (an API server never redirects API requests; a proxy or load balancer
+        that does may send the token where it should not go).
     """
 
     def __init__(
@@ -99,6 +104,7 @@ class KubeClient(AsyncResource):
         credential_refresher: Callable[[], Awaitable[None]] | None = None,
         connect_timeout: float = 30.0,
         request_timeout: float = 60.0,
+        follow_redirects: bool = False,
     ) -> None:
         self._api_client = api_client
         self._credentials = refresher_credentials(api_client.configuration, credential_refresher)
@@ -112,6 +118,7 @@ class KubeClient(AsyncResource):
             self._credentials,
             connect_timeout=connect_timeout,
             request_timeout=request_timeout,
+            follow_redirects=follow_redirects,
         )
 
     def _connected(self, credentials: Credentials, source: str) -> Self:

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 import orjson
@@ -28,6 +29,7 @@ from ..errors import (
     ConnectionRefused,
     InformerError,
     LifecycleError,
+    RedirectError,
     TransportError,
     TransportTimeoutError,
     UnauthorizedError,
@@ -187,15 +189,24 @@ class Transport:
     :param connect_timeout: seconds to get a connection (a free one from the pool, then
         established).
     :param request_timeout: seconds without a byte before a response is abandoned.
+    :param follow_redirects: follow 3xx answers (aiohttp drops ``Authorization`` on a hop to
+        another origin); else a 3xx raises :class:`~aioinformer.errors.RedirectError`.
     """
 
     def __init__(
-        self, endpoint: Endpoint, auth: Auth, *, connect_timeout: float, request_timeout: float
+        self,
+        endpoint: Endpoint,
+        auth: Auth,
+        *,
+        connect_timeout: float,
+        request_timeout: float,
+        follow_redirects: bool = False,
     ) -> None:
         self.endpoint = endpoint
         self.auth = auth
         self.connect_timeout = connect_timeout
         self.request_timeout = request_timeout
+        self.follow_redirects = follow_redirects
         self.closed = False
 
     async def open(
@@ -216,7 +227,8 @@ class Transport:
         :param what: the request, for messages (``"list of v1/pods"``).
         :param read_timeout: seconds without a byte before the response is abandoned (None:
             wait forever); by default ``request_timeout``.
-        :raises ApiError: for an error status (the Status decoded into the most specific class).
+        :raises ApiError: for an error status (the Status decoded into the most specific class);
+            :class:`~aioinformer.errors.RedirectError` for a 3xx unless redirects are followed.
         :raises TransportError: when no response arrived.
         :raises LifecycleError: after :meth:`close`.
         """
@@ -253,10 +265,16 @@ class Transport:
                 data=body,
                 headers=request_headers,
                 timeout=timeout,
+                allow_redirects=self.follow_redirects,
                 **options,
             )
-        if response.status >= 400:
-            raise await _error_of(response, what)
+        if response.status >= 300:
+            if response.status >= 400:
+                raise await _error_of(response, what)
+            if not self.follow_redirects:  # (when following, a 3xx here is a 304 or the like)
+                location = response.headers.get("Location", "")
+                response.release()
+                raise RedirectError(code=response.status, location=_shown_location(location))
         return response
 
     def _timeout_phase(self, exc: TimeoutError, *, read_timeout: float | None) -> str:
@@ -321,6 +339,22 @@ class Transport:
     def close(self) -> None:
         """Refuse requests from now on (the session is closed by its owner)."""
         self.closed = True
+
+
+def _shown_location(location: str) -> str:
+    """A redirect's target as it may be shown: without user information (a password), query
+    or fragment (a signed URL's token), on one bounded line."""
+    try:
+        parts = urlsplit(location)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return "(an unparsable Location)"
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{port}" if port is not None else host
+    shown = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return excerpt(shown + ("?…" if parts.query else ""))
 
 
 async def read(response: aiohttp.ClientResponse, what: str) -> bytes:

@@ -68,9 +68,16 @@ class PendingConnection:
 
 
 def _client(
-    configuration: Configuration, credentials: Credentials, namespace: str, source: str
+    configuration: Configuration,
+    credentials: Credentials,
+    namespace: str,
+    source: str,
+    *,
+    follow_redirects: bool,
 ) -> KubeClient:
-    client = KubeClient(ApiClient(configuration), namespace=namespace)
+    client = KubeClient(
+        ApiClient(configuration), namespace=namespace, follow_redirects=follow_redirects
+    )
     return client._connected(credentials, source)
 
 
@@ -100,6 +107,7 @@ def connect(
     kubeconfig: str | None = None,
     context: str | None = None,
     insecure_skip_tls_verify: bool = False,
+    follow_redirects: bool = False,
 ) -> PendingConnection:
     """Connect to a cluster the way kubectl finds it::
 
@@ -119,6 +127,9 @@ def connect(
     :param kubeconfig: the kubeconfig file(s), ``os.pathsep``-separated. Default None.
     :param context: the kubeconfig context. Default None: the current one.
     :param insecure_skip_tls_verify: do not verify the server's certificate. Default False.
+    :param follow_redirects: follow 3xx answers to API requests (the token is dropped on a hop
+        to another origin). Default False: a redirect raises
+        :class:`~aioinformer.errors.RedirectError` naming its status and ``Location``.
     :returns: a :class:`PendingConnection`: ``async with`` it, or ``await`` it for a
         :class:`~aioinformer.KubeClient`.
     :raises ConfigurationError: (when awaited or entered) when nothing usable is found, the
@@ -130,6 +141,7 @@ def connect(
         kubeconfig=kubeconfig,
         context=context,
         insecure_skip_tls_verify=insecure_skip_tls_verify,
+        follow_redirects=follow_redirects,
     )
 
 
@@ -156,11 +168,13 @@ async def _connect(
     kubeconfig: str | None,
     context: str | None,
     insecure_skip_tls_verify: bool,
+    follow_redirects: bool,
 ) -> KubeClient:
+    follow = {"follow_redirects": follow_redirects}
     if server:
         configuration = Configuration(host=_checked_server_url(server))
         configuration.verify_ssl = not insecure_skip_tls_verify
-        return _client(configuration, Credentials(configuration), "default", "server")
+        return _client(configuration, Credentials(configuration), "default", "server", **follow)
 
     paths = _existing(_kubeconfig_paths(kubeconfig))
     if kubeconfig and not paths:
@@ -186,7 +200,7 @@ async def _connect(
         if isinstance(current, dict):
             namespace = (current.get("context") or {}).get("namespace") or "default"
         credentials = kubeconfig_credentials(loader, configuration)
-        return _client(configuration, credentials, namespace, "kubeconfig")
+        return _client(configuration, credentials, namespace, "kubeconfig", **follow)
 
     if _in_cluster():
         configuration = Configuration()
@@ -198,7 +212,7 @@ async def _connect(
         except Exception as exc:
             raise ConfigurationError(f"cannot load in-cluster configuration: {exc}") from exc
         credentials = in_cluster_credentials(configuration, _IN_CLUSTER_TOKEN)
-        return _client(configuration, credentials, _in_cluster_namespace(), "in-cluster")
+        return _client(configuration, credentials, _in_cluster_namespace(), "in-cluster", **follow)
 
     tried = ", ".join(str(p) for p in _kubeconfig_paths(kubeconfig))
     raise ConfigurationError(

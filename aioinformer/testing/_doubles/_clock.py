@@ -160,6 +160,15 @@ class FakeClock:
             await self._timer_added.wait()
         return self.deadlines
 
+    async def wait_for_deadline(self, deadline: float) -> tuple[float, ...]:
+        """Wait until a sleep or timeout scope with this deadline is pending (other timers,
+        such as a watch's event deadline, may be pending too); returns :attr:`deadlines`."""
+        while deadline not in self.deadlines:
+            if self._timer_added is None:
+                self._timer_added = anyio.Event()
+            await self._timer_added.wait()
+        return self.deadlines
+
     # -- internals -------------------------------------------------------------------------
 
     def _arm(self, seconds: float | None, scope: CancelScope) -> _Timer | None:
