@@ -59,7 +59,7 @@ EVERYDAY = {
 APART = {
     "aioinformer.lowlevel": 17,
     "aioinformer.testing": 15,
-    "aioinformer.errors": 46,
+    "aioinformer.errors": 47,
     "aioinformer.conditions": 9,
     "aioinformer.predicates": 5,
 }
