@@ -20,3 +20,20 @@ current-context: ctx
 """
     )
     return path
+
+
+def two_contexts(path: Path, *, current: str | None = "ctx") -> Path:
+    """A kubeconfig with the contexts ``ctx`` and ``other`` (and ``current`` as current)."""
+    path.write_text(
+        """
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]
+users: [{name: me, user: {}}]
+contexts:
+- {name: ctx, context: {cluster: c, user: me}}
+- {name: other, context: {cluster: c, user: me}}
+"""
+        + (f"current-context: {current}\n" if current is not None else "")
+    )
+    return path

@@ -4,10 +4,11 @@ never a traceback and never an endless retry (issue 10, item 11)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from aiohttp import web
 from aioinformer.testing import FakeApiServer
 
 from ._examples import ROOT
+from ._kubeconfig import two_contexts
 from ._web import listening_socket, serve_aiohttp
 
 #: A fail-safe for each command (not a measurement).
@@ -37,11 +39,14 @@ class Outcome:
         return self.stderr.splitlines()
 
 
-async def start(*args: str, prelude: str = "") -> asyncio.subprocess.Process:
-    """``aioinformer ARGS`` in a fresh interpreter (``prelude``: Python run first)."""
+async def start(
+    *args: str, prelude: str = "", env: Mapping[str, str] | None = None
+) -> asyncio.subprocess.Process:
+    """``aioinformer ARGS`` in a fresh interpreter (``prelude``: Python run first; ``env``:
+    its environment)."""
     code = f"{prelude}\nimport sys\nfrom aioinformer._cli import main\nsys.exit(main(sys.argv[1:]))"
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-c", code, *args,
+        sys.executable, "-c", code, *args, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
 
@@ -52,9 +57,11 @@ async def finish(process: asyncio.subprocess.Process) -> Outcome:
     return Outcome(process.returncode, out.decode(), err.decode())
 
 
-async def aioinformer(*args: str, prelude: str = "") -> Outcome:
+async def aioinformer(
+    *args: str, prelude: str = "", env: Mapping[str, str] | None = None
+) -> Outcome:
     """Run ``aioinformer ARGS`` to its end."""
-    return await finish(await start(*args, prelude=prelude))
+    return await finish(await start(*args, prelude=prelude, env=env))
 
 
 def assert_one_line(outcome: Outcome, line: str, code: int = 1) -> None:
@@ -114,19 +121,45 @@ async def test_watch_stops_when_the_server_refuses_the_selector(
     [
         (
             "127.0.0.1:8001",
-            "error: server URL '127.0.0.1:8001' has no scheme: write https://127.0.0.1:8001 (or"
+            "error: --server 127.0.0.1:8001 has no scheme: write https://127.0.0.1:8001 (or"
             " http:// for a plain-HTTP server such as the fake API server)",
         ),
         (
             "ftp://127.0.0.1:8001",
-            "error: server URL 'ftp://127.0.0.1:8001' has the scheme 'ftp': use http:// or"
-            " https://",
+            "error: --server ftp://127.0.0.1:8001 has the scheme 'ftp': use http:// or https://",
         ),
     ],
 )
 async def test_watch_with_a_server_url_without_an_http_scheme(server: str, line: str) -> None:
     """A URL without a scheme, or with another one, is refused before any request."""
     assert_one_line(await aioinformer("watch", "pods", "--server", server), line)
+
+
+async def test_watch_with_a_kubeconfig_problem_names_the_flags(tmp_path: Path) -> None:
+    """Configuration errors name the command's flags (``--kubeconfig``, ``--context``,
+    ``--server``), where ``connect()`` names its parameters; an unknown context lists the
+    file's contexts in both."""
+    missing = tmp_path / "absent"
+    assert_one_line(
+        await aioinformer("watch", "pods", "--kubeconfig", str(missing)),
+        f"error: --kubeconfig {missing}: no such file",
+    )
+    config = two_contexts(tmp_path / "config")
+    assert_one_line(
+        await aioinformer("watch", "pods", "--kubeconfig", str(config), "--context", "staging"),
+        f"error: no context named staging in {config} (contexts: ctx, other)",
+    )
+    config = two_contexts(tmp_path / "config", current=None)
+    assert_one_line(
+        await aioinformer("watch", "pods", "--kubeconfig", str(config)),
+        f"error: kubeconfig {config} has no current-context: use --context (contexts: ctx, other)",
+    )
+    env = {k: v for k, v in os.environ.items() if k != "KUBERNETES_SERVICE_HOST"}
+    assert_one_line(
+        await aioinformer("watch", "pods", env={**env, "KUBECONFIG": str(missing)}),
+        f"error: no cluster configuration found: no kubeconfig at {missing} and not running in"
+        " a cluster; use --kubeconfig or --server",
+    )
 
 
 async def test_watch_of_a_server_nobody_listens_on() -> None:
@@ -304,6 +337,7 @@ def test_every_case_above_is_covered() -> None:
         "test_watch_with_a_bad_label_selector",
         "test_watch_stops_when_the_server_refuses_the_selector",
         "test_watch_with_a_server_url_without_an_http_scheme",
+        "test_watch_with_a_kubeconfig_problem_names_the_flags",
         "test_watch_of_a_server_that_is_not_kubernetes",
         "test_ctrl_c_during_discovery_against_a_silent_server",
         "test_fake_apiserver_on_a_port_in_use",
