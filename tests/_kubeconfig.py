@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aioinformer._cli._fake_apiserver import write_kubeconfig
 from aioinformer.testing import FakeApiServer
+
+
+def fake_kubeconfig(server: FakeApiServer, path: Path) -> Path:
+    """The kubeconfig ``aioinformer fake-apiserver --kubeconfig path`` writes for ``server``
+    (context namespace ``default``, no credentials); returns ``path``."""
+    write_kubeconfig(path, server.url)
+    return path
 
 
 def kubeconfig_for(server: FakeApiServer, path: Path, *, namespace: str = "team-a") -> Path:

@@ -7,6 +7,7 @@ import asyncio
 import os
 import signal
 import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,11 +17,16 @@ import anyio
 import pytest
 from aiohttp import web
 
+from aioinformer import connect as aioinformer_connect
+from aioinformer._cli._fake_apiserver import KUBECONFIG_MARK
 from aioinformer.testing import FakeApiServer
 
 from ._examples import ROOT
 from ._kubeconfig import two_contexts
 from ._web import listening_socket, serve_aiohttp
+
+#: Whole programs: left out of `make test-lowest` (-m "not slow").
+pytestmark = pytest.mark.slow
 
 #: A fail-safe for each command (not a measurement).
 GUARD = 60.0
@@ -331,6 +337,81 @@ async def test_fake_apiserver_with_a_bad_manifest(
     assert_one_line(outcome, line.format(path=path))
 
 
+async def test_fake_apiserver_without_the_testing_extra() -> None:
+    """Without kubernetes-validate (the ``testing`` extra) the command says what to install, in
+    one line, with exit status 2 (the fake server is imported only when the command runs)."""
+    missing = "import sys; sys.modules['kubernetes_validate'] = None"
+    outcome = await aioinformer("fake-apiserver", "--port", "0", prelude=missing)
+    assert_one_line(
+        outcome,
+        "error: the fake API server needs the Kubernetes schemas of the testing extra: pip"
+        " install 'aioinformer[testing]'",
+        code=2,
+    )
+
+
+def test_the_command_line_imports_the_fake_only_to_run_it() -> None:
+    """Building the parser (``--help``, ``watch``) does not import ``aioinformer.testing``."""
+    code = (
+        "import sys\nfrom aioinformer._cli import build_parser\nbuild_parser()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('aioinformer.testing')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("kind", ["foreign file", "directory", "no parent"])
+async def test_fake_apiserver_kubeconfig_it_may_not_write(tmp_path: Path, kind: str) -> None:
+    """``--kubeconfig`` never replaces a file it did not write (your ~/.kube/config), and
+    names a directory or a missing parent; the file is left as it was."""
+    path = tmp_path / "config"
+    if kind == "foreign file":
+        path.write_text("apiVersion: v1\nkind: Config\n")
+        line = (
+            f"error: --kubeconfig {path} exists and was not written by aioinformer"
+            " fake-apiserver; choose another path (it is never overwritten)"
+        )
+    elif kind == "directory":
+        path.mkdir()
+        line = f"error: --kubeconfig {path} is a directory; name a file"
+    else:
+        path = tmp_path / "absent" / "config"
+        line = f"error: cannot write --kubeconfig {path}: no directory {path.parent}"
+    outcome = await aioinformer("fake-apiserver", "--port", "0", "--kubeconfig", str(path))
+    assert_one_line(outcome, line)
+    if kind == "foreign file":
+        assert path.read_text() == "apiVersion: v1\nkind: Config\n"
+
+
+async def test_fake_apiserver_writes_a_kubeconfig_for_itself(tmp_path: Path) -> None:
+    """``--kubeconfig PATH``: once listening, the command writes a kubeconfig whose current
+    context is the server (replacing one it wrote before) and prints ``export KUBECONFIG=``;
+    connect() finds the server through it; Ctrl-C ends the command with status 0."""
+    path = tmp_path / "fake.kubeconfig"
+    path.write_text(f"{KUBECONFIG_MARK}: an older run.\nclusters: []\n")
+    cluster = str(ROOT / "docs" / "cluster.yaml")
+    process = await start("fake-apiserver", "--port", "0", "-f", cluster, "--kubeconfig", str(path))
+    assert process.stdout is not None
+    try:
+        with anyio.fail_after(GUARD):
+            line = (await process.stdout.readline()).decode()
+        assert line == f"export KUBECONFIG={path}\n"
+        async with aioinformer_connect(kubeconfig=str(path)) as client:
+            assert (client.source, client.namespace) == ("kubeconfig", "default")
+            pods = await client.list("pods", namespace="default")
+        assert sorted(p["metadata"]["name"] for p in pods["items"]) == [
+            "db-1", "web-1", "web-2", "web-3",
+        ]  # fmt: skip
+    finally:
+        process.send_signal(signal.SIGINT)
+    outcome = await finish(process)
+    assert outcome.code == 0
+    assert "error" not in outcome.stderr and "Traceback" not in outcome.stderr
+    assert path.read_text().startswith(
+        f"{KUBECONFIG_MARK}: the fake API server at http://127.0.0.1:"
+    )
+
+
 def test_every_case_above_is_covered() -> None:
     """The issue's list of command-line cases, each with its test in this module."""
     cases: Sequence[str] = (
@@ -342,6 +423,8 @@ def test_every_case_above_is_covered() -> None:
         "test_ctrl_c_during_discovery_against_a_silent_server",
         "test_fake_apiserver_on_a_port_in_use",
         "test_fake_apiserver_with_a_bad_manifest",
+        "test_fake_apiserver_without_the_testing_extra",
+        "test_fake_apiserver_kubeconfig_it_may_not_write",
         "test_without_rich_watch_says_once_how_to_get_the_live_view",
         "test_without_rich_demo_says_once_how_to_get_the_live_view",
     )

@@ -4,32 +4,61 @@ Serves the fault-injection API under ``/_fake/`` (see
 :mod:`aioinformer.testing._apiserver._admin`), so kubectl and programs in other languages can be
 tested against it::
 
-    aioinformer fake-apiserver --port 8001 -f manifests.yaml
-    kubectl --server http://127.0.0.1:8001 get pods -A -w
+    aioinformer fake-apiserver --port 8001 -f manifests.yaml --kubeconfig fake.kubeconfig
+    export KUBECONFIG=$PWD/fake.kubeconfig     # the line it prints once it listens
+    kubectl get pods -A -w
 
-A port in use, or a manifest that is missing, is not YAML or holds an object the server
-refuses (an unknown kind, say) is one line on stderr and exit status 1.
+``--kubeconfig PATH`` writes a kubeconfig whose current context is this server (no
+credentials: the fake asks for none) and prints the ``export KUBECONFIG=...`` line on stdout.
+It replaces only a file that it wrote itself (a comment on the first line says so), and leaves
+it in place at exit.
+
+A port in use, a manifest that is missing, is not YAML or holds an object the server refuses
+(an unknown kind, say), or a kubeconfig path it may not write is one line on stderr and exit
+status 1. The fake server itself is imported when the command runs: without the ``testing``
+extra (the Kubernetes schemas of kubernetes-validate) the command says what to install, in one
+line, with exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import importlib.util
 import ipaddress
 import logging
+import os
+import shlex
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
 import anyio
 
 from .._objects import KubeObject
 from ..errors import ApiError
-from ..testing._apiserver._manifests import create_manifest_objects, read_manifest_objects
-from ..testing._apiserver._server import FakeApiServer
 from ._support import Interrupts, fail, run_command
 
-__all__ = ["add_parser", "read_manifests", "run", "serve"]
+__all__ = [
+    "KUBECONFIG_MARK",
+    "TESTING_EXTRA",
+    "add_parser",
+    "check_kubeconfig_path",
+    "kubeconfig_text",
+    "read_manifests",
+    "run",
+    "serve",
+    "write_kubeconfig",
+]
 
 logger = logging.getLogger(__name__)
+
+#: What to install for the fake API server.
+TESTING_EXTRA = "pip install 'aioinformer[testing]'"
+#: The first line of a kubeconfig written by ``--kubeconfig``: only such a file is replaced.
+KUBECONFIG_MARK = "# Written by `aioinformer fake-apiserver --kubeconfig`"
+#: The cluster, user and context of that kubeconfig.
+KUBECONFIG_NAME = "aioinformer-fake"
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,6 +89,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="store_true",
         help="create missing namespaces instead of answering 404",
     )
+    parser.add_argument(
+        "--kubeconfig",
+        metavar="PATH",
+        help="write a kubeconfig for this server to PATH and print the export KUBECONFIG= line",
+    )
 
 
 Manifest = tuple[str, list[KubeObject]]
@@ -68,6 +102,8 @@ Manifest = tuple[str, list[KubeObject]]
 def read_manifests(paths: Sequence[str]) -> list[Manifest] | str:
     """Each manifest's objects, or what is wrong with the first bad file (one line)."""
     import yaml
+
+    from ..testing._apiserver._manifests import read_manifest_objects
 
     manifests: list[Manifest] = []
     for path in paths:
@@ -93,9 +129,17 @@ async def serve(
     bookmark_interval: float = 60.0,
     history_limit: int = 10_000,
     auto_create_namespaces: bool = False,
+    kubeconfig: Path | None = None,
     stop: anyio.Event,
 ) -> int:
-    """Serve until ``stop`` is set; the exit status (failures are printed as one line)."""
+    """Serve until ``stop`` is set; the exit status (failures are printed as one line).
+
+    :param kubeconfig: where to write a kubeconfig for the server once it listens (the
+        ``export KUBECONFIG=`` line is printed on stdout).
+    """
+    from ..testing._apiserver._manifests import create_manifest_objects
+    from ..testing._apiserver._server import FakeApiServer
+
     server = FakeApiServer(
         host=host,
         port=port,
@@ -125,6 +169,12 @@ async def serve(
                 return fail(f"{exc.message}{hint}")
             logger.info("loaded %d objects from %s", len(created), path)
         logger.info("fake API server listening on %s", server.url)
+        if kubeconfig is not None:
+            try:
+                write_kubeconfig(kubeconfig, _client_url(server.host, server.port))
+            except OSError as exc:
+                return fail(f"cannot write --kubeconfig {kubeconfig}: {exc.strerror or exc}")
+            print(f"export KUBECONFIG={shlex.quote(str(kubeconfig))}", flush=True)
         if not _is_loopback(host):
             logger.warning(
                 "listening on %s, not only on this machine: anyone who can reach it can read"
@@ -138,6 +188,81 @@ async def serve(
         await server.aclose()
 
 
+def _client_url(host: str, port: int) -> str:
+    """The URL a client on this machine uses for a server listening on ``host``: an
+    unspecified address (``0.0.0.0``, ``::``) is reached through the loopback one."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return f"http://{host}:{port}"
+    if address.is_unspecified:
+        address = ipaddress.ip_address("::1" if address.version == 6 else "127.0.0.1")
+    return f"http://[{address}]:{port}" if address.version == 6 else f"http://{address}:{port}"
+
+
+def kubeconfig_text(url: str) -> str:
+    """A kubeconfig whose current context is the server at ``url``, namespace ``default``,
+    without credentials."""
+    import yaml
+
+    document = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": KUBECONFIG_NAME, "cluster": {"server": url}}],
+        "users": [{"name": KUBECONFIG_NAME, "user": {}}],
+        "contexts": [
+            {
+                "name": KUBECONFIG_NAME,
+                "context": {
+                    "cluster": KUBECONFIG_NAME,
+                    "user": KUBECONFIG_NAME,
+                    "namespace": "default",
+                },
+            }
+        ],
+        "current-context": KUBECONFIG_NAME,
+    }
+    body = yaml.safe_dump(document, sort_keys=False)
+    return f"{KUBECONFIG_MARK}: the fake API server at {url}.\n{body}"
+
+
+def check_kubeconfig_path(path: Path) -> str | None:
+    """Why ``--kubeconfig path`` may not be written (one line), or None: a file is replaced
+    only when this command wrote it (its first line is :data:`KUBECONFIG_MARK`)."""
+    if path.is_dir():
+        return f"--kubeconfig {path} is a directory; name a file"
+    if not path.parent.is_dir():
+        return f"cannot write --kubeconfig {path}: no directory {path.parent}"
+    if path.exists():
+        try:
+            with path.open(encoding="utf-8", errors="replace") as file:
+                first = file.readline()
+        except OSError as exc:
+            return f"cannot read --kubeconfig {path}: {exc.strerror or exc}"
+        if not first.startswith(KUBECONFIG_MARK):
+            return (
+                f"--kubeconfig {path} exists and was not written by aioinformer fake-apiserver;"
+                " choose another path (it is never overwritten)"
+            )
+    return None
+
+
+def write_kubeconfig(path: Path, url: str) -> None:
+    """Write :func:`kubeconfig_text` to ``path`` atomically (a reader sees the old file or
+    the new one, never half of one).
+
+    :raises OSError: when it cannot be written.
+    """
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(kubeconfig_text(url))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
 def _is_loopback(host: str) -> bool:
     """Whether ``host`` (an address or name to listen on) is this machine only."""
     if host == "localhost":
@@ -148,9 +273,32 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _missing_extra() -> str | None:
+    """What to install when the fake API server cannot run here, or None."""
+    if importlib.util.find_spec("kubernetes_validate") is None:
+        return (
+            "the fake API server needs the Kubernetes schemas of the testing extra:"
+            f" {TESTING_EXTRA}"
+        )
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run the sub-command from parsed arguments; returns the exit status."""
-    manifests = read_manifests(args.filename)
+    """Run the sub-command from parsed arguments; returns the exit status (2 when the
+    ``testing`` extra is missing)."""
+    missing = _missing_extra()
+    if missing is not None:
+        return fail(missing, code=2)
+    kubeconfig = None
+    if args.kubeconfig is not None:
+        kubeconfig = Path(args.kubeconfig).expanduser().absolute()
+        problem = check_kubeconfig_path(kubeconfig)
+        if problem is not None:
+            return fail(problem)
+    try:
+        manifests = read_manifests(args.filename)
+    except ImportError as exc:  # a part of the fake that cannot load here
+        return fail(f"cannot load the fake API server ({exc}); {TESTING_EXTRA}", code=2)
     if isinstance(manifests, str):
         return fail(manifests)
     logging.basicConfig(
@@ -165,6 +313,7 @@ def run(args: argparse.Namespace) -> int:
             bookmark_interval=args.bookmark_interval,
             history_limit=args.history_limit,
             auto_create_namespaces=args.auto_create_namespaces,
+            kubeconfig=kubeconfig,
             stop=interrupts.stop,
         )
 
