@@ -43,6 +43,7 @@ async def _read_until(stream: asyncio.StreamReader, needle: str, seen: list[str]
                 return
 
 
+@pytest.mark.slow
 async def test_watch_shows_objects_created_after_start(fake_apiserver: FakeApiServer) -> None:
     """`aioinformer watch pods -A --server URL` prints objects created after it started."""
     fake_apiserver.objects.create("pods", pod("before"))
@@ -67,6 +68,7 @@ async def test_watch_shows_objects_created_after_start(fake_apiserver: FakeApiSe
     assert any("ADDED" in line and "kube-system/after" in line for line in seen)
 
 
+@pytest.mark.slow
 async def test_watch_without_cluster_configuration_fails_clearly(tmp_path: Path) -> None:
     """No kubeconfig and no in-cluster account: a clear message and exit status 1."""
     env = {k: v for k, v in os.environ.items() if k != "KUBERNETES_SERVICE_HOST"}
@@ -83,6 +85,7 @@ async def test_watch_without_cluster_configuration_fails_clearly(tmp_path: Path)
     assert b"Traceback" not in err
 
 
+@pytest.mark.slow
 async def test_watch_of_an_unknown_resource_fails_clearly(fake_apiserver: FakeApiServer) -> None:
     """A resource the server does not have is an error message, not a traceback."""
     process = await asyncio.create_subprocess_exec(
@@ -175,6 +178,7 @@ async def test_live_table_lists_objects_most_recent_first(fake_apiserver: FakeAp
     assert [row[1] for row in rows] == ["c", "b", "a"]
 
 
+@pytest.mark.slow
 async def test_watch_stops_on_sigint_before_the_first_sync(fake_apiserver: FakeApiServer) -> None:
     """Ctrl-C works while every list fails (RBAC, say); the exit status says it never synced."""
     fake_apiserver.faults.fail_next(100_000, 403, verb="list")
