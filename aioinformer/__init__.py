@@ -9,6 +9,14 @@ exception), :mod:`aioinformer.workqueue` (queues and rate limiters), :mod:`aioin
 pipeline), :mod:`aioinformer.metrics` (Prometheus), :mod:`aioinformer.integrations` (web
 frameworks) and :mod:`aioinformer.testing` (the fake API server). Every other module is private.
 
+The layers, lowest first (each imports only from those below it; ``lint-imports`` checks the
+contracts in ``pyproject.toml``): ``_redact``, ``_version``; ``errors``; ``_objects``,
+``_config``, ``_clock``, ``_exports``, ``_builtin_resources``; ``_listwatch``, ``_backoff``,
+``_lifecycle``; ``workqueue``; ``_wire`` (HTTP, client, kubeconfig); ``_cache`` and
+``_sharding``; ``_reflector``; ``_informer`` and ``_election``; ``_control``; ``_replicas``;
+``_prometheus``; the public faces ``lowlevel``, ``metrics``, ``integrations`` and ``testing``
+(the fake API server, which nothing below imports); ``_cli`` on top.
+
 ``import aioinformer`` is light: it loads none of the machinery (aiohttp, anyio, the
 informers), so an environment where aioinformer is merely installed — a pytest run, whose
 plugin lives in this package — does not pay for it. The first public name used loads all
