@@ -35,3 +35,13 @@ def test_make_says_what_it_does_before_each_slow_step(tmp_path: Path) -> None:
     assert len(slow) == 7, out  # .venv: venv, pip, install; uv: venv, install; lowest: two
     assert [lines[i] for i in slow if not lines[i - 1].startswith("echo ")] == []
     assert any(line.startswith("echo") and "demo" in line for line in lines)
+
+
+def test_every_dependency_has_a_floor() -> None:
+    """Every requirement, runtime and extra, names a lowest version (``make test-lowest``
+    installs exactly those: one without a floor would be tested at its very first release)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    requirements = [*project["dependencies"]]
+    for extra in project["optional-dependencies"].values():
+        requirements += extra
+    assert [r for r in requirements if not re.fullmatch(r"[A-Za-z0-9_.-]+>=[0-9.]+", r)] == []
