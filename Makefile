@@ -78,14 +78,18 @@ $(UV):
 	$(UV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt uv
 
 # Every direct dependency (and extra) at the floor pyproject.toml gives it, the rest at the
-# newest release that fits (uv's lowest-direct resolution); re-made when pyproject.toml changes.
+# newest release that fits (uv's lowest-direct resolution); the runtime dependencies exactly at
+# their floors even where a test tool asks for more (kubernetes 37 wants aiohttp>=3.14.3):
+# floors.txt, made from pyproject.toml, overrides them. Re-made when pyproject.toml changes.
 $(LOWEST_VENV)/.installed: pyproject.toml | $(UV)
 	rm -rf $(LOWEST_VENV)
 	@echo "make: creating $(LOWEST_VENV) with the lowest versions pyproject.toml allows"
 	$(UV) venv --quiet --python $(PYTHON) $(LOWEST_VENV)
+	$(PYTHON) -c 'import tomllib; deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"];\
+		print("\n".join(d.replace(">=", "==") for d in deps))' > $(LOWEST_VENV)/floors.txt
 	@echo "make: installing aioinformer and the extras $(EXTRAS) at their floors into $(LOWEST_VENV)"
 	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --resolution lowest-direct \
-		-e '.[$(EXTRAS)]'
+		--override $(LOWEST_VENV)/floors.txt -e '.[$(EXTRAS)]'
 	@touch $@
 
 # The floors are real: with the lowest versions installed, every public namespace imports and
