@@ -22,7 +22,7 @@ LOWEST_VENV ?= .venv-lowest
 UV_VENV     ?= .venv-uv
 UV          := $(UV_VENV)/bin/uv
 
-.PHONY: all venv test test-lowest lint typecheck pytest demo bench bench-profile docs soak clean
+.PHONY: all venv test test-lowest lint typecheck pytest demo bench bench-profile docs soak replicas-chaos clean
 
 all: test
 
@@ -118,6 +118,12 @@ docs: $(DOCS_STAMP)
 
 soak: $(STAMP)
 	$(BIN)/python benchmarks/soak.py --seconds $(SOAK_SECONDS) --rate $(SOAK_RATE)
+
+# The acceptance run of issue 21: ShardedController replicas as processes against the
+# standalone fake API server (2,000 objects, 50 updates/s, 8 s leases) under kill -9, SIGSTOP,
+# a cut-off, a join and a graceful stop, with the shard gate on and off (~6 minutes).
+replicas-chaos: $(STAMP)
+	$(BIN)/python benchmarks/replicas_chaos.py
 
 clean:
 	rm -rf $(VENV) $(LOWEST_VENV) $(UV_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site

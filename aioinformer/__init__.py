@@ -7,7 +7,9 @@ The names below are the public API, with these namespaces: :mod:`aioinformer.err
 exception), :mod:`aioinformer.workqueue` (queues and rate limiters), :mod:`aioinformer.lowlevel`
 (the reflector, the delta FIFO, lister-watchers and the writable stores, for building your own
 pipeline), :mod:`aioinformer.metrics` (Prometheus), :mod:`aioinformer.integrations` (web
-frameworks) and :mod:`aioinformer.testing` (the fake API server). Every other module is private.
+frameworks), :mod:`aioinformer.testing` (the fake API server), :mod:`aioinformer.conditions`
+(status conditions) and :mod:`aioinformer.predicates` (watch filters). Every other module is
+private.
 
 The layers, lowest first (each imports only from those below it; ``lint-imports`` checks the
 contracts in ``pyproject.toml``): ``_redact``, ``_version``; ``errors``; ``_objects``,
@@ -32,9 +34,12 @@ from typing import TYPE_CHECKING
 from ._version import __version__ as __version__
 
 if TYPE_CHECKING:
+    from . import conditions as conditions
     from . import errors as errors
     from . import lowlevel as lowlevel
+    from . import predicates as predicates
     from . import workqueue as workqueue
+    from ._cache._field_index import index_on as index_on
     from ._cache._lister import Lister as Lister
     from ._cache._selectors import LabelSelector as LabelSelector
     from ._cache._selectors import parse_label_selector as parse_label_selector
@@ -46,10 +51,15 @@ if TYPE_CHECKING:
     from ._control._controller import Controller as Controller
     from ._control._controller import ControllerStatistics as ControllerStatistics
     from ._control._enqueue import enqueue_keys as enqueue_keys
+    from ._control._finalizers import Finalizer as Finalizer
+    from ._control._owners import owner_keys as owner_keys
+    from ._control._owners import set_controller_reference as set_controller_reference
     from ._control._workers import Result as Result
     from ._election._elector import ElectorStatistics as ElectorStatistics
     from ._election._elector import LeaderElector as LeaderElector
     from ._election._leadership import LeadershipTerm as LeadershipTerm
+    from ._events._recorder import EventRecorder as EventRecorder
+    from ._events._recorder import EventRecorderStatistics as EventRecorderStatistics
     from ._informer._event_stream import EventStream as EventStream
     from ._informer._factory import FactoryStatistics as FactoryStatistics
     from ._informer._factory import SharedInformerFactory as SharedInformerFactory
@@ -98,6 +108,7 @@ __all__ = (
     "Cache",
     "Lister",
     "NAMESPACE_INDEX",
+    "index_on",
     "KubeObject",
     "DeletedFinalStateUnknown",
     "meta_namespace_key",
@@ -129,11 +140,18 @@ __all__ = (
     "State",
     "Clock",
     "__version__",
+    # the operator toolkit
+    "Finalizer",
+    "EventRecorder",
+    "EventRecorderStatistics",
+    "owner_keys",
+    "set_controller_reference",
 )
 
 #: Where each public name is defined (relative to this package); ``__getattr__`` imports
 #: them on first use. A test checks that this table and the imports above agree.
 _DEFINED_IN: dict[str, str] = {
+    "index_on": "._cache._field_index",
     "Lister": "._cache._lister",
     "LabelSelector": "._cache._selectors",
     "parse_label_selector": "._cache._selectors",
@@ -145,10 +163,15 @@ _DEFINED_IN: dict[str, str] = {
     "Controller": "._control._controller",
     "ControllerStatistics": "._control._controller",
     "enqueue_keys": "._control._enqueue",
+    "Finalizer": "._control._finalizers",
+    "owner_keys": "._control._owners",
+    "set_controller_reference": "._control._owners",
     "Result": "._control._workers",
     "ElectorStatistics": "._election._elector",
     "LeaderElector": "._election._elector",
     "LeadershipTerm": "._election._leadership",
+    "EventRecorder": "._events._recorder",
+    "EventRecorderStatistics": "._events._recorder",
     "EventStream": "._informer._event_stream",
     "FactoryStatistics": "._informer._factory",
     "SharedInformerFactory": "._informer._factory",
@@ -180,7 +203,7 @@ _DEFINED_IN: dict[str, str] = {
 
 #: Public namespaces reachable as attributes (``aioinformer.errors.ConfigurationError`` after
 #: ``import aioinformer``); each is imported alone, on first use.
-_NAMESPACES = ("errors", "lowlevel", "workqueue")
+_NAMESPACES = ("conditions", "errors", "lowlevel", "predicates", "workqueue")
 
 
 def _load() -> None:

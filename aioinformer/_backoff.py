@@ -1,5 +1,5 @@
 """The state of a jittered exponential backoff (its policy is a frozen
-:class:`~aioinformer._config.BackoffPolicy`)."""
+:class:`~aioinformer.BackoffPolicy`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ __all__ = ["Backoff"]
 
 
 class Backoff(Iterator[float]):
-    """Walks a :class:`~aioinformer._config.BackoffPolicy`: each :meth:`next_delay` (or
+    """Walks a :class:`~aioinformer.BackoffPolicy`: each :meth:`next_delay` (or
     ``next(backoff)``) returns the current duration ``d`` jittered into
     ``[d, d + jitter·d)`` and moves to the next step.
 
@@ -25,7 +25,7 @@ class Backoff(Iterator[float]):
 
     One policy can start any number of sequences; a sequence is never shared.
 
-    :param policy: the delays. Default :class:`~aioinformer._config.BackoffPolicy` ``()``.
+    :param policy: the delays. Default :class:`~aioinformer.BackoffPolicy` ``()``.
     :param clock: measures the time since the last reset. Default the system clock.
     :param rand: uniform ``[0, 1)`` source for the jitter. Default :func:`random.random`.
     """

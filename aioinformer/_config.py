@@ -22,7 +22,7 @@ class BackoffPolicy:
     The defaults are client-go's reflector backoff: 0.8 s doubling, each wait drawn from
     ``[d, 2d)``, the duration capped at 30 s (so waits settle in ``[30, 60)`` s), and the
     sequence starting over 2 minutes after its last reset. A
-    :class:`~aioinformer.backoff.Backoff` walks the sequence.
+    :class:`~aioinformer.lowlevel.Backoff` walks the sequence.
 
     :raises ValueError: for a negative value, or a factor under 1.
     """

@@ -4,15 +4,17 @@ API server).
 Every such component is a :class:`Service` and has the same members:
 
 * ``async with component:`` runs it in the background of the block. Entering returns at once
-  (it does not wait for readiness); leaving the block normally, or with an exception, stops it
-  gracefully with :meth:`Service.aclose`; a cancelled block cancels it at once.
+  (it does not wait for readiness), except for a server, which is entered once it listens
+  (its address is what the block needs); leaving the block normally, or with an exception,
+  stops it gracefully with :meth:`Service.aclose`; a cancelled block cancels it at once.
 * ``await component.run(task_status=...)`` runs it in the calling task until it is stopped.
   It reports readiness through ``task_status`` (the informer once its cache synced, the
   controller once its caches synced and its workers run), so
   ``await tg.start(component.run)`` means "start it and wait until it is ready".
 * ``await component.aclose()`` stops it: graceful first (the component finishes what it is
-  doing), then cancelled when the component's own bound expires. Idempotent; returns once
-  ``run`` has returned. Closing a component that never ran makes a later ``run`` return at
+  doing), then cancelled when the component's own bound expires (``stop_timeout=``, default
+  :data:`DEFAULT_STOP_TIMEOUT`, wherever a component lets you choose it). Idempotent; returns
+  once ``run`` has returned. Closing a component that never ran makes a later ``run`` return at
   once.
 * ``wait_<condition>()`` waiters take no timeout: bound them with :func:`anyio.fail_after` or
   :func:`anyio.move_on_after`.
@@ -46,11 +48,54 @@ from anyio import TASK_STATUS_IGNORED, AsyncContextManagerMixin, CancelScope
 from anyio.abc import TaskStatus
 
 from ._clock import SYSTEM_CLOCK, Clock
+from ._deprecation import renamed_argument
 from .errors import LifecycleError
 
-__all__ = ["CancelGroup", "Service", "State", "in_cancelled_scope"]
+__all__ = [
+    "DEFAULT_STOP_TIMEOUT",
+    "CancelGroup",
+    "Service",
+    "State",
+    "check_stop_timeout",
+    "in_cancelled_scope",
+    "stop_timeout_argument",
+]
 
 logger = logging.getLogger(__name__)
+
+#: The default ``stop_timeout`` of every component that takes one, in seconds: how long a
+#: graceful stop may take before what still runs is cancelled. controller-runtime's default
+#: graceful-shutdown timeout, and Kubernetes' default ``terminationGracePeriodSeconds``.
+DEFAULT_STOP_TIMEOUT = 30.0
+
+
+def check_stop_timeout(value: float) -> float:
+    """``value`` if it is a valid ``stop_timeout`` (a number of seconds, 0 or more).
+
+    :raises ValueError: otherwise (NaN included).
+    """
+    if not value >= 0:
+        raise ValueError(f"stop_timeout must be 0 or more seconds, not {value!r}")
+    return value
+
+
+def stop_timeout_argument(owner: str, stop_timeout: float, shutdown_timeout: float | None) -> float:
+    """The checked ``stop_timeout`` of a component that also takes its deprecated former name
+    ``shutdown_timeout`` (which warns, pointing at the component's caller).
+
+    :raises TypeError: when both were given.
+    :raises ValueError: for a negative (or NaN) bound.
+    """
+    value = renamed_argument(
+        owner,
+        "shutdown_timeout",
+        shutdown_timeout,
+        "stop_timeout",
+        stop_timeout,
+        DEFAULT_STOP_TIMEOUT,
+        stacklevel=5,
+    )
+    return check_stop_timeout(value)
 
 
 class State(Enum):
@@ -114,15 +159,18 @@ class Service(AsyncContextManagerMixin):
     it starts), :meth:`_on_stop_requested` (a synchronous reaction to :meth:`aclose`, e.g.
     shutting down a queue) and :meth:`_on_stopped` (a synchronous clean-up once stopped,
     whether it ran or not), and set
-    :attr:`_stop_timeout` (how long a graceful stop may take before ``run`` is cancelled) and
-    :attr:`_clock` (the clock that bound is measured on).
+    :attr:`_stop_timeout` (how long a graceful stop may take before ``run`` is cancelled),
+    :attr:`_clock` (the clock that bound is measured on) and :attr:`_ready_on_enter`.
     """
 
     #: Seconds :meth:`aclose` lets :meth:`_serve` return after a stop request before
     #: cancelling it. Subclasses set it (a class attribute, a property or in ``__init__``).
-    _stop_timeout: float = 5.0
+    _stop_timeout: float = DEFAULT_STOP_TIMEOUT
     #: The clock :attr:`_stop_timeout` is measured on (components set their injected clock).
     _clock: Clock = SYSTEM_CLOCK
+    #: Whether ``async with`` returns only once the component is ready, as
+    #: ``await tg.start(component.run)`` does (a server: once it listens).
+    _ready_on_enter: bool = False
 
     __state: State = State.NEW
     __stop_requested: anyio.Event | None = None
@@ -343,7 +391,10 @@ class Service(AsyncContextManagerMixin):
         single: BaseException | None = None
         try:
             async with anyio.create_task_group() as tg:
-                tg.start_soon(self._run_claimed, name=self._describe())
+                if self._ready_on_enter:
+                    await tg.start(self._run_claimed, name=self._describe())
+                else:
+                    tg.start_soon(self._run_claimed, name=self._describe())
                 try:
                     yield self
                 except anyio.get_cancelled_exc_class():

@@ -1,7 +1,7 @@
 """Resources, list options and the :class:`ListerWatcher` protocol.
 
 A :class:`ListerWatcher` is the one I/O seam of an informer: it lists a resource (one page per
-call) and opens watches. :class:`~aioinformer.transport.KubeListerWatcher` implements it over HTTP
+call) and opens watches. :class:`~aioinformer.lowlevel.KubeListerWatcher` implements it over HTTP
 with kubernetes_asyncio's configuration; tests and exotic sources can bring their own.
 """
 
@@ -142,7 +142,7 @@ def resolve_builtin_resource(name: str) -> Resource:
     built-in resource (``"pods"``, ``"po"``, ``"Pod"``, ``"deploy"``, ``"deployments.apps"``).
 
     Needs no API server: custom resources are written ``group/version/plural`` (or given as a
-    :class:`~aioinformer.listwatch.Resource`, with ``namespaced=False`` when cluster-scoped).
+    :class:`~aioinformer.Resource`, with ``namespaced=False`` when cluster-scoped).
 
     :raises ValueError: for a name that is none of these, saying what to write instead.
     """
@@ -355,14 +355,18 @@ def list_result_from_body(body: Any) -> ListResult:
                 item["kind"] = kind
             if api_version and "apiVersion" not in item:
                 item["apiVersion"] = api_version
-    metadata = body.get("metadata") or {}
+    return ListResult(items, *list_page_metadata(body.get("metadata") or {}))
+
+
+def list_page_metadata(metadata: Any) -> tuple[str, str | None, int | None, str | None]:
+    """A list's ``metadata`` as :class:`ListResult` reads it: ``(resource_version,
+    continue_token, remaining_item_count, shard_info)``."""
     remaining = metadata.get("remainingItemCount")
     shard_info = metadata.get("shardInfo")
     selector = shard_info.get("selector") if isinstance(shard_info, dict) else None
-    return ListResult(
-        items=items,
-        resource_version=str(metadata.get("resourceVersion") or ""),
-        continue_token=metadata.get("continue") or None,
-        remaining_item_count=remaining if isinstance(remaining, int) else None,
-        shard_info=selector if isinstance(selector, str) else None,
+    return (
+        str(metadata.get("resourceVersion") or ""),
+        metadata.get("continue") or None,
+        remaining if isinstance(remaining, int) else None,
+        selector if isinstance(selector, str) else None,
     )

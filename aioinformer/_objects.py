@@ -1,9 +1,11 @@
 """Objects, keys and tombstones.
 
-Objects are plain ``dict`` s as decoded from the API server's JSON. They are **shared, not
-copied**: the store, every index, every listener and every handler see the same dict. Never
-mutate an object you got from aioinformer; copy it first (``copy.deepcopy``) if you need to
-change it.
+Objects are plain ``dict`` s as decoded from the API server's JSON, decoded when someone reads
+them: the informer carries each one as the bytes it came in. An event's objects are decoded on
+first access and then **shared** by every consumer of that event, and a ``cache="dict"``
+informer shares its cached dicts with every reader: never mutate those (copy first, e.g. with
+``copy.deepcopy``). Reads from the default compact cache return fresh dicts, yours to change.
+The user guide's "Who shares an object" (``docs/guide/cache.md``) says it for every read.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ __all__ = [
     "meta_namespace_key",
     "name_of",
     "namespace_of",
+    "object_problem",
     "resource_version_of",
     "split_meta_namespace_key",
     "try_resource_version",
@@ -139,3 +142,29 @@ def split_meta_namespace_key(key: str) -> tuple[str, str]:
     if len(parts) == 2 and parts[1]:
         return parts[0], parts[1]
     raise KeyFuncError(f"unexpected key format: {key!r}")
+
+
+def _text(value: Any) -> str:
+    """A bounded description of a wrong value: its type, never its content."""
+    return type(value).__name__
+
+
+def object_problem(obj: Any) -> str | None:
+    """What makes ``obj`` uncachable (None: nothing)."""
+    if obj.__class__ is not dict and not isinstance(obj, dict):
+        return f"the object is a {_text(obj)}, not a JSON object"
+    metadata = obj.get("metadata")
+    if metadata.__class__ is not dict and not isinstance(metadata, dict):
+        return "metadata is missing" if metadata is None else "metadata is not an object"
+    name = metadata.get("name")
+    if name.__class__ is not str:
+        return "metadata.name is missing" if name is None else "metadata.name is not a string"
+    if not name:
+        return "metadata.name is empty"
+    namespace = metadata.get("namespace")
+    if namespace is not None and namespace.__class__ is not str:
+        return "metadata.namespace is not a string"
+    rv = metadata.get("resourceVersion")
+    if rv is not None and rv.__class__ is not str:
+        return f"metadata.resourceVersion is a {_text(rv)}, not a string"
+    return None

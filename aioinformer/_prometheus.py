@@ -11,7 +11,7 @@ Two pieces, both optional and both free when unused:
   ``name`` and the buckets 1 µs … 1000 s. Pass it as a queue's or controller's
   ``metrics_provider``.
 * :class:`InformerCollector` is a Prometheus *collector*: it reads the counters the informers
-  keep anyway (:meth:`~aioinformer.informer.SharedIndexInformer.statistics`: the reflector's
+  keep anyway (:meth:`~aioinformer.SharedIndexInformer.statistics`: the reflector's
   counters, listener backlogs, store size, ...) at scrape time, so the informer's hot path
   does no metrics work at all. Its families are listed in :data:`INFORMER_METRIC_NAMES`;
   every one has the label ``informer`` (the informer's name, e.g. ``v1/pods``).
@@ -177,7 +177,7 @@ class PrometheusWorkqueueMetricsProvider:
 
     The families are registered on ``registry`` the first time a provider uses it; further
     providers on the same registry share them. A queue records metrics only when it has a
-    name (see :mod:`aioinformer.workqueue.metrics`).
+    name (see :mod:`aioinformer.workqueue._metrics`).
 
     :param registry: where to register the families. Default None: prometheus_client's global
         ``REGISTRY``.
@@ -330,8 +330,8 @@ class InformerCollector:
     ``aioinformer_informer_``); every one is labelled ``informer``, and per-consumer ones also
     ``listener`` (the listener's name, e.g. ``v1/pods/handler-1``).
 
-    :param source: a :class:`~aioinformer.factory.SharedInformerFactory`, a
-        :class:`~aioinformer.informer.SharedIndexInformer`, an iterable of informers, or a
+    :param source: a :class:`~aioinformer.SharedInformerFactory`, a
+        :class:`~aioinformer.SharedIndexInformer`, an iterable of informers, or a
         callable returning them.
     :param include_listeners: expose the per-listener families (``handler_errors_total``,
         ``listener_backlog``, ``listener_peak_backlog``). Default True; turn it off when many

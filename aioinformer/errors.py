@@ -11,6 +11,10 @@ The hierarchy::
     ├── InvalidShardSelectorError (ValueError)  a shard selector the API server would refuse
     ├── LifecycleError (RuntimeError)    an operation not allowed in the current lifecycle state
     ├── ConfigurationError               no usable cluster configuration (kubeconfig, in-cluster)
+    │   └── InvalidNameError (ValueError)  a replica identity, group, lease or namespace name
+    │                                    the API server would refuse
+    ├── FencedWriteError                 a write a controller's fenced client refused: the
+    │                                    replica no longer provably owns the key
     ├── FIFOClosedError                  pop() on a DeltaFIFO that is closed and drained
     ├── QueueShutDown                    get() on a work queue that is shut down and drained
     ├── MalformedWatchEventError         a watch line that is not a decodable watch event
@@ -19,6 +23,8 @@ The hierarchy::
     ├── ResourceVersionError (ValueError)  a resource version that is not a string, or went back
     ├── WatchIdleTimeoutError (TimeoutError)  a watch that sent no bytes for the idle timeout
     ├── VeryShortWatchError              a watch that ended in under 1 s without any event
+    ├── OwnerReferenceError (ValueError)  an owner reference Kubernetes would not honour
+    │   └── AlreadyOwnedError            the object already has another controller owner
     ├── TransportError (OSError)         the request did not get an HTTP response
     │   ├── ConnectionRefused (ConnectionRefusedError)  the API server refused the connection
     │   └── TransportTimeoutError (TimeoutError)  no response (or no bytes of it) in time
@@ -61,6 +67,7 @@ __all__ = [
     "ConnectionRefused",
     "ExpiredError",
     "FIFOClosedError",
+    "FencedWriteError",
     "ForbiddenError",
     "IndexConflictError",
     "IndexFuncError",
@@ -68,6 +75,7 @@ __all__ = [
     "InformerError",
     "InternalServerError",
     "InvalidError",
+    "InvalidNameError",
     "InvalidObjectError",
     "InvalidShardSelectorError",
     "KeyFuncError",
@@ -92,6 +100,8 @@ __all__ = [
     "VeryShortWatchError",
     "WatchIdleTimeoutError",
     "api_error_from_status",
+    "OwnerReferenceError",
+    "AlreadyOwnedError",
 ]
 
 
@@ -162,6 +172,48 @@ class LifecycleError(InformerError, RuntimeError):
 class ConfigurationError(InformerError):
     """No usable cluster configuration: no kubeconfig, no in-cluster service account, or a
     kubeconfig that does not load. The message says what was tried."""
+
+
+class InvalidNameError(ConfigurationError, ValueError):
+    """A name the API server would refuse, caught where it is given (a replica identity, a
+    group, a Lease name, a namespace): otherwise every Lease write would fail with 422.
+
+    ``str()`` names the value, what it is for and the rule it breaks.
+
+    :ivar value: the name as given.
+    :ivar what: what it names, e.g. ``"replica identity"``.
+    :ivar rule: the rule it breaks, e.g. ``"a DNS-1123 subdomain"``.
+    """
+
+    def __init__(self, value: object, *, what: str, rule: str, problem: str) -> None:
+        super().__init__(f"{what} {value!r} is not {rule}: {problem}")
+        self.value = value
+        self.what = what
+        self.rule = rule
+
+
+class FencedWriteError(InformerError):
+    """A write that a controller's fenced client refused to send: the replica can no longer
+    prove that it owns the key being reconciled (its lease's write deadline passed, its lease
+    was taken over, the key's range moved away, or it stopped every reconcile since this one
+    began). Nothing was sent.
+
+    Raised by the client of a :class:`~aioinformer.ShardedController` or a leader-elected
+    :class:`~aioinformer.Controller` (their ``client`` property). The controller counts it
+    (``statistics().fenced_writes``) and does not retry the reconcile on this replica: the
+    replica that owns the key now reconciles it.
+
+    :ivar what: the write, e.g. ``"patch of v1/configmaps 'web'"``.
+    :ivar key: the key of the reconcile that tried it (None outside a reconcile).
+    :ivar reason: why the replica does not own the key now.
+    """
+
+    def __init__(self, *, what: str, key: object, reason: str, owner: str) -> None:
+        whose = f" for {key!r}" if key is not None else ""
+        super().__init__(f"{owner}: {what}{whose} refused: {reason}")
+        self.what = what
+        self.key = key
+        self.reason = reason
 
 
 class FIFOClosedError(InformerError):
@@ -466,3 +518,22 @@ def _is_too_large_rv(status: Mapping[str, Any], code: int, reason: str, message:
             return True
     # Older servers say it only in the message of a Timeout.
     return (code == 504 or reason == "Timeout") and "Too large resource version" in message
+
+
+class OwnerReferenceError(InformerError, ValueError):
+    """Raised by :func:`~aioinformer.set_controller_reference` for an owner reference that
+    Kubernetes would not honour: an owner without ``apiVersion``, ``kind``, ``name`` or
+    ``uid``, a namespaced owner of a cluster-scoped object, or an owner in another namespace
+    (owner references are namespace-local)."""
+
+
+class AlreadyOwnedError(OwnerReferenceError):
+    """Raised by :func:`~aioinformer.set_controller_reference` when another object already is
+    the controller of the object (controller-runtime's ``AlreadyOwnedError``).
+
+    :ivar owner: the existing controller reference.
+    """
+
+    def __init__(self, message: str, owner: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.owner: dict[str, Any] = dict(owner) if owner is not None else {}

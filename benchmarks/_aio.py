@@ -19,7 +19,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import aioinformer
-from aioinformer import Resource, SharedIndexInformer
+from aioinformer import Resource, SharedIndexInformer, index_on
 from aioinformer.lowlevel import KubeListerWatcher, ListerWatcher
 from aioinformer.workqueue import WorkQueue
 
@@ -27,6 +27,7 @@ __all__ = [
     "CACHE_MODES",
     "DEFAULT_CACHE_MODE",
     "drop_managed_fields",
+    "index_on",
     "informer",
     "lister_watcher",
     "work_queue",
@@ -60,9 +61,14 @@ def informer(
     *,
     cache_mode: str = DEFAULT_CACHE_MODE,
     transform: Callable[[Any], Any] | None = None,
+    read_cache: int = 0,
 ) -> SharedIndexInformer:
-    """A ``SharedIndexInformer`` with the given cache mode (and object transform)."""
-    created = SharedIndexInformer(lw, **CACHE_MODES[cache_mode])
+    """A ``SharedIndexInformer`` with the given cache mode (and object transform, and cache of
+    recently read objects when asked)."""
+    options = dict(CACHE_MODES[cache_mode])
+    if read_cache:
+        options["read_cache"] = read_cache
+    created = SharedIndexInformer(lw, **options)
     if transform is not None:
         created.set_transform(transform)
     return created

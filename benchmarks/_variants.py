@@ -202,17 +202,36 @@ async def aio_watch(spec: Spec) -> Result:
     return {"seconds": seconds, "items": n}
 
 
+def _peak_rss() -> int:
+    """The largest resident set size this process has had, in bytes (Linux: KiB units)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 async def aio_sync(spec: Spec) -> Result:
-    """B2 subject: an informer's initial sync (LIST pages into the cache), no consumer."""
+    """B2 subject: an informer's initial sync (LIST pages into the cache), no consumer; with
+    the RSS the sync added at its peak (``ru_maxrss``: this process is fresh) and after it
+    (after a collection), per object."""
     async with _aio.lister_watcher(spec["url"], spec["scenario"]) as lw:
         informer = _aio.informer(lw, cache_mode=spec["mode"])
+        gc.collect()
+        before = _rss()
         watch = _Stopwatch()
         async with informer:
             await informer.wait_for_cache_sync()
             seconds = watch.elapsed()
+            peak = _peak_rss()
+            gc.collect()
+            after = _rss()
             cached = informer.statistics().objects
     assert cached == spec["n"], cached
-    return {"seconds": seconds, "items": cached}
+    return {
+        "seconds": seconds,
+        "items": cached,
+        "rss_peak": (peak - before) / cached,
+        "rss_after": (after - before) / cached,
+    }
 
 
 async def aio_memory(spec: Spec) -> Result:
@@ -350,56 +369,93 @@ async def aio_fanout(spec: Spec) -> Result:
     return {"seconds": seconds, "items": m}
 
 
+def _tenth(name: str) -> list[str]:
+    """Ten index values, 1/10 of the Pods each (the last digit of the name's index)."""
+    return [name[-1]]
+
+
 async def aio_reads(spec: Spec) -> Result:
-    """Reads: ``lister().get`` and ``lister().list()`` over a synced cache, each against a
-    plain dict holding the same objects, alternated in rounds within this process."""
+    """Reads over a synced cache of ``n`` Pods: ``lister().get``, ``lister().list()`` and a
+    listing of a tenth of the cache through an index (the namespace listing's path:
+    ``by_index``), each against the decode floor of the same bytes (``orjson.loads`` in a
+    loop, the collector off), measured alternately in rounds within this process. With
+    ``read_cache``: ``get`` of 500 hot keys against a dict lookup."""
     gets, lists = spec["gets"], spec["lists"]
+    hot = spec.get("read_cache", 0)
     async with _aio.lister_watcher(spec["url"], spec["scenario"]) as lw:
-        informer = _aio.informer(lw, cache_mode=spec["mode"])
+        informer = _aio.informer(lw, cache_mode=spec["mode"], read_cache=hot)
+        informer.add_indexers({"tenth": _aio.index_on("metadata.name", values=_tenth)})
         async with informer:
             await informer.wait_for_cache_sync()
-            lister = informer.lister()
-            objects = lister.list()
-            plain = {_key(obj): obj for obj in objects}
+            lister, cache = informer.lister(), informer.cache
+            keys = cache.list_keys()
+            datas = {key: cache.get_raw_by_key(key) for key in keys}
+            plain = {key: orjson.loads(data) for key, data in datas.items()}
+            tenth = cache.index_keys("tenth", "7")
+            tenth_datas = [datas[key] for key in tenth]
+            all_datas = list(datas.values())
             rng = random.Random(7)
-            names = [
-                (obj["metadata"]["name"], obj["metadata"]["namespace"])
-                for obj in rng.choices(objects, k=gets)
-            ]
-            get_times: dict[str, list[int]] = {"subject": [], "baseline": []}
-            list_times: dict[str, list[float]] = {"subject": [], "baseline": []}
+            chosen = rng.choices(keys, k=gets) if not hot else rng.choices(keys[:500], k=gets)
+            names = [tuple(reversed(key.split("/", 1))) for key in chosen]
+            times: dict[str, list[float]] = {
+                name: []
+                for name in (
+                    "get",
+                    "list",
+                    "tenth",
+                    "get_floor",
+                    "list_floor",
+                    "tenth_floor",
+                    "get_dict",
+                )
+            }
             clock = time.perf_counter_ns
+            loads = orjson.loads
+
+            def floor(run: Callable[[], object]) -> float:
+                gc.disable()
+                try:
+                    start = clock()
+                    run()
+                    return (clock() - start) / 1e9
+                finally:
+                    gc.enable()
+
+            if hot:
+                for name, namespace in names:  # warm: the hot keys decoded once
+                    lister.get(name, namespace)
             for _ in range(3):
-                for name, namespace in names:
+                for (name, namespace), key in zip(names, chosen, strict=True):
                     start = clock()
                     lister.get(name, namespace)
-                    get_times["subject"].append(clock() - start)
+                    times["get"].append((clock() - start) / 1e9)
+                    data = datas[key]
+                    gc.disable()
                     start = clock()
-                    plain.get(f"{namespace}/{name}")
-                    get_times["baseline"].append(clock() - start)
+                    loads(data)
+                    times["get_floor"].append((clock() - start) / 1e9)
+                    gc.enable()
+                    start = clock()
+                    plain.get(f"{namespace}/{name}")  # the key built, as the lister builds it
+                    times["get_dict"].append((clock() - start) / 1e9)
                 for _ in range(lists):
                     start = clock()
                     listed = lister.list()
-                    list_times["subject"].append((clock() - start) / 1e9)
+                    times["list"].append((clock() - start) / 1e9)
+                    del listed
+                    times["list_floor"].append(floor(lambda: [loads(d) for d in all_datas]))
                     start = clock()
-                    copied = list(plain.values())
-                    list_times["baseline"].append((clock() - start) / 1e9)
-                    assert len(listed) == len(copied)
+                    part = cache.by_index("tenth", "7")
+                    times["tenth"].append((clock() - start) / 1e9)
+                    assert len(part) == len(tenth)
+                    del part
+                    times["tenth_floor"].append(floor(lambda: [loads(d) for d in tenth_datas]))
                 await anyio.lowlevel.checkpoint()
 
-    def quantiles(values: list[int]) -> tuple[float, float]:
-        cuts = statistics.quantiles(values, n=100)
-        return cuts[49] / 1e9, cuts[98] / 1e9
+    def p50(values: list[float]) -> float:
+        return statistics.median(values)
 
-    result: Result = {}
-    for who in ("subject", "baseline"):
-        p50, p99 = quantiles(get_times[who])
-        result[who] = {
-            "get_p50": p50,
-            "get_p99": p99,
-            "list": statistics.median(list_times[who]),
-        }
-    return result
+    return {name: p50(values) for name, values in times.items()}
 
 
 # -- the work queue --------------------------------------------------------------------------
@@ -408,8 +464,9 @@ async def aio_reads(spec: Spec) -> Result:
 async def _produce(spec: Spec, add: Callable[[int], object]) -> None:
     """Add ``spec["adds"]`` items, 25% duplicates (every 4th repeats its predecessor), letting
     the workers run every 64 adds."""
+    unique = spec.get("unique", False)
     for i in range(spec["adds"]):
-        add(i - 1 if i % 4 == 3 else i)
+        add(i if unique or i % 4 != 3 else i - 1)
         if i % 64 == 0:
             await anyio.lowlevel.checkpoint()
 

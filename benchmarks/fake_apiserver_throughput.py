@@ -24,6 +24,7 @@ import sys
 import time
 
 import aiohttp
+import anyio
 from aiohttp import web
 
 from aioinformer.testing import FakeApiServer
@@ -64,7 +65,8 @@ async def measure(events: int, watchers: int) -> tuple[float, float, list[bytes]
                 ]
                 for ready in readies:
                     await ready.wait()
-                await server.requests.wait_for_watches(watchers)
+                with anyio.fail_after(10):
+                    await server.requests.wait_for_watches(watchers)
                 start = time.perf_counter()
                 for i in range(events):
                     server.objects.create(

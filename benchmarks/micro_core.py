@@ -113,7 +113,7 @@ def update_old(mode: str, n: int) -> dict[str, float]:
     if mode == "compact-eager":
         for _, obj, raw in updates:
             old = cache.upsert(obj, raw=raw)
-            old.object  # noqa: B018  (decoded at once)
+            old.decode()  # decoded at once
     else:
         for _, obj, raw in updates:
             cache.upsert(obj, raw=raw)

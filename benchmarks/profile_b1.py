@@ -40,7 +40,15 @@ RESULTS = HERE / "results"
 #: at a path-segment boundary, and function names or None for every function of the file).
 #: First match wins.
 STAGES: list[tuple[str, list[tuple[str, set[str] | None]]]] = [
-    ("decoding", [("orjson", None), ("_framing.py", {"decode_event"})]),
+    (
+        "decoding (metadata only: msgspec)",
+        [
+            ("orjson", None),
+            ("msgspec", None),
+            ("_slices.py", None),
+            ("_framing.py", {"decode_event"}),
+        ],
+    ),
     (
         "framing",
         [
@@ -63,7 +71,13 @@ STAGES: list[tuple[str, list[tuple[str, set[str] | None]]]] = [
     ),
     (
         "indexer (cache update)",
-        [("_compact.py", None), ("_store.py", None), ("_objects.py", None)],
+        [
+            ("_compact.py", None),
+            ("_store.py", None),
+            ("_objects.py", None),
+            ("_deltas.py", None),
+            ("_field_index.py", None),
+        ],
     ),
     (
         "distribution (listeners, events(), consumer)",

@@ -452,7 +452,7 @@ def subject(server: FakeApiServer, client: aioinformer.KubeClient) -> tuple[Subj
         changes.notify()
 
     controller: Controller[str] = Controller(
-        name="soak", reconcile=reconcile, workers=4, shutdown_timeout=5.0
+        name="soak", reconcile=reconcile, workers=4, stop_timeout=5.0
     )
     controller.watch(informer)
     handler = View("handler", changes)

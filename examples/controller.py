@@ -6,9 +6,9 @@ Runs on its own against the built-in fake API server (no cluster needed)::
 
 What it shows:
 
-* a :class:`~aioinformer.factory.SharedInformerFactory` with a Pod informer (plus a
+* a :class:`~aioinformer.SharedInformerFactory` with a Pod informer (plus a
   ``by_node`` index) and a ConfigMap informer;
-* a :class:`~aioinformer.controller.Controller` whose keys are namespaces: Pod events map to
+* a :class:`~aioinformer.Controller` whose keys are namespaces: Pod events map to
   their namespace (``map_func``), and events of the ConfigMaps it manages map back to theirs
   (``filter`` + ``map_func``), so a ConfigMap edited or deleted by hand is repaired;
 * a level-triggered ``reconcile(namespace)`` that reads only the informers' caches and writes

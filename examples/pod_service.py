@@ -104,7 +104,7 @@ async def _controller(
         name="pods",
         reconcile=reconcile,
         workers=2,
-        shutdown_timeout=5.0,
+        stop_timeout=5.0,
         metrics_provider=queue_metrics,
     )
     controller.watch(pods)

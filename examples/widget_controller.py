@@ -293,6 +293,8 @@ async def demo(*, within: float = 20.0) -> list[str]:
                 return await widget_state(server, "hello") is None
 
             await converged.wait(gone, within)
+            # The garbage collector removes what the widget owned a moment after it went.
+            await server.objects.wait_idle()
             left = [
                 cm["metadata"]["name"]
                 for cm in (await client.list("configmaps", namespace="default"))["items"]

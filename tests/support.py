@@ -1,10 +1,11 @@
-"""Helpers shared by the reflector and informer tests."""
+"""Helpers shared by the reflector, informer and leader-election tests."""
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,7 @@ from aioinformer._cache._store import Indexer
 from aioinformer._clock import SYSTEM_CLOCK
 from aioinformer._informer._event_stream import Event, EventType
 from aioinformer._informer._informer import SharedIndexInformer
-from aioinformer._listwatch import ListerWatcher, Resource
+from aioinformer._listwatch import ListerWatcher, Resource, WatchEvent
 from aioinformer._objects import (
     KubeObject,
     deletion_handling_meta_namespace_key,
@@ -25,9 +26,9 @@ from aioinformer._objects import (
 )
 from aioinformer._reflector import WatchErrorHandler
 from aioinformer._wire._transport import KubeListerWatcher
-from aioinformer.errors import FIFOClosedError
+from aioinformer.errors import ConflictError, FIFOClosedError, NotFoundError, TransportError
 from aioinformer.lowlevel import Reflector
-from aioinformer.testing import FakeApiServer
+from aioinformer.testing import FakeApiServer, FakeClock
 
 CONFIGMAPS = Resource.parse("v1/configmaps")
 
@@ -200,3 +201,89 @@ class Recorder:
     def summary(self) -> list[tuple[str, str]]:
         """``(type, key)`` of every event."""
         return [(e.type.value, deletion_handling_meta_namespace_key(e.object)) for e in self.events]
+
+
+# -- in-memory doubles on virtual time ---------------------------------------------------
+
+
+def obj(name: str, rv: str) -> KubeObject:
+    """A ConfigMap with a resource version."""
+    return {"metadata": {"name": name, "namespace": "default", "resourceVersion": rv}}
+
+
+def event(event_type: str, name: str, rv: str) -> WatchEvent:
+    """A watch event for :func:`obj`."""
+    return WatchEvent(event_type, obj(name, rv))
+
+
+@dataclass
+class RecordingStore:
+    """A reflector store that records each call as ``(method, virtual time, detail)``."""
+
+    clock: Clock
+    calls: list[tuple[str, float, Any]] = field(default_factory=list)
+
+    async def add(self, obj: KubeObject) -> None:
+        self.calls.append(("add", self.clock.now(), obj))
+
+    async def update(self, obj: KubeObject) -> None:
+        self.calls.append(("update", self.clock.now(), obj))
+
+    async def delete(self, obj: Any) -> None:
+        self.calls.append(("delete", self.clock.now(), obj))
+
+    async def replace(self, objs: Iterable[KubeObject], resource_version: str) -> None:
+        self.calls.append(("replace", self.clock.now(), resource_version))
+
+    async def resync(self) -> None:
+        self.calls.append(("resync", self.clock.now(), None))
+
+    def times(self, method: str) -> list[float]:
+        """When ``method`` was called."""
+        return [at for name, at, _ in self.calls if name == method]
+
+
+@dataclass
+class MemoryLease:
+    """One Lease held in memory, with the API server's optimistic concurrency: ``replace``
+    needs the stored resourceVersion (409 otherwise), ``create`` a missing lease."""
+
+    clock: FakeClock
+    lease: KubeObject | None = None
+    version: int = 0
+    down: bool = False
+    #: ``(virtual time, verb, holder)`` of every successful write.
+    writes: list[tuple[float, str, str]] = field(default_factory=list)
+
+    async def get(self) -> KubeObject:
+        self._check_up()
+        if self.lease is None:
+            raise NotFoundError(code=404, reason="NotFound")
+        return copy.deepcopy(self.lease)
+
+    async def create(self, body: KubeObject) -> KubeObject:
+        self._check_up()
+        if self.lease is not None:
+            raise ConflictError(code=409, reason="AlreadyExists")
+        return self._store("create", body)
+
+    async def replace(self, body: KubeObject) -> KubeObject:
+        self._check_up()
+        if self.lease is None or body["metadata"].get("resourceVersion") != str(self.version):
+            raise ConflictError(code=409, reason="Conflict")
+        return self._store("replace", body)
+
+    def holder(self) -> str | None:
+        return None if self.lease is None else self.lease["spec"]["holderIdentity"]
+
+    def _check_up(self) -> None:
+        if self.down:
+            raise TransportError("the API server is unreachable")
+
+    def _store(self, verb: str, body: KubeObject) -> KubeObject:
+        self.version += 1
+        stored = copy.deepcopy(body)
+        stored["metadata"]["resourceVersion"] = str(self.version)
+        self.lease = stored
+        self.writes.append((self.clock.now(), verb, stored["spec"]["holderIdentity"]))
+        return copy.deepcopy(stored)

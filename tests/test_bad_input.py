@@ -640,3 +640,66 @@ async def test_sync_handler_that_blocks(api: HostileApi) -> None:
         await it.converged()
     release.join()
     assert blocked.is_set()
+
+
+# -- sharded replicas (issue 21) -----------------------------------------------------------
+
+
+def test_replica_identity_the_api_server_would_refuse() -> None:
+    """``R1`` is not a Lease name: refused where it is given, naming the value and the rule,
+    instead of failing every Lease write with 422 and reconciling nothing."""
+    from aioinformer import ShardedController
+    from aioinformer.errors import InvalidNameError
+
+    async def reconcile(key: str) -> None:
+        return None
+
+    with pytest.raises(InvalidNameError, match=r"replica identity.*'R1'.*DNS-1123 subdomain"):
+        ShardedController(
+            name="c", reconcile=reconcile, client=None,  # type: ignore[arg-type]
+            resource="v1/configmaps", group="g", identity="R1",
+        )  # fmt: skip
+
+
+async def test_replica_without_rbac_on_leases(logs: pytest.LogCaptureFixture) -> None:
+    """Every write of the replica's Lease is refused 403: one WARNING with the Status and the
+    verb and resource it needs, the refusals counted by code, one ERROR once it has not joined
+    for ``JOIN_PERIODS`` lease durations; it keeps trying (and joins once it may)."""
+    from aioinformer import ShardedController, ShardTiming
+    from aioinformer._replicas._member import JOIN_PERIODS
+    from aioinformer.testing import FakeApiServer
+
+    async def reconcile(key: str) -> None:
+        return None
+
+    erred = anyio.Event()
+
+    class OnError(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.ERROR:
+                erred.set()
+
+    member_log = logging.getLogger("aioinformer._replicas._member")
+    handler = OnError()
+    member_log.addHandler(handler)
+    timing = ShardTiming(lease_duration=0.5, renew_deadline=0.3, retry_period=0.1)
+    try:
+        async with FakeApiServer() as server, KubeClient(server.api_client()) as client:
+            server.faults.fail_next(10_000, 403, verb="create", resource="leases")
+            c = ShardedController(
+                name="c", reconcile=reconcile, client=client, resource="v1/configmaps",
+                group="g", identity="r1", timing=timing,
+            )  # fmt: skip
+            async with c:
+                with anyio.fail_after(30):
+                    await erred.wait()
+                stats = c.statistics()
+    finally:
+        member_log.removeHandler(handler)
+    found = said(logs, "403 Forbidden", "needs create on leases.coordination.k8s.io")
+    (warning,) = [m for m in found if m.startswith("r1: lease write")]  # once, not per retry
+    assert "namespace default" in warning
+    (error,) = said(logs, "not a member of group g", level=logging.ERROR)
+    assert f"{JOIN_PERIODS} lease durations" in error
+    assert stats.lease_write_failures["403"] == stats.failed_lease_writes > 0
+    assert not stats.joined

@@ -10,9 +10,7 @@ from aioinformer import NAMESPACE_INDEX, Cache, SharedIndexInformer
 from aioinformer._cache._compact import CacheMode
 from aioinformer.errors import IndexNotFoundError
 from aioinformer.lowlevel import Delta, DeltaType, ListerWatcher
-from aioinformer.testing import FakeClock
-
-from .memory_lw import MemoryListerWatcher
+from aioinformer.testing import FakeClock, ScriptedListerWatcher
 
 WRITES = ("add", "update", "upsert", "delete", "remove", "replace", "resync", "add_indexers")
 
@@ -29,7 +27,7 @@ def by_node(obj: Any) -> list[str]:
 
 
 def new_informer(cache_mode: CacheMode) -> SharedIndexInformer:
-    lister_watcher: ListerWatcher = MemoryListerWatcher(clock=FakeClock())
+    lister_watcher: ListerWatcher = ScriptedListerWatcher(clock=FakeClock())
     return SharedIndexInformer(lister_watcher, indexers={"by_node": by_node}, cache=cache_mode)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from aioinformer import State, WatchConfig
@@ -274,15 +275,15 @@ async def test_informer_survives_chaos(seed: int) -> None:
 
             class AsyncHandler:
                 async def on_add(self, obj: KubeObject, is_in_initial_list: bool) -> None:
-                    await asyncio.sleep(0)
+                    await anyio.lowlevel.checkpoint()  # an async handler that yields
                     async_model.added(obj, is_in_initial_list)
 
                 async def on_update(self, old: KubeObject, new: KubeObject) -> None:
-                    await asyncio.sleep(0)
+                    await anyio.lowlevel.checkpoint()  # an async handler that yields
                     async_model.updated(old, new)
 
                 async def on_delete(self, obj: Any) -> None:
-                    await asyncio.sleep(0)
+                    await anyio.lowlevel.checkpoint()  # an async handler that yields
                     async_model.deleted(obj, None)
 
             async_registration = informer.add_event_handler(AsyncHandler(), resync_period=1.0)
@@ -294,8 +295,8 @@ async def test_informer_survives_chaos(seed: int) -> None:
                     tg.start_soon(_consume, stream, models["stream"], logs["stream"])
                     del stream  # the consumer task holds the only reference
                     assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
-                    await registration.wait_synced()
-                    await async_registration.wait_synced()
+                    await registration.wait_for_cache_sync()
+                    await async_registration.wait_for_cache_sync()
 
                     async with anyio.create_task_group() as chaos:
                         fault_log: list[list[str]] = []

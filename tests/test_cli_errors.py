@@ -337,14 +337,23 @@ async def test_fake_apiserver_with_a_bad_manifest(
     assert_one_line(outcome, line.format(path=path))
 
 
-async def test_fake_apiserver_without_the_testing_extra() -> None:
-    """Without kubernetes-validate (the ``testing`` extra) the command says what to install, in
-    one line, with exit status 2 (the fake server is imported only when the command runs)."""
-    missing = "import sys; sys.modules['kubernetes_validate'] = None"
+@pytest.mark.parametrize(
+    ("module", "what"),
+    [
+        ("kubernetes_validate", "the Kubernetes schemas"),
+        ("cel_expr_python", "the CEL runtime"),
+        ("google", "protobuf"),
+    ],
+)
+async def test_fake_apiserver_without_the_testing_extra(module: str, what: str) -> None:
+    """Without a package of the ``testing`` extra (kubernetes-validate, cel-expr-python,
+    protobuf) the command says what to install, in one line, with exit status 2 (the fake
+    server is imported only when the command runs)."""
+    missing = f"import sys; sys.modules[{module!r}] = None"
     outcome = await aioinformer("fake-apiserver", "--port", "0", prelude=missing)
     assert_one_line(
         outcome,
-        "error: the fake API server needs the Kubernetes schemas of the testing extra: pip"
+        f"error: the fake API server needs {what} of the testing extra: pip"
         " install 'aioinformer[testing]'",
         code=2,
     )

@@ -8,6 +8,7 @@ import signal
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 from rich.console import Console
 
@@ -187,7 +188,8 @@ async def test_watch_stops_on_sigint_before_the_first_sync(fake_apiserver: FakeA
         "--server", fake_apiserver.url, "--plain",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
-    await fake_apiserver.requests.wait_for(lambda r: r.verb == "list" and r.status == 403)
+    with anyio.fail_after(10):
+        await fake_apiserver.requests.wait_for(lambda r: r.verb == "list" and r.status == 403)
     process.send_signal(signal.SIGINT)
     async with asyncio.timeout(20):
         _, err = await process.communicate()

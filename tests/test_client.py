@@ -31,6 +31,7 @@ from aioinformer.errors import (
     UnsupportedMediaTypeError,
 )
 from aioinformer.testing import FakeApiServer, RequestRecord
+from aioinformer.testing.pytest_plugin import _serving as serving
 
 from .support import configmap, kube_client
 from .testing.valid import deployment
@@ -40,7 +41,7 @@ WIDGETS = Resource("example.com", "v1", "widgets", kind="Widget")
 
 @pytest.fixture
 async def server() -> AsyncIterator[FakeApiServer]:
-    async with FakeApiServer() as fake:
+    async with serving(FakeApiServer()) as fake:
         fake.objects.create("namespaces", {"metadata": {"name": "team-a"}})
         yield fake
 

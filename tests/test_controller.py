@@ -7,6 +7,7 @@ import logging
 import random
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from aioinformer import State
@@ -170,7 +171,7 @@ async def test_key_added_during_reconcile_is_reconciled_again() -> None:
         await asyncio.wait_for(started.wait(), GUARD)
         controller.enqueue("k")
         controller.enqueue("k")
-        await asyncio.sleep(0)
+        await anyio.wait_all_tasks_blocked()
         assert calls == 1  # no second worker took it
         release.set()
         await asyncio.wait_for(second.wait(), GUARD)
@@ -209,7 +210,7 @@ async def test_graceful_stop_finishes_in_flight_and_starts_nothing_new() -> None
 
 
 async def test_stop_cancels_reconciles_that_overrun_the_timeout() -> None:
-    """A reconcile still running shutdown_timeout after aclose() (on the controller's clock)
+    """A reconcile still running stop_timeout after aclose() (on the controller's clock)
     is cancelled, and run() returns."""
     clock = FakeClock()
     started = asyncio.Event()
@@ -224,7 +225,7 @@ async def test_stop_cancels_reconciles_that_overrun_the_timeout() -> None:
             raise
 
     controller: Controller[str] = Controller(
-        name="overrun", reconcile=reconcile, shutdown_timeout=30.0, clock=clock
+        name="overrun", reconcile=reconcile, stop_timeout=30.0, clock=clock
     )
     async with anyio.create_task_group() as tg:
         await tg.start(controller.run)
@@ -254,12 +255,22 @@ async def test_cancelling_run_cancels_in_flight_reconciles_at_once() -> None:
             raise
 
     controller: Controller[str] = Controller(name="hard", reconcile=reconcile)
-    run = asyncio.create_task(controller.run())
-    controller.enqueue("k")
-    await asyncio.wait_for(started.wait(), GUARD)
-    run.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(run, GUARD)
+    propagated = anyio.Event()
+
+    async def run() -> None:
+        try:
+            await controller.run()
+        except anyio.get_cancelled_exc_class():
+            propagated.set()  # run() ends with the cancellation, as it must
+            raise
+
+    with anyio.fail_after(GUARD):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            controller.enqueue("k")
+            await started.wait()
+            tg.cancel_scope.cancel()
+    assert propagated.is_set()
     assert cancelled.is_set()
     assert controller.queue.shutting_down
     await asyncio.wait_for(controller.wait_stopped(), GUARD)
@@ -279,19 +290,26 @@ async def test_cancelled_async_with_block_stops_at_once() -> None:
             raise
 
     controller: Controller[str] = Controller(
-        name="ctx-cancel", reconcile=reconcile, shutdown_timeout=60.0
+        name="ctx-cancel", reconcile=reconcile, stop_timeout=60.0
     )
 
-    async def body() -> None:
-        async with controller:
-            controller.enqueue("k")
-            await asyncio.Event().wait()
+    propagated = anyio.Event()
 
-    task = asyncio.create_task(body())
-    await asyncio.wait_for(started.wait(), GUARD)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, GUARD)
+    async def body() -> None:
+        try:
+            async with controller:
+                controller.enqueue("k")
+                await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            propagated.set()  # the block's cancellation comes out of it
+            raise
+
+    with anyio.fail_after(GUARD):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(body)
+            await started.wait()
+            tg.cancel_scope.cancel()
+    assert propagated.is_set()
     assert cancelled.is_set()
 
 
@@ -318,10 +336,13 @@ async def test_run_returns_when_the_queue_is_shut_down_elsewhere() -> None:
     controller: Controller[str] = Controller(
         name="external", reconcile=reconcile, queue=queue, workers=3
     )
-    run = asyncio.create_task(controller.run())
-    await asyncio.sleep(0)
-    queue.shutdown()
-    await asyncio.wait_for(run, GUARD)
+    with anyio.fail_after(GUARD):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(controller.run)
+            await anyio.wait_all_tasks_blocked()  # the workers wait for keys
+            queue.shutdown()
+        # The task group ended: run() returned.
+    assert controller.state is State.STOPPED
     assert controller.queue is queue
 
 
@@ -350,7 +371,7 @@ def test_invalid_options_are_rejected() -> None:
     with pytest.raises(ValueError):
         Controller(name="x", reconcile=reconcile, workers=0)
     with pytest.raises(ValueError):
-        Controller(name="x", reconcile=reconcile, shutdown_timeout=-1)
+        Controller(name="x", reconcile=reconcile, stop_timeout=-1)
     with pytest.raises(ValueError):
         Controller(
             name="x",
@@ -401,7 +422,7 @@ async def test_stress_sixteen_workers_random_adds_and_failures() -> None:
         try:
             seen[key] = max(seen[key], generation[key])
             for _ in range(rng.randrange(4)):
-                await asyncio.sleep(0)
+                await anyio.lowlevel.checkpoint()  # hold the key across other tasks' steps
             if rng.random() < 0.2:
                 raise RuntimeError("transient")
         finally:
@@ -418,7 +439,7 @@ async def test_stress_sixteen_workers_random_adds_and_failures() -> None:
             generation[key] += 1
             controller.enqueue(key)
             for _ in range(local.randrange(3)):
-                await asyncio.sleep(0)
+                await anyio.lowlevel.checkpoint()  # interleave with the workers
 
     async with controller:
         async with asyncio.TaskGroup() as producers:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import anyio
 import pytest
 
 from aioinformer._cache._compact import CacheMode
@@ -203,7 +204,7 @@ async def test_stop_while_waiting_for_sync_returns_without_reconciling(
         controller.watch(factory.for_resource("v1/configmaps"))  # never started
         controller.enqueue("k")
         async with asyncio.timeout(GUARD), controller:
-            await asyncio.sleep(0)
+            await anyio.wait_all_tasks_blocked()  # the workers wait for the caches to sync
     assert calls == []
 
 
@@ -222,7 +223,7 @@ async def test_handlers_are_removed_when_the_controller_stops(
         registration = controller.watch(informer)
         factory.start()
         async with controller:
-            await asyncio.wait_for(registration.wait_synced(), GUARD)
+            await asyncio.wait_for(registration.wait_for_cache_sync(), GUARD)
             assert registration.listener in informer._listeners
         assert registration.listener not in informer._listeners
         with pytest.raises(LifecycleError):
@@ -266,7 +267,7 @@ async def test_enqueue_keys_feeds_any_work_queue(
         informer = factory.for_resource("v1/configmaps")
         registration = enqueue_keys(informer, queue, filter=lambda o: o["metadata"]["name"] != "b")
         factory.start()
-        await asyncio.wait_for(registration.wait_synced(), GUARD)
+        await asyncio.wait_for(registration.wait_for_cache_sync(), GUARD)
         fake_apiserver.objects.create("configmaps", configmap("b"))
         fake_apiserver.objects.create("configmaps", configmap("c"))
         keys = [await asyncio.wait_for(queue.get(), GUARD) for _ in range(2)]
@@ -292,7 +293,8 @@ async def test_workers_never_start_when_an_informer_stops_unsynced(
         async with controller:
             async with factory:
                 factory.start()
-                await fake_apiserver.requests.wait_for(lambda r: r.verb == "list")
+                with anyio.fail_after(10):
+                    await fake_apiserver.requests.wait_for(lambda r: r.verb == "list")
                 controller.enqueue("default/x")
             async with asyncio.timeout(10):
                 await controller.wait_stopped()

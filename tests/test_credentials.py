@@ -27,6 +27,7 @@ from aioinformer._wire._kube_asyncio import (
     kubeconfig_credentials,
 )
 from aioinformer.testing import FakeApiServer
+from aioinformer.testing.pytest_plugin import _serving as serving
 
 from .support import configmap
 
@@ -226,7 +227,7 @@ def runs(tmp_path: Path) -> int:
 
 @pytest.fixture
 async def server() -> AsyncIterator[FakeApiServer]:
-    async with FakeApiServer() as fake:
+    async with serving(FakeApiServer()) as fake:
         fake.objects.create("configmaps", configmap("a"))
         yield fake
 

@@ -1,4 +1,4 @@
-"""The DeltaFIFO (``aioinformer.delta_fifo``): one named test per rule."""
+"""The DeltaFIFO (:class:`aioinformer.lowlevel.DeltaFIFO`): one named test per rule."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from aioinformer._cache._delta_fifo import Delta, DeltaFIFO, DeltaType
@@ -364,7 +365,7 @@ async def test_a_first_add_update_or_delete_counts_as_populated(first: str) -> N
     else:
         await getattr(fifo, first)(obj("a"))
     assert fifo.has_synced()
-    await asyncio.wait_for(fifo.wait_synced(), TIMEOUT)
+    await asyncio.wait_for(fifo.wait_for_cache_sync(), TIMEOUT)
     await fifo.replace([obj("b"), obj("c")], "1")
     assert fifo.has_synced()
 
@@ -374,7 +375,7 @@ async def test_an_empty_first_replace_is_synced_at_once() -> None:
     fifo = DeltaFIFO(known_objects=known())
     await fifo.replace([], "1")
     assert fifo.has_synced()
-    await asyncio.wait_for(fifo.wait_synced(), TIMEOUT)
+    await asyncio.wait_for(fifo.wait_for_cache_sync(), TIMEOUT)
 
 
 async def test_resync_before_replace_does_not_count_as_populated() -> None:
@@ -388,18 +389,23 @@ async def test_resync_before_replace_does_not_count_as_populated() -> None:
     assert fifo.has_synced()
 
 
-async def test_wait_synced_returns_once_the_initial_population_is_processed() -> None:
-    """wait_synced blocks until has_synced, then returns."""
+async def test_wait_for_cache_sync_returns_once_the_initial_population_is_processed() -> None:
+    """wait_for_cache_sync blocks until has_synced, then returns."""
     fifo = DeltaFIFO()
     await fifo.replace([obj("a")], "1")
-    waiter = asyncio.ensure_future(fifo.wait_synced())
-    try:
-        await asyncio.sleep(0)
-        assert not waiter.done()
-        await pop(fifo)
-        await asyncio.wait_for(waiter, TIMEOUT)
-    finally:
-        waiter.cancel()
+    synced = anyio.Event()
+
+    async def wait() -> None:
+        await fifo.wait_for_cache_sync()
+        synced.set()
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(wait)
+            await anyio.wait_all_tasks_blocked()
+            assert not synced.is_set()
+            await pop(fifo)
+    assert synced.is_set()
 
 
 async def test_a_process_that_raises_drops_the_deltas_and_still_counts() -> None:
@@ -466,15 +472,18 @@ async def test_pop_returns_the_deltas_it_gave_to_process() -> None:
 async def test_pop_on_an_empty_fifo_waits_for_an_item() -> None:
     """pop blocks while the FIFO is empty and returns as soon as a producer queues something."""
     fifo = DeltaFIFO()
-    popper = asyncio.ensure_future(fifo.pop(ignore))
-    try:
-        await asyncio.sleep(0)
-        assert not popper.done()
-        await fifo.add(obj("a"))
-        deltas = await asyncio.wait_for(popper, TIMEOUT)
-        assert types(deltas) == [ADDED]
-    finally:
-        popper.cancel()
+    popped: list[list[Delta]] = []
+
+    async def popper() -> None:
+        popped.append(await fifo.pop(ignore))
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(popper)
+            await anyio.wait_all_tasks_blocked()
+            assert popped == []
+            await fifo.add(obj("a"))
+    assert [types(deltas) for deltas in popped] == [[ADDED]]
 
 
 async def test_pop_after_close_raises_fifo_closed_error() -> None:
@@ -490,15 +499,21 @@ async def test_pop_after_close_raises_fifo_closed_error() -> None:
 async def test_close_wakes_a_waiting_pop_which_raises() -> None:
     """A pop waiting on an empty FIFO is woken by close and raises FIFOClosedError."""
     fifo = DeltaFIFO()
-    popper = asyncio.ensure_future(fifo.pop(ignore))
-    try:
-        await asyncio.sleep(0)
-        assert not popper.done()
-        fifo.close()
-        with pytest.raises(FIFOClosedError):
-            await asyncio.wait_for(popper, TIMEOUT)
-    finally:
-        popper.cancel()
+    raised: list[BaseException] = []
+
+    async def popper() -> None:
+        try:
+            await fifo.pop(ignore)
+        except FIFOClosedError as exc:
+            raised.append(exc)
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(popper)
+            await anyio.wait_all_tasks_blocked()
+            assert raised == []
+            fifo.close()
+    assert [type(exc) for exc in raised] == [FIFOClosedError]
 
 
 async def test_pop_drains_queued_items_after_close_then_raises() -> None:
@@ -525,11 +540,18 @@ async def test_close_from_inside_process_stops_the_next_pop() -> None:
 async def test_a_cancelled_waiting_pop_loses_nothing() -> None:
     """Cancelling a pop that waits leaves the FIFO usable and later items intact."""
     fifo = DeltaFIFO()
-    popper = asyncio.ensure_future(fifo.pop(ignore))
-    await asyncio.sleep(0)
-    popper.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await popper
+    scope = anyio.CancelScope()
+
+    async def popper() -> None:
+        with scope:
+            await fifo.pop(ignore)
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(popper)
+            await anyio.wait_all_tasks_blocked()  # the pop waits
+            scope.cancel()
+    assert scope.cancelled_caught
     await fifo.add(obj("a"))
     assert types(await pop(fifo)) == [ADDED]
 
@@ -550,16 +572,14 @@ async def test_process_runs_before_any_ready_producer_interleaves() -> None:
     def process(deltas: list[Delta]) -> None:
         observed.append((producer_ran.is_set(), fifo.list_keys(), len(fifo)))
 
-    task = asyncio.ensure_future(producer())  # ready to run before pop starts
-    try:
-        # Awaited directly (a wait_for task would let the producer run first); it cannot
-        # block, since the FIFO is not empty.
-        await fifo.pop(process)
-        assert observed == [(False, ["ns/b"], 1)]
-        await asyncio.wait_for(task, TIMEOUT)
-        assert fifo.list_keys() == ["ns/b", "ns/c"]
-    finally:
-        task.cancel()
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(producer)  # ready to run before pop starts
+            # Awaited directly (a wait_for task would let the producer run first); it cannot
+            # block, since the FIFO is not empty.
+            await fifo.pop(process)
+            assert observed == [(False, ["ns/b"], 1)]
+    assert fifo.list_keys() == ["ns/b", "ns/c"]
 
 
 # -- pop_batch -------------------------------------------------------------------------------
@@ -703,7 +723,7 @@ async def test_producers_and_a_consumer_task_interleave_correctly() -> None:
                 else:
                     expected_final.pop(key, None)
                 if rng.random() < 0.5:
-                    await asyncio.sleep(0)  # let other producers and the consumer run
+                    await anyio.lowlevel.checkpoint()  # let other producers and the consumer run
 
     def process(deltas: list[Delta]) -> None:
         for delta in deltas:
@@ -731,7 +751,7 @@ async def test_producers_and_a_consumer_task_interleave_correctly() -> None:
     async def resyncer() -> None:
         while not producers_done.is_set():
             await fifo.resync()
-            await asyncio.sleep(0)
+            await anyio.lowlevel.checkpoint()
 
     async def run_producers() -> None:
         async with asyncio.TaskGroup() as producers:
@@ -900,16 +920,15 @@ async def test_a_woken_pop_that_is_cancelled_passes_the_wake_up_on() -> None:
     key: nothing is left queued with a consumer asleep.
 
     asyncio tasks on purpose: ``Task.cancel()`` after the wake-up is what throws into a woken
-    waiter (an anyio cancel scope lets a task whose wait is already over finish its step)."""
+    waiter (an anyio cancel scope lets a task whose wait is already over finish its step), owned
+    by an ``asyncio.TaskGroup``."""
     fifo = DeltaFIFO()
-    first = asyncio.ensure_future(fifo.pop(ignore))
-    second = asyncio.ensure_future(fifo.pop(ignore))
-    try:
-        await anyio.wait_all_tasks_blocked()
-        await fifo.add(obj("a"))  # wakes the first waiter
-        first.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await first
-        assert types(await asyncio.wait_for(second, TIMEOUT)) == [ADDED]
-    finally:
-        second.cancel()
+    with anyio.fail_after(TIMEOUT):
+        async with asyncio.TaskGroup() as tg:
+            first = tg.create_task(fifo.pop(ignore))
+            second = tg.create_task(fifo.pop(ignore))
+            await anyio.wait_all_tasks_blocked()
+            await fifo.add(obj("a"))  # wakes the first waiter
+            first.cancel()
+    assert first.cancelled()
+    assert types(second.result()) == [ADDED]

@@ -319,8 +319,9 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
     def synced_matches_model(self) -> None:
         assert self.fifo.has_synced() == self.model_synced()
         if self.model_synced():
-            # wait_synced returns at once (the hang guard turns a missed wake-up into a failure).
-            self.runner.run(asyncio.wait_for(self.fifo.wait_synced(), 1))
+            # wait_for_cache_sync returns at once (the hang guard turns a missed wake-up into a
+            # failure).
+            self.runner.run(asyncio.wait_for(self.fifo.wait_for_cache_sync(), 1))
 
     @invariant()
     def only_two_consecutive_deletes_never_remain(self) -> None:

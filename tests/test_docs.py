@@ -44,6 +44,8 @@ NAMESPACES = (
     "aioinformer.metrics",
     "aioinformer.integrations",
     "aioinformer.lowlevel",
+    "aioinformer.conditions",
+    "aioinformer.predicates",
 )
 
 
@@ -103,7 +105,7 @@ async def probe(url: str, runtime: Callable[[], InformerRuntime], block: Block) 
     async with aiohttp.ClientSession() as http:
         async with http.get(url + "/healthz") as response:  # answers once started up
             assert response.status == 200
-        assert await runtime().wait_ready()
+        assert await runtime().wait_for_cache_sync()
         async with http.get(url + "/readyz") as response:
             assert response.status == 200
         if "/pods/{namespace}" in block.code:

@@ -22,6 +22,7 @@ from aioinformer._prometheus import INFORMER_METRIC_NAMES
 from aioinformer.integrations import InformerRuntime
 from aioinformer.integrations.aiohttp import INFORMERS
 from aioinformer.testing import FakeApiServer
+from aioinformer.testing.pytest_plugin import _serving as serving
 from aioinformer.workqueue._metrics import METRIC_NAMES
 
 from ._web import serve_aiohttp, serve_asgi
@@ -130,7 +131,8 @@ async def seed(server: FakeApiServer) -> None:
 @pytest.fixture
 async def apiserver() -> AsyncIterator[FakeApiServer]:
     """A fake API server with the namespaces the tests use."""
-    async with FakeApiServer(namespaces=("default", "other"), bookmark_interval=1.0) as server:
+    server = FakeApiServer(namespaces=("default", "other"), bookmark_interval=1.0)
+    async with serving(server):
         await seed(server)
         yield server
 
@@ -151,7 +153,7 @@ async def test_readyz_is_503_until_synced_then_200(kind: str, apiserver: FakeApi
                 assert app_tasks(), "the app's tasks should be visible while it runs"
 
                 await apiserver.faults.start_listening()
-                assert await asyncio.wait_for(app.get_runtime().wait_ready(), GUARD)
+                assert await asyncio.wait_for(app.get_runtime().wait_for_cache_sync(), GUARD)
                 status, body = await app.get_json("/readyz")
                 assert status == 200
                 assert body == {
@@ -168,7 +170,7 @@ async def test_pods_are_served_from_the_cache(kind: str, apiserver: FakeApiServe
     with anyio.fail_after(GUARD):
         async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")  # startup has completed once anything answers
-            assert await asyncio.wait_for(app.get_runtime().wait_ready(), GUARD)
+            assert await asyncio.wait_for(app.get_runtime().wait_for_cache_sync(), GUARD)
 
             def names(body: Any) -> list[str]:
                 return [
@@ -206,7 +208,7 @@ async def test_new_pods_show_up(kind: str, apiserver: FakeApiServer) -> None:
         async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")
             runtime = app.get_runtime()
-            assert await asyncio.wait_for(runtime.wait_ready(), GUARD)
+            assert await asyncio.wait_for(runtime.wait_for_cache_sync(), GUARD)
             informer = runtime.factory.for_resource("v1/pods")
             async with informer.events() as events:
                 apiserver.objects.create("pods", pod("web-3", labels={"app": "web"}))
@@ -224,7 +226,7 @@ async def test_metrics_expose_informer_and_workqueue_metrics(
     with anyio.fail_after(GUARD):
         async with kube_client(apiserver) as client, run_example(kind, client) as app:
             await app.get("/healthz")
-            assert await asyncio.wait_for(app.get_runtime().wait_ready(), GUARD)
+            assert await asyncio.wait_for(app.get_runtime().wait_for_cache_sync(), GUARD)
             status, raw = await app.get("/metrics")
             assert status == 200
     text = raw.decode()

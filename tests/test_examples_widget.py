@@ -114,6 +114,7 @@ async def test_what_the_widget_controller_writes(
             return await example.widget_state(fake_apiserver, "w") is None
 
         await converged.wait(gone, GUARD)
+        await fake_apiserver.objects.wait_idle()  # the garbage collector, after the delete
         for resource, name in (("configmaps", "widget-w"), ("secrets", "widget-w-token")):
             with pytest.raises(NotFoundError):
                 await client.get(resource, name)

@@ -75,7 +75,8 @@ async def test_start_starts_only_new_informers(fake_apiserver: FakeApiServer) ->
             assert len(lists_of(fake_apiserver, "secrets")) == 1
             assert configmaps.lister().get("a", "default") is not None
         assert configmaps.state is State.STOPPED and secrets.state is State.STOPPED
-        await fake_apiserver.requests.wait_for_watches(0, exactly=True)
+        with anyio.fail_after(10):
+            await fake_apiserver.requests.wait_for_watches(0, exactly=True)
 
 
 async def test_start_needs_a_running_factory(fake_apiserver: FakeApiServer) -> None:
@@ -118,9 +119,10 @@ async def test_wait_for_cache_sync_reports_each_resource(fake_apiserver: FakeApi
             await factory.wait_for_cache_sync()  # nothing started: nothing to wait for
         factory.start()
         assert await asyncio.wait_for(configmaps.wait_for_cache_sync(), 10)
-        await fake_apiserver.requests.wait_for(
-            lambda r: r.verb == "list" and r.resource == "secrets" and r.status == 500, start=0
-        )
+        with anyio.fail_after(10):
+            await fake_apiserver.requests.wait_for(
+                lambda r: r.verb == "list" and r.resource == "secrets" and r.status == 500, start=0
+            )
         await secrets.aclose()
         result = await asyncio.wait_for(factory.wait_for_cache_sync(), 10)
         assert result == {CONFIGMAPS: True, SECRETS: False}
@@ -142,9 +144,10 @@ async def test_tweak_list_options_reach_every_request(fake_apiserver: FakeApiSer
             informer = factory.for_resource(CONFIGMAPS)
             factory.start()
             assert await asyncio.wait_for(factory.wait_for_cache_sync(), 10) == {CONFIGMAPS: True}
-            watch = await fake_apiserver.requests.wait_for(
-                lambda r: r.verb == "watch" and r.resource == "configmaps", start=0
-            )
+            with anyio.fail_after(10):
+                watch = await fake_apiserver.requests.wait_for(
+                    lambda r: r.verb == "watch" and r.resource == "configmaps", start=0
+                )
             assert watch.query.get("labelSelector") == "app=web"
             lists = [r for r in fake_apiserver.requests.records if r.verb == "list"]
             assert [r.query.get("labelSelector") for r in lists] == ["app=web"]

@@ -110,9 +110,9 @@ async def test_a_memory_watch_replays_what_came_after_its_version() -> None:
     assert source.objects("v1/configmaps")[0]["kind"] == "ConfigMap"
 
 
-async def test_memory_selectors_are_the_fake_servers() -> None:
-    """Selectors are applied by the fake API server's own matchers (the oracle), so a field
-    a resource cannot select on is refused with the server's 400."""
+async def test_memory_selectors_filter_and_refuse_like_a_server() -> None:
+    """Label and field selectors filter lists as an API server's do, and a field the resource
+    cannot select on is refused with the server's 400 (``BadRequestError``)."""
     source = MemorySource()
     source.create("configmaps", labelled("a", app="web"))
     source.create("configmaps", labelled("b", app="db"))

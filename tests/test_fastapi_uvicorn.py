@@ -64,7 +64,7 @@ async def test_uvicorn_serves_the_module_level_app_of_the_example(
     with anyio.fail_after(GUARD):
         async with serve_asgi(f"{MODULE}:app") as url, aiohttp.ClientSession() as http:
             assert await get_status(http, url + "/healthz") == 200  # answers once started up
-            assert await app.state.informers.wait_ready()
+            assert await app.state.informers.wait_for_cache_sync()
             status, body = await get_json(http, url + "/readyz")
             assert (status, body["ready"]) == (200, True)
             assert body["informers"]["v1/pods"]["objects"] == 3

@@ -7,17 +7,15 @@ import logging
 import anyio
 import pytest
 
-from aioinformer import KubeClient
 from aioinformer._informer._event_stream import (
     ResourceEventHandlerFuncs,
     validate_handler,
 )
 from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._objects import KubeObject
-from aioinformer._wire._transport import KubeListerWatcher
-from aioinformer.testing import FakeApiServer
+from aioinformer.testing import MemorySource
 
-from .support import CONFIGMAPS, FAST_WATCH, configmap, kube_client
+from .support import CONFIGMAPS, FAST_WATCH, configmap
 
 GUARD = 10.0
 
@@ -34,32 +32,30 @@ class Recorder:
         self.changed.set()
 
 
-def informer_for(client: KubeClient) -> SharedIndexInformer:
-    return SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS), watch=FAST_WATCH)
+def informer_for(source: MemorySource) -> SharedIndexInformer:
+    return SharedIndexInformer(source.lister_watcher(CONFIGMAPS), watch=FAST_WATCH)
 
 
-async def test_removing_a_registration_through_another_informer_is_a_no_op(
-    fake_apiserver: FakeApiServer,
-) -> None:
+async def test_removing_a_registration_through_another_informer_is_a_no_op() -> None:
     """``other.remove_event_handler(reg)`` leaves ``reg`` running on its own informer, like
     client-go's ``RemoveEventHandler`` for a handle it does not own."""
-    async with kube_client(fake_apiserver) as client:
-        mine, other = informer_for(client), informer_for(client)
-        recorder = Recorder()
-        registration = mine.add_event_handler(recorder)
-        async with mine, other:
-            other.remove_event_handler(registration)
-            other.remove_event_handler(registration)
-            assert registration.listener in mine._listeners
-            fake_apiserver.objects.create("configmaps", configmap("after"))
-            with anyio.fail_after(GUARD):
-                while "after" not in recorder.names:
-                    recorder.changed = anyio.Event()
-                    await recorder.changed.wait()
-            mine.remove_event_handler(registration)
-            assert registration.listener.closed
-            assert registration.listener not in mine._listeners
-            mine.remove_event_handler(registration)  # idempotent
+    source = MemorySource()
+    mine, other = informer_for(source), informer_for(source)
+    recorder = Recorder()
+    registration = mine.add_event_handler(recorder)
+    async with mine, other:
+        other.remove_event_handler(registration)
+        other.remove_event_handler(registration)
+        assert registration.listener in mine._listeners
+        source.create(CONFIGMAPS, configmap("after"))
+        with anyio.fail_after(GUARD):
+            while "after" not in recorder.names:
+                recorder.changed = anyio.Event()
+                await recorder.changed.wait()
+        mine.remove_event_handler(registration)
+        assert registration.listener.closed
+        assert registration.listener not in mine._listeners
+        mine.remove_event_handler(registration)  # idempotent
 
 
 class Misspelt:
@@ -120,7 +116,6 @@ def test_validate_handler_returns_the_callbacks() -> None:
 
 
 @pytest.fixture
-async def api_client_informer(fake_apiserver: FakeApiServer) -> SharedIndexInformer:
+def api_client_informer() -> SharedIndexInformer:
     """An informer that is never started."""
-    async with kube_client(fake_apiserver) as client:
-        return informer_for(client)
+    return informer_for(MemorySource())

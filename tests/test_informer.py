@@ -370,7 +370,10 @@ async def test_wait_for_cache_sync_is_bounded_by_the_caller_and_ends_at_stop(
         informer = new_informer(api_client, cache=cache_mode)
         async with anyio.create_task_group() as tg:
             tg.start_soon(informer.run)
-            await fake_apiserver.requests.wait_for(lambda r: r.verb == "list" and r.status == 500)
+            with anyio.fail_after(10):
+                await fake_apiserver.requests.wait_for(
+                    lambda r: r.verb == "list" and r.status == 500
+                )
             with anyio.move_on_after(0) as bound:
                 await informer.wait_for_cache_sync()
             assert bound.cancelled_caught
@@ -395,11 +398,13 @@ async def test_run_and_stop(fake_apiserver: FakeApiServer, cache_mode: CacheMode
             tg.start_soon(informer.run)
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
             assert informer.state is not State.NEW
-            await fake_apiserver.requests.wait_for_watches(1, resource="configmaps")
+            with anyio.fail_after(10):
+                await fake_apiserver.requests.wait_for_watches(1, resource="configmaps")
             await informer.aclose()
             await informer.aclose()  # idempotent
         assert informer.state is State.STOPPED
-        await fake_apiserver.requests.wait_for_watches(0, resource="configmaps", exactly=True)
+        with anyio.fail_after(10):
+            await fake_apiserver.requests.wait_for_watches(0, resource="configmaps", exactly=True)
         with pytest.raises(LifecycleError):
             await informer.run()
         with pytest.raises(LifecycleError):
@@ -438,7 +443,7 @@ async def test_stop_before_run_makes_run_return(
             informer.events()
 
 
-async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
+async def test_wait_for_cache_sync_returns_false_when_the_informer_stops_before_syncing(
     fake_apiserver: FakeApiServer,
     cache_mode: CacheMode,
 ) -> None:
@@ -451,10 +456,11 @@ async def test_wait_synced_returns_false_when_the_informer_stops_before_syncing(
         )
         stream = informer.events()
         async with informer:
-            await fake_apiserver.requests.wait_for(lambda r: r.verb == "list")
+            with anyio.fail_after(10):
+                await fake_apiserver.requests.wait_for(lambda r: r.verb == "list")
         with anyio.fail_after(5):
-            assert await registration.wait_synced() is False
-            assert await stream.wait_synced() is False
+            assert await registration.wait_for_cache_sync() is False
+            assert await stream.wait_for_cache_sync() is False
     assert not registration.has_synced()
 
 

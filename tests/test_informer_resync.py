@@ -144,7 +144,8 @@ async def test_with_resync_off_relist_updates_reach_every_listener(
         tg.start_soon(second.consume, informer.events(resync_period=0))
         async with informer:
             assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
-            await fake_apiserver.requests.wait_for_watches(1, resource="configmaps")
+            with anyio.fail_after(10):
+                await fake_apiserver.requests.wait_for_watches(1, resource="configmaps")
             lists = len([r for r in fake_apiserver.requests.records if r.verb == "list"])
             fake_apiserver.faults.inject_watch_error(500, "InternalError", "relist, please")
             for recorder in (first, second):

@@ -93,10 +93,10 @@ async def test_runtime_readiness_can_require_consumers(client: KubeClient) -> No
                 "objects": 1,
             }
             with anyio.move_on_after(0) as bound:
-                await runtime.wait_ready()  # the handler still holds the initial list
+                await runtime.wait_for_cache_sync()  # the handler still holds the initial list
             assert bound.cancelled_caught
             release.set()
-            assert await runtime.wait_ready()
+            assert await runtime.wait_for_cache_sync()
             assert runtime.healthy()
             # A consumer joining later (its replay still unread) does not make it unready.
             async with informer.events() as late:
@@ -112,7 +112,7 @@ async def test_runtime_is_unhealthy_when_an_informer_stopped(client: KubeClient)
     factory = new_factory(client)
     with anyio.fail_after(GUARD):
         async with run_factory(factory, None) as runtime:
-            assert await runtime.wait_ready()
+            assert await runtime.wait_for_cache_sync()
             assert runtime.healthy()
             await factory.for_resource("v1/configmaps").aclose()
             assert not runtime.healthy()
@@ -139,7 +139,7 @@ async def test_run_factory_accepts_builders(client: KubeClient) -> None:
     with anyio.fail_after(GUARD):
         for builder in (plain, managed):
             async with run_factory(builder, "the app") as runtime:
-                assert await runtime.wait_ready()
+                assert await runtime.wait_for_cache_sync()
     assert seen == ["the app", "the app"]
     assert exited.is_set()
 
@@ -166,7 +166,7 @@ async def test_fastapi_lifespan_readiness_and_shutdown(
             assert isinstance(runtime, InformerRuntime)
             assert runtime.factory is factory
             await fake_apiserver.faults.start_listening()
-            assert await runtime.wait_ready()
+            assert await runtime.wait_for_cache_sync()
             assert (await get(http, url + "/readyz"))[0] == 200
         assert not hasattr(app.state, "informers")
         assert all(informer.state is State.STOPPED for informer in factory.informers.values())
@@ -192,7 +192,7 @@ async def test_fastapi_metrics_router(client: KubeClient, http: aiohttp.ClientSe
     with anyio.fail_after(GUARD):
         async with serve_asgi(app) as url:
             assert (await get(http, url + "/metrics"))[0] == 200  # startup has completed
-            assert await app.state.cache.wait_ready()
+            assert await app.state.cache.wait_for_cache_sync()
             async with http.get(url + "/metrics") as response:
                 assert response.status == 200
                 assert response.content_type == "text/plain"
@@ -222,7 +222,7 @@ async def test_aiohttp_cleanup_ctx_readiness_and_shutdown(
             assert (await get(http, url + "/readyz"))[0] == 503
             assert await get(http, url + "/healthz") == (200, "ok")
             await fake_apiserver.faults.start_listening()
-            assert await runtime.wait_ready()
+            assert await runtime.wait_for_cache_sync()
             status, body = await get(http, url + "/readyz")
             assert status == 200
             assert '"objects": 1' in body
@@ -242,9 +242,11 @@ async def test_aiohttp_startup_and_cleanup_may_run_in_different_tasks(
     app.cleanup_ctx.append(informer_cleanup_ctx(factory))
     runner = web.AppRunner(app)
     with anyio.fail_after(GUARD):
-        await asyncio.create_task(runner.setup())
-        assert await app[INFORMERS].wait_ready()
-        await asyncio.create_task(runner.cleanup())
+        async with anyio.create_task_group() as startup:
+            startup.start_soon(runner.setup)  # in a task of its own
+        assert await app[INFORMERS].wait_for_cache_sync()
+        async with anyio.create_task_group() as cleanup:
+            cleanup.start_soon(runner.cleanup)  # in another one
     assert all(informer.state is State.STOPPED for informer in factory.informers.values())
 
 
@@ -267,7 +269,7 @@ async def test_aiohttp_startup_failure_propagates(client: KubeClient) -> None:
 async def test_aiohttp_cleanup_is_bounded(
     client: KubeClient, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A builder whose exit hangs is cancelled after shutdown_timeout."""
+    """A builder whose exit hangs is cancelled after stop_timeout."""
     hang = asyncio.Event()
 
     @asynccontextmanager
@@ -276,7 +278,7 @@ async def test_aiohttp_cleanup_is_bounded(
         await hang.wait()  # never set: only cancellation ends it
 
     app = web.Application()
-    app.cleanup_ctx.append(informer_cleanup_ctx(stuck, shutdown_timeout=0.05))
+    app.cleanup_ctx.append(informer_cleanup_ctx(stuck, stop_timeout=0.05))
     runner = web.AppRunner(app)
     with anyio.fail_after(GUARD), caplog.at_level(logging.WARNING):
         await runner.setup()

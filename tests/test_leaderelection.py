@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import anyio
 import pytest
 
 from aioinformer import KubeClient
@@ -130,7 +131,8 @@ async def test_leader_renews_and_the_follower_waits(fake_apiserver: FakeApiServe
                 # Renewals spanning more than a lease duration: the follower must not take over.
                 start = len(fake_apiserver.requests.records)
                 for _ in range(round((LEASE_DURATION + RETRY_PERIOD) / RETRY_PERIOD)):
-                    await fake_apiserver.requests.wait_for(is_lease_update, start=start)
+                    with anyio.fail_after(10):
+                        await fake_apiserver.requests.wait_for(is_lease_update, start=start)
                     start = len(fake_apiserver.requests.records)
                 assert not b.elector.is_leader and not b.started.is_set()
                 assert b.elector.leader == "a" and b.leaders == ["a"]
@@ -201,9 +203,10 @@ async def test_racing_candidates_elect_exactly_one(fake_apiserver: FakeApiServer
 async def wait_for_poll(server: FakeApiServer, start: int) -> None:
     """Wait for a GET of the lease after request index ``start`` (a leader renews without
     reading, so while one leads this is a follower's poll)."""
-    await server.requests.wait_for(
-        lambda r: r.verb == "get" and r.resource == "leases", start=start
-    )
+    with anyio.fail_after(10):
+        await server.requests.wait_for(
+            lambda r: r.verb == "get" and r.resource == "leases", start=start
+        )
 
 
 async def test_leader_that_cannot_renew_steps_down_then_leads_again(
@@ -343,7 +346,7 @@ async def test_only_the_leader_reconciles_and_graceful_handover(
         await asyncio.wait_for(
             wait_for_poll(fake_apiserver, len(fake_apiserver.requests.records)), GUARD
         )
-        await asyncio.wait_for(b.registration.wait_synced(), GUARD)
+        await asyncio.wait_for(b.registration.wait_for_cache_sync(), GUARD)
         fake_apiserver.objects.create("configmaps", configmap("late"))
         keys.add("default/late")
         await wait_until(a.changed, lambda: a.keys() == keys)

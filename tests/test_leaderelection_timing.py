@@ -1,7 +1,7 @@
 """Leader-election timing on virtual time, against an in-memory Lease.
 
 The timing rules are client-go's ``tools/leaderelection`` (see the module docstring of
-:mod:`aioinformer.leaderelection`): the leader renews every retry period and steps down once
+:mod:`aioinformer._election._elector`): the leader renews every retry period and steps down once
 no renewal succeeded for the renew deadline; a follower takes over a released lease at its
 next poll, and an abandoned one a lease duration after it last saw it change.
 """
@@ -18,7 +18,7 @@ import pytest
 from aioinformer._election._elector import LeaderElector
 from aioinformer.testing import FakeClock
 
-from .memory_lw import MemoryLease
+from .support import MemoryLease
 
 LEASE_DURATION = 15.0
 RENEW_DEADLINE = 10.0

@@ -21,19 +21,24 @@ from aioinformer._informer._factory import SharedInformerFactory
 from aioinformer._informer._informer import InformerStatistics, SharedIndexInformer
 from aioinformer._listwatch import ListResult, Resource
 from aioinformer._objects import KubeObject
-from aioinformer.testing import FakeApiServer, FakeClock
+from aioinformer.testing import FakeClock, MemorySource, ScriptedListerWatcher
 
-from .memory_lw import MemoryLease, MemoryListerWatcher, obj
-from .support import FAST_WATCH, configmap, kube_client
+from .support import FAST_WATCH, MemoryLease, configmap, obj
 
 GUARD = 10.0  # fail-safe only: nothing below waits for time to pass on the wall clock
 CONFIGMAPS = Resource.parse("v1/configmaps")
 SECRETS = Resource.parse("v1/secrets")
 
 
+@pytest.fixture
+def source() -> MemorySource:
+    """Objects for the factories under test (no HTTP: these tests are about the lifecycle)."""
+    return MemorySource()
+
+
 def memory_informer(clock: FakeClock, *objects: KubeObject) -> SharedIndexInformer:
     """An informer on an in-memory lister-watcher whose list returns ``objects``."""
-    lw = MemoryListerWatcher(clock, default_list=ListResult(list(objects), "10"))
+    lw = ScriptedListerWatcher(clock=clock, default_list=ListResult(list(objects), "10"))
     return SharedIndexInformer(lw, name="mem", clock=clock)
 
 
@@ -68,22 +73,21 @@ async def test_informer_start_returns_once_the_cache_is_synced() -> None:
 
 
 async def test_factory_start_returns_once_its_informers_synced(
-    fake_apiserver: FakeApiServer,
+    source: MemorySource,
 ) -> None:
     """``await tg.start(factory.run)`` starts the informers the factory has and returns once
     every one of them synced."""
-    fake_apiserver.objects.create("configmaps", configmap("a"))
-    async with kube_client(fake_apiserver) as client:
-        factory = SharedInformerFactory(client, watch=FAST_WATCH)
-        configmaps = factory.for_resource(CONFIGMAPS)
-        secrets = factory.for_resource(SECRETS)
-        with anyio.fail_after(GUARD):
-            async with anyio.create_task_group() as tg:
-                await tg.start(factory.run)
-                assert factory.state is State.RUNNING
-                assert configmaps.has_synced() and secrets.has_synced()
-                assert configmaps.indexer.list_keys() == ["default/a"]
-                await factory.aclose()
+    source.create(CONFIGMAPS, configmap("a"))
+    factory = SharedInformerFactory(lister_watcher=source.lister_watcher, watch=FAST_WATCH)
+    configmaps = factory.for_resource(CONFIGMAPS)
+    secrets = factory.for_resource(SECRETS)
+    with anyio.fail_after(GUARD):
+        async with anyio.create_task_group() as tg:
+            await tg.start(factory.run)
+            assert factory.state is State.RUNNING
+            assert configmaps.has_synced() and secrets.has_synced()
+            assert configmaps.indexer.list_keys() == ["default/a"]
+            await factory.aclose()
     assert configmaps.state is State.STOPPED and secrets.state is State.STOPPED
 
 
@@ -154,25 +158,24 @@ async def test_informer_aclose_is_idempotent_and_releases_consumers() -> None:
 
 
 async def test_factory_aclose_is_idempotent_and_closes_unstarted_informers(
-    fake_apiserver: FakeApiServer,
+    source: MemorySource,
 ) -> None:
     """Closing a factory closes every informer it made, started or not, once."""
-    async with kube_client(fake_apiserver) as client:
-        factory = SharedInformerFactory(client, watch=FAST_WATCH)
-        started = factory.for_resource(CONFIGMAPS)
-        with anyio.fail_after(GUARD):
-            async with factory:
-                late = factory.for_resource(SECRETS)  # never started
-                stream = late.events()
-                await factory.aclose()
-                await factory.aclose()
-        assert started.state is State.STOPPED and late.state is State.STOPPED
-        assert stream.closed
+    factory = SharedInformerFactory(lister_watcher=source.lister_watcher, watch=FAST_WATCH)
+    started = factory.for_resource(CONFIGMAPS)
+    with anyio.fail_after(GUARD):
+        async with factory:
+            late = factory.for_resource(SECRETS)  # never started
+            stream = late.events()
+            await factory.aclose()
+            await factory.aclose()
+    assert started.state is State.STOPPED and late.state is State.STOPPED
+    assert stream.closed
 
 
-async def test_controller_aclose_is_idempotent_and_bounded_by_shutdown_timeout() -> None:
+async def test_controller_aclose_is_idempotent_and_bounded_by_stop_timeout() -> None:
     """Concurrent and repeated aclose() calls all return once the graceful stop ended: after
-    shutdown_timeout on the controller's clock for a reconcile that never returns."""
+    stop_timeout on the controller's clock for a reconcile that never returns."""
     clock = FakeClock()
     started = anyio.Event()
 
@@ -181,7 +184,7 @@ async def test_controller_aclose_is_idempotent_and_bounded_by_shutdown_timeout()
         await anyio.sleep_forever()
 
     controller: Controller[str] = Controller(
-        name="bounded", reconcile=reconcile, shutdown_timeout=5.0, clock=clock
+        name="bounded", reconcile=reconcile, stop_timeout=5.0, clock=clock
     )
     closed: list[float] = []
 
@@ -253,7 +256,7 @@ async def test_an_informer_failure_comes_out_of_async_with_unwrapped(
     """A failure in one of the informer's tasks (here its gc.freeze after sync) ends the
     block with that exception itself, not an ExceptionGroup."""
     freeze_fails(monkeypatch)
-    lw = MemoryListerWatcher(FakeClock())
+    lw = ScriptedListerWatcher(clock=FakeClock())
     informer = SharedIndexInformer(lw, clock=lw.clock, freeze_gc_after_sync=True)
     with anyio.fail_after(GUARD), pytest.raises(Frozen, match=r"gc\.freeze failed"):
         async with informer:
@@ -262,17 +265,16 @@ async def test_an_informer_failure_comes_out_of_async_with_unwrapped(
 
 
 async def test_a_factory_informer_failure_comes_out_unwrapped(
-    fake_apiserver: FakeApiServer, monkeypatch: pytest.MonkeyPatch
+    source: MemorySource, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A failing informer fails its factory: ``async with factory`` raises the informer's
     exception itself."""
     freeze_fails(monkeypatch)
-    async with kube_client(fake_apiserver) as client:
-        factory = SharedInformerFactory(client, watch=FAST_WATCH)
-        factory.for_resource(CONFIGMAPS)._freeze_gc = True
-        with anyio.fail_after(GUARD), pytest.raises(Frozen):
-            async with factory:
-                await anyio.sleep_forever()
+    factory = SharedInformerFactory(lister_watcher=source.lister_watcher, watch=FAST_WATCH)
+    factory.for_resource(CONFIGMAPS)._freeze_gc = True
+    with anyio.fail_after(GUARD), pytest.raises(Frozen):
+        async with factory:
+            await anyio.sleep_forever()
     assert factory.state is State.STOPPED
 
 
@@ -311,22 +313,21 @@ async def test_an_elector_failure_comes_out_of_run_and_async_with_unwrapped() ->
 
 
 async def test_entering_a_factory_starts_its_informers_and_start_the_later_ones(
-    fake_apiserver: FakeApiServer,
+    source: MemorySource,
 ) -> None:
     """Informers created before entering start with the factory; one created inside the block
     waits for start()."""
-    fake_apiserver.objects.create("configmaps", configmap("a"))
-    async with kube_client(fake_apiserver) as client:
-        factory = SharedInformerFactory(client, watch=FAST_WATCH)
-        early = factory.for_resource(CONFIGMAPS)
-        with anyio.fail_after(GUARD):
-            async with factory:
-                assert await factory.wait_for_cache_sync() == {CONFIGMAPS: True}
-                late = factory.for_resource(SECRETS)
-                assert late.state is State.NEW
-                factory.start()
-                assert await factory.wait_for_cache_sync() == {CONFIGMAPS: True, SECRETS: True}
-                assert early.indexer.list_keys() == ["default/a"]
+    source.create(CONFIGMAPS, configmap("a"))
+    factory = SharedInformerFactory(lister_watcher=source.lister_watcher, watch=FAST_WATCH)
+    early = factory.for_resource(CONFIGMAPS)
+    with anyio.fail_after(GUARD):
+        async with factory:
+            assert await factory.wait_for_cache_sync() == {CONFIGMAPS: True}
+            late = factory.for_resource(SECRETS)
+            assert late.state is State.NEW
+            factory.start()
+            assert await factory.wait_for_cache_sync() == {CONFIGMAPS: True, SECRETS: True}
+            assert early.indexer.list_keys() == ["default/a"]
 
 
 # -- statistics() ----------------------------------------------------------------------------
@@ -342,7 +343,9 @@ async def test_informer_statistics_is_a_frozen_snapshot() -> None:
             raise ValueError("no owner")
         return []
 
-    lw = MemoryListerWatcher(clock, default_list=ListResult([obj("a", "1"), obj("bad", "2")], "9"))
+    lw = ScriptedListerWatcher(
+        clock=clock, default_list=ListResult([obj("a", "1"), obj("bad", "2")], "9")
+    )
     informer = SharedIndexInformer(lw, name="mem", clock=clock, indexers={"owner": by_owner})
     before = informer.statistics()
     assert before.state is State.NEW and not before.synced
@@ -352,7 +355,7 @@ async def test_informer_statistics_is_a_frozen_snapshot() -> None:
     with anyio.fail_after(GUARD):
         async with anyio.create_task_group() as tg:
             await tg.start(informer.run)
-            await registration.wait_synced()
+            await registration.wait_for_cache_sync()
             stats = informer.statistics()
             await informer.aclose()
     assert stats == InformerStatistics(
@@ -379,17 +382,16 @@ async def test_informer_statistics_is_a_frozen_snapshot() -> None:
 
 
 async def test_factory_statistics_has_each_informer_by_resource(
-    fake_apiserver: FakeApiServer,
+    source: MemorySource,
 ) -> None:
     """statistics(): the factory's state and a read-only mapping of informer statistics."""
-    async with kube_client(fake_apiserver) as client:
-        factory = SharedInformerFactory(client, watch=FAST_WATCH)
-        factory.for_resource(CONFIGMAPS)
-        with anyio.fail_after(GUARD):
-            async with anyio.create_task_group() as tg:
-                await tg.start(factory.run)
-                stats = factory.statistics()
-                await factory.aclose()
+    factory = SharedInformerFactory(lister_watcher=source.lister_watcher, watch=FAST_WATCH)
+    factory.for_resource(CONFIGMAPS)
+    with anyio.fail_after(GUARD):
+        async with anyio.create_task_group() as tg:
+            await tg.start(factory.run)
+            stats = factory.statistics()
+            await factory.aclose()
     assert stats.state is State.RUNNING
     assert list(stats.informers) == [CONFIGMAPS]
     assert (
@@ -442,7 +444,7 @@ async def test_elector_statistics_tell_who_leads_and_when_it_renewed() -> None:
 def test_every_component_reports_its_state_in_its_repr() -> None:
     """The state enum's value shows in each component's repr."""
     clock = FakeClock()
-    informer = SharedIndexInformer(MemoryListerWatcher(clock), name="mem", clock=clock)
+    informer = SharedIndexInformer(ScriptedListerWatcher(clock=clock), name="mem", clock=clock)
     factory = SharedInformerFactory(object(), clock=clock)  # type: ignore[arg-type]
 
     async def reconcile(key: str) -> None:

@@ -10,12 +10,13 @@ from aioinformer._cache._compact import CacheMode, new_indexer
 from aioinformer._cache._lister import Lister
 from aioinformer._cache._selectors import parse_label_selector
 from aioinformer._cache._store import Indexer, Store
+from aioinformer._informer._informer import SharedIndexInformer
 from aioinformer._listwatch import Resource
 from aioinformer._objects import KubeObject
 from aioinformer.errors import SelectorSyntaxError
-from aioinformer.testing import FakeApiServer
+from aioinformer.testing import MemorySource
 
-from .support import configmap, kube_client, new_informer
+from .support import CONFIGMAPS, FAST_WATCH, configmap
 
 
 def obj(name: str, namespace: str = "", **labels: str) -> KubeObject:
@@ -107,27 +108,33 @@ def test_the_lister_reads_the_live_cache(cache_mode: CacheMode) -> None:
     assert lister.get("a", "ns") is None
 
 
-async def test_informer_lister(fake_apiserver: FakeApiServer, cache_mode: CacheMode) -> None:
+def memory_informer(source: MemorySource, cache_mode: CacheMode) -> SharedIndexInformer:
+    return SharedIndexInformer(
+        source.lister_watcher(CONFIGMAPS), watch=FAST_WATCH, cache=cache_mode
+    )
+
+
+async def test_informer_lister(cache_mode: CacheMode) -> None:
     """informer.lister() reads the informer's cache."""
+    source = MemorySource()
     labelled = configmap("web", v="1")
     labelled["metadata"]["labels"] = {"app": "web"}
-    fake_apiserver.objects.create("configmaps", labelled)
-    fake_apiserver.objects.create("configmaps", configmap("plain"))
-    async with kube_client(fake_apiserver) as api_client:
-        informer = new_informer(api_client, cache=cache_mode)
-        async with informer:
-            assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
-            lister = informer.lister()
-            assert names(lister.list("app=web")) == ["default/web"]
-            assert names(lister.namespace("default").list()) == ["default/plain", "default/web"]
-            web = lister.get("web", "default")
-            assert web is not None and web == informer.indexer.get_by_key("default/web")
-            if cache_mode == "dict":  # the cached object itself, shared
-                assert web is informer.indexer.get_by_key("default/web")
-            else:  # a fresh copy: mutating it leaves the cache alone
-                web["data"] = {"changed": "yes"}
-                assert lister.get("web", "default") == informer.indexer.get_by_key("default/web")
-                assert lister.get("web", "default") != web
+    source.create(CONFIGMAPS, labelled)
+    source.create(CONFIGMAPS, configmap("plain"))
+    informer = memory_informer(source, cache_mode)
+    async with informer:
+        assert await asyncio.wait_for(informer.wait_for_cache_sync(), 10)
+        lister = informer.lister()
+        assert names(lister.list("app=web")) == ["default/web"]
+        assert names(lister.namespace("default").list()) == ["default/plain", "default/web"]
+        web = lister.get("web", "default")
+        assert web is not None and web == informer.indexer.get_by_key("default/web")
+        if cache_mode == "dict":  # the cached object itself, shared
+            assert web is informer.indexer.get_by_key("default/web")
+        else:  # a fresh copy: mutating it leaves the cache alone
+            web["data"] = {"changed": "yes"}
+            assert lister.get("web", "default") == informer.indexer.get_by_key("default/web")
+            assert lister.get("web", "default") != web
 
 
 def test_the_empty_namespace_view_lists_every_namespace(cache_mode: CacheMode) -> None:
@@ -172,17 +179,14 @@ def test_an_unknown_resource_takes_its_scope_from_the_cache(cache_mode: CacheMod
     assert lister.get("w", "default") is not None
 
 
-async def test_an_informers_lister_knows_its_resource(
-    fake_apiserver: FakeApiServer, cache_mode: CacheMode
-) -> None:
+def test_an_informers_lister_knows_its_resource(cache_mode: CacheMode) -> None:
     """informer.lister() checks namespaces with the informer's resource, and shows it."""
-    async with kube_client(fake_apiserver) as client:
-        informer = new_informer(client, cache=cache_mode)
-        lister = informer.lister()
-        assert repr(lister) == "<Lister v1/configmaps objects=0>"
-        assert repr(lister.namespace("a")) == "<NamespaceLister v1/configmaps namespace='a'>"
-        with pytest.raises(ValueError, match="v1/configmaps are namespaced"):
-            lister.get("x")
+    informer = memory_informer(MemorySource(), cache_mode)
+    lister = informer.lister()
+    assert repr(lister) == "<Lister v1/configmaps objects=0>"
+    assert repr(lister.namespace("a")) == "<NamespaceLister v1/configmaps namespace='a'>"
+    with pytest.raises(ValueError, match="v1/configmaps are namespaced"):
+        lister.get("x")
 
 
 def test_reprs_say_what_is_inside(lister: Lister) -> None:

@@ -118,7 +118,7 @@ async def test_a_late_handler_draining_a_large_cache_never_stalls_the_loop_long(
 
     async def drain() -> None:
         registration = informer.add_event_handler(handler_type())
-        assert await registration.wait_synced()  # it processed the whole replayed cache
+        assert await registration.wait_for_cache_sync()  # it processed the whole replayed cache
 
     async with synced_informer() as informer:
         meter = await measure(drain)

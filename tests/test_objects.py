@@ -1,4 +1,4 @@
-"""Keys, accessors and tombstones (``aioinformer.objects``)."""
+"""Keys, accessors and tombstones (:mod:`aioinformer._objects`)."""
 
 from __future__ import annotations
 

@@ -162,7 +162,7 @@ async def test_the_readme_app_runs_under_uvicorn(
         async with serve_asgi("readme_app:app") as url, aiohttp.ClientSession() as http:
             async with http.get(url + "/healthz") as response:  # answers once started up
                 assert response.status == 200
-            assert await module.app.state.informers.wait_ready()
+            assert await module.app.state.informers.wait_for_cache_sync()
             async with http.get(url + "/readyz") as response:
                 assert response.status == 200
             async with http.get(url + "/pods/default") as response:

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from aioinformer import WatchConfig
@@ -28,6 +29,7 @@ from aioinformer.errors import (
 )
 from aioinformer.lowlevel import Reflector
 from aioinformer.testing import FakeApiServer, FakeClock
+from aioinformer.testing.pytest_plugin import _serving as serving
 
 from .support import (
     CONFIGMAPS,
@@ -44,7 +46,7 @@ SHORT_WATCHES = WatchConfig(backoff=FAST_BACKOFF, min_watch_timeout=1)
 
 @pytest.fixture
 async def server() -> AsyncIterator[FakeApiServer]:
-    async with FakeApiServer(bookmark_interval=60) as fake:
+    async with serving(FakeApiServer(bookmark_interval=60)) as fake:
         yield fake
 
 
@@ -61,14 +63,16 @@ def watches(server: FakeApiServer, start: int = 0) -> list[dict[str, str]]:
 
 
 async def next_watch(server: FakeApiServer, start: int, *, status: int = 200) -> dict[str, str]:
-    record = await server.requests.wait_for(
-        lambda r: r.verb == "watch" and r.status == status, start=start
-    )
+    with anyio.fail_after(10):
+        record = await server.requests.wait_for(
+            lambda r: r.verb == "watch" and r.status == status, start=start
+        )
     return record.query
 
 
 async def next_list(server: FakeApiServer, start: int) -> dict[str, str]:
-    record = await server.requests.wait_for(lambda r: r.verb == "list", start=start)
+    with anyio.fail_after(10):
+        record = await server.requests.wait_for(lambda r: r.verb == "list", start=start)
     return record.query
 
 
@@ -616,8 +620,10 @@ async def test_run_twice_is_refused(server: FakeApiServer) -> None:
 async def test_cancellation_closes_the_watch(server: FakeApiServer) -> None:
     """Cancelling the reflector ends its watch connection promptly."""
     async with running_pipeline(server):
-        await server.requests.wait_for_watches(1)
-    await server.requests.wait_for_watches(0, exactly=True, timeout=5)
+        with anyio.fail_after(10):
+            await server.requests.wait_for_watches(1)
+    with anyio.fail_after(5):
+        await server.requests.wait_for_watches(0, exactly=True)
 
 
 async def test_handler_exceptions_do_not_break_the_reflector(server: FakeApiServer) -> None:
@@ -700,7 +706,7 @@ async def test_a_large_initial_list_does_not_monopolise_the_event_loop(
         nonlocal ticks
         while not synced.is_set():
             ticks += 1
-            await asyncio.sleep(0)
+            await anyio.lowlevel.checkpoint()
 
     async with kube_client(server) as client:
         informer = SharedIndexInformer(KubeListerWatcher(client, CONFIGMAPS), batch_size=500)

@@ -72,7 +72,7 @@ from aioinformer.errors import (
     WatchIdleTimeoutError,
 )
 
-from .memory_lw import obj
+from .support import obj
 
 
 class Like(Exception):
@@ -189,18 +189,18 @@ LIST_ROWS = [
         Listing(C0, "0", 500),
         ListPage(ListResult([A], "7", "t1")),
         RequestList(ListOptions(limit=500, continue_token="t1"), ListReason.NEXT_PAGE),
-        Listing(C0, "0", 500, ([A],), "7", "t1"),
+        Listing(C0, "0", 500, (ListResult([A], "7", "t1"),), "7", "t1"),
     ),
     Row(
         "the last page: all pages at the first page's RV; an RV 0 list came back paginated",
-        Listing(C0, "0", 500, ([A],), "7", "t1"),
+        Listing(C0, "0", 500, (ListResult([A], "7", "t1"),), "7", "t1"),
         ListPage(ListResult([B], "8")),
         ReplaceStore([A, B], "7"),
         Replacing(Cursor(paginated=True), "7"),
     ),
     Row(
         "a paginated RV '' list does not mark the watch cache off",
-        Listing(C0, "", 500, ([A],), "7", "t1"),
+        Listing(C0, "", 500, (ListResult([A], "7", "t1"),), "7", "t1"),
         ListPage(ListResult([B], "8")),
         ReplaceStore([A, B], "7"),
         Replacing(C0, "7"),
@@ -239,7 +239,7 @@ LIST_ROWS = [
     ),
     Row(
         "an expired continue token: one unpaginated list at the same RV",
-        Listing(C0, "0", 500, ([A],), "7", "t1"),
+        Listing(C0, "0", 500, (ListResult([A], "7", "t1"),), "7", "t1"),
         ListFailed(GONE),
         RequestList(ListOptions(resource_version="0"), ListReason.CONTINUE_EXPIRED, GONE),
         Listing(C0, "0", 500, unpaginated_retry=True),

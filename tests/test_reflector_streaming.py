@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import pytest
 
 from aioinformer import WatchConfig
@@ -13,6 +14,7 @@ from aioinformer._reflector import INITIAL_EVENTS_END
 from aioinformer._wire._transport import KubeListerWatcher
 from aioinformer.errors import ExpiredError
 from aioinformer.testing import FakeApiServer, FakeClock
+from aioinformer.testing.pytest_plugin import _serving as serving
 
 from .support import CONFIGMAPS, FAST_BACKOFF, configmap, kube_client, running_pipeline
 
@@ -21,7 +23,7 @@ STREAMING = WatchConfig(backoff=FAST_BACKOFF, streaming_list=True)
 
 @pytest.fixture
 async def server() -> AsyncIterator[FakeApiServer]:
-    async with FakeApiServer(bookmark_interval=60) as fake:
+    async with serving(FakeApiServer(bookmark_interval=60)) as fake:
         for i in range(3):
             fake.objects.create("configmaps", configmap(f"cm-{i}"))
         yield fake
@@ -77,7 +79,8 @@ async def test_streaming_relist_resumes_at_the_last_resource_version(
         last = pipeline.reflector.last_sync_resource_version
         start = len(server.requests.records)
         server.faults.inject_watch_error(500, "InternalError")
-        record = await server.requests.wait_for(lambda r: r.verb == "watch", start=start)
+        with anyio.fail_after(10):
+            record = await server.requests.wait_for(lambda r: r.verb == "watch", start=start)
         await pipeline.converged()
     assert record.query["resourceVersion"] == last
     assert record.query["sendInitialEvents"] == "true"
@@ -89,7 +92,8 @@ async def test_a_rejected_streaming_list_falls_back_to_a_list(server: FakeApiSer
     server.faults.fail_next(1, 400, verb="watch", message="sendInitialEvents is not supported")
     async with running_pipeline(server, config=STREAMING) as pipeline:
         await pipeline.converged()
-        await server.requests.wait_for(plain_watch, start=0)
+        with anyio.fail_after(10):
+            await server.requests.wait_for(plain_watch, start=0)
         assert pipeline.reflector.statistics().streaming_list_fallbacks == 1
     verbs = [(verb, status) for verb, _, status in calls(server)]
     assert verbs[:3] == [("watch", 400), ("list", 200), ("watch", 200)]
@@ -162,10 +166,10 @@ async def test_a_missing_end_bookmark_falls_back_to_a_list_after_the_deadline(
             assert [verb for verb, _, _ in calls(server)] == ["watch"]
             await clock.advance(30)
             await pipeline.converged()
-            await server.requests.wait_for(plain_watch, start=0)
+            with anyio.fail_after(10):
+                await server.requests.wait_for(plain_watch, start=0)
             assert pipeline.reflector.statistics().streaming_list_fallbacks == 1
     assert [verb for verb, _, _ in calls(server)][:3] == ["watch", "list", "watch"]
     assert any(isinstance(e, TimeoutError) and INITIAL_EVENTS_END in str(e) for e in errors)
-    await server.requests.wait_for_watches(
-        0, exactly=True, timeout=5
-    )  # the abandoned stream was closed
+    with anyio.fail_after(5):  # the abandoned stream was closed
+        await server.requests.wait_for_watches(0, exactly=True)

@@ -22,14 +22,17 @@ from aioinformer.errors import (
     WatchIdleTimeoutError,
 )
 from aioinformer.lowlevel import Reflector, ReflectorStore
-from aioinformer.testing import FakeClock
+from aioinformer.testing import FakeClock, ScriptedListerWatcher, ScriptedWatchStream
 
-from .memory_lw import MemoryListerWatcher, MemoryStream, RecordingStore, event
+from .support import RecordingStore, event
+
+#: A fail-safe against a hang, in real seconds (never reached when a test passes).
+GUARD = 10.0
 
 
 @asynccontextmanager
 async def running(
-    lw: MemoryListerWatcher,
+    lw: ScriptedListerWatcher,
     store: ReflectorStore,
     *,
     config: WatchConfig = WatchConfig(),
@@ -38,7 +41,8 @@ async def running(
     errors: list[BaseException] | None = None,
 ) -> AsyncIterator[Reflector]:
     """A reflector without jitter (``rand`` 0: watch timeouts at the minimum, delays exact)
-    on the lister-watcher's clock, running until the block ends."""
+    on the lister-watcher's clock, running until the block ends (within :data:`GUARD`
+    seconds of real time: the block's waits for requests take no timeout of their own)."""
     reflector = Reflector(
         lw,
         store,
@@ -51,7 +55,8 @@ async def running(
     )
     async with anyio.create_task_group() as tg:
         tg.start_soon(reflector.run)
-        yield reflector
+        with anyio.fail_after(GUARD):
+            yield reflector
         tg.cancel_scope.cancel()
 
 
@@ -61,8 +66,8 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def lw(clock: FakeClock) -> MemoryListerWatcher:
-    return MemoryListerWatcher(clock)
+def lw(clock: FakeClock) -> ScriptedListerWatcher:
+    return ScriptedListerWatcher(clock=clock)
 
 
 @pytest.fixture
@@ -75,7 +80,7 @@ def boom() -> InternalServerError:
 
 
 async def test_failing_lists_back_off_exponentially(
-    clock: FakeClock, lw: MemoryListerWatcher, store: RecordingStore
+    clock: FakeClock, lw: ScriptedListerWatcher, store: RecordingStore
 ) -> None:
     """Each failed ListAndWatch is followed by one backoff delay: 0.8 s doubling."""
     lw.list_script.extend([boom() for _ in range(5)])
@@ -86,7 +91,7 @@ async def test_failing_lists_back_off_exponentially(
 
 
 async def test_the_backoff_policy_is_the_configured_one(
-    clock: FakeClock, lw: MemoryListerWatcher, store: RecordingStore
+    clock: FakeClock, lw: ScriptedListerWatcher, store: RecordingStore
 ) -> None:
     """WatchConfig.backoff sets the delays (here 2 s tripling, capped at 5 s)."""
     lw.list_script.extend([boom() for _ in range(4)])
@@ -102,7 +107,7 @@ async def test_the_backoff_policy_is_the_configured_one(
 )
 async def test_a_throttled_watch_waits_retry_after_then_rewatches_without_relist(
     clock: FakeClock,
-    lw: MemoryListerWatcher,
+    lw: ScriptedListerWatcher,
     store: RecordingStore,
     retry_after: float | None,
     waited: float,
@@ -115,7 +120,7 @@ async def test_a_throttled_watch_waits_retry_after_then_rewatches_without_relist
     async with running(lw, store) as reflector:
         assert await clock.wait_for_timers() == pytest.approx((waited,))
         await clock.advance(waited)
-        await lw.wait_for("watch", 2)
+        await lw.wait_for_request("watch", 2)
         statistics = reflector.statistics()
     watches = lw.made("watch")
     assert [w.at for w in watches] == pytest.approx([0, waited])
@@ -125,32 +130,32 @@ async def test_a_throttled_watch_waits_retry_after_then_rewatches_without_relist
 
 
 async def test_an_unauthorized_watch_reloads_credentials_and_backs_off(
-    clock: FakeClock, lw: MemoryListerWatcher, store: RecordingStore
+    clock: FakeClock, lw: ScriptedListerWatcher, store: RecordingStore
 ) -> None:
     """401 on a watch reloads credentials, backs off and re-watches (no relist)."""
     lw.watch_script.append(UnauthorizedError(code=401, reason="Unauthorized"))
     async with running(lw, store):
         await clock.advance(0.8)
-        await lw.wait_for("watch", 2)
+        await lw.wait_for_request("watch", 2)
     assert lw.refreshes == 1
     assert [w.at for w in lw.made("watch")] == pytest.approx([0, 0.8])
     assert len(lw.made("list")) == 1
 
 
 async def test_an_idle_watch_backs_off_and_resumes_from_the_last_rv(
-    clock: FakeClock, lw: MemoryListerWatcher, store: RecordingStore
+    clock: FakeClock, lw: ScriptedListerWatcher, store: RecordingStore
 ) -> None:
     """A watch abandoned for silence waits one backoff delay, then resumes at the last RV
     without a relist."""
     errors: list[BaseException] = []
     async with running(lw, store, errors=errors) as reflector:
-        await lw.wait_for("watch", 1)
+        await lw.wait_for_request("watch", 1)
         stream = lw.streams[0]
         await clock.advance(30)
         stream.push(event("ADDED", "a", "11"))
         stream.fail(WatchIdleTimeoutError("no bytes for 120 s"))
         await clock.advance(0.8)
-        await lw.wait_for("watch", 2)
+        await lw.wait_for_request("watch", 2)
         statistics = reflector.statistics()
     rewatch = lw.made("watch")[1]
     assert rewatch.at == pytest.approx(30.8)
@@ -164,7 +169,7 @@ async def test_an_idle_watch_backs_off_and_resumes_from_the_last_rv(
 @pytest.mark.parametrize(("lasted", "relisted"), [(0.999, True), (1.0, False)])
 async def test_a_watch_ending_within_a_second_without_events_relists(
     clock: FakeClock,
-    lw: MemoryListerWatcher,
+    lw: ScriptedListerWatcher,
     store: RecordingStore,
     lasted: float,
     relisted: bool,
@@ -172,11 +177,11 @@ async def test_a_watch_ending_within_a_second_without_events_relists(
     """A watch that ends in under 1 s with no event is an error (backoff, relist); one that
     lasted 1 s is a clean end (re-watch at once)."""
     async with running(lw, store) as reflector:
-        await lw.wait_for("watch", 1)
+        await lw.wait_for_request("watch", 1)
         await clock.advance(lasted)
         lw.streams[0].end()
         await clock.advance(0.8)
-        await lw.wait_for("watch", 2)
+        await lw.wait_for_request("watch", 2)
         statistics = reflector.statistics()
     second = lw.made("watch")[1]
     if relisted:
@@ -190,12 +195,12 @@ async def test_a_watch_ending_within_a_second_without_events_relists(
 
 
 async def test_the_resync_ticker_runs_on_the_clock_when_should_resync(
-    clock: FakeClock, lw: MemoryListerWatcher, store: RecordingStore
+    clock: FakeClock, lw: ScriptedListerWatcher, store: RecordingStore
 ) -> None:
     """Every resync_period while watching, store.resync() runs if should_resync() says so."""
     due = False
     async with running(lw, store, resync_period=1.0, should_resync=lambda: due):
-        await lw.wait_for("watch", 1)
+        await lw.wait_for_request("watch", 1)
         await clock.advance(2.5)
         assert store.times("resync") == []
         due = True
@@ -210,35 +215,35 @@ class RefusingResync(RecordingStore):
 
 
 async def test_a_failed_resync_ends_the_watch_and_relists_after_a_backoff(
-    clock: FakeClock, lw: MemoryListerWatcher
+    clock: FakeClock, lw: ScriptedListerWatcher
 ) -> None:
     """A store.resync() error closes the watch, is reported, and a relist follows the
     backoff."""
     store = RefusingResync(clock)
     errors: list[BaseException] = []
     async with running(lw, store, resync_period=1.0, errors=errors):
-        await lw.wait_for("watch", 1)
+        await lw.wait_for_request("watch", 1)
         await clock.advance(1.8)
-        await lw.wait_for("watch", 2)
+        await lw.wait_for_request("watch", 2)
     assert [r.at for r in lw.made("list")] == pytest.approx([0, 1.8])
     assert [type(e) for e in errors] == [RuntimeError]
     assert lw.streams[0].closed
 
 
 async def test_a_late_initial_events_bookmark_falls_back_to_a_list_at_the_deadline(
-    clock: FakeClock, lw: MemoryListerWatcher, store: RecordingStore
+    clock: FakeClock, lw: ScriptedListerWatcher, store: RecordingStore
 ) -> None:
     """A streaming list whose end bookmark has not come within streaming_list_deadline falls
     back to a LIST at once (client-go would wait forever)."""
     config = WatchConfig(streaming_list=True, streaming_list_deadline=5.0)
     errors: list[BaseException] = []
-    streaming = MemoryStream()
+    streaming = ScriptedWatchStream()
     lw.watch_script.append(streaming)
     async with running(lw, store, config=config, errors=errors) as reflector:
         streaming.push(event("ADDED", "a", "5"))
         assert await clock.wait_for_timers() == (5.0,)
         await clock.advance(5.0)
-        await lw.wait_for("watch", 2)
+        await lw.wait_for_request("watch", 2)
         statistics = reflector.statistics()
     assert [r.at for r in lw.made("list")] == [5.0]
     assert [(w.at, w.options.send_initial_events) for w in lw.made("watch")] == [
@@ -251,7 +256,7 @@ async def test_a_late_initial_events_bookmark_falls_back_to_a_list_at_the_deadli
 
 
 async def test_a_failing_list_retry_at_rv_empty_is_immediate(
-    clock: FakeClock, lw: MemoryListerWatcher, store: RecordingStore
+    clock: FakeClock, lw: ScriptedListerWatcher, store: RecordingStore
 ) -> None:
     """410 on the first list retries at RV "" with no wait and no error reported."""
     from aioinformer.errors import ExpiredError
@@ -259,14 +264,14 @@ async def test_a_failing_list_retry_at_rv_empty_is_immediate(
     lw.list_script.append(ExpiredError(code=410, reason="Expired"))
     errors: list[BaseException] = []
     async with running(lw, store, errors=errors):
-        await lw.wait_for("watch", 1)
+        await lw.wait_for_request("watch", 1)
     lists = lw.made("list")
     assert [(r.at, r.options.resource_version) for r in lists] == [(0.0, "0"), (0.0, "")]
     assert errors == []
 
 
 async def test_the_watch_timeout_is_drawn_between_min_and_twice_min(
-    clock: FakeClock, lw: MemoryListerWatcher
+    clock: FakeClock, lw: ScriptedListerWatcher
 ) -> None:
     """timeoutSeconds is min_watch_timeout * (1 + rand()), at least 1."""
     draws = deque([0.0, 0.999])
@@ -279,9 +284,10 @@ async def test_the_watch_timeout_is_drawn_between_min_and_twice_min(
     )
     async with anyio.create_task_group() as tg:
         tg.start_soon(reflector.run)
-        await lw.wait_for("watch", 1)
-        lw.streams[0].push(event("ADDED", "a", "11"))
-        lw.streams[0].end()  # a clean end after an event: re-watch at once
-        await lw.wait_for("watch", 2)
+        with anyio.fail_after(GUARD):
+            await lw.wait_for_request("watch", 1)
+            lw.streams[0].push(event("ADDED", "a", "11"))
+            lw.streams[0].end()  # a clean end after an event: re-watch at once
+            await lw.wait_for_request("watch", 2)
         tg.cancel_scope.cancel()
     assert [w.options.timeout_seconds for w in lw.made("watch")] == [300, 599]

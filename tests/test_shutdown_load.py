@@ -16,21 +16,36 @@ from aioinformer import (
     Controller,
     KubeObject,
     ResourceEventHandlerFuncs,
+    SharedIndexInformer,
     SharedInformerFactory,
     State,
 )
 from aioinformer.testing import FakeApiServer, FakeClock, MemorySource
 
-#: The factory's stop bound under test (its default) and the controller's shutdown timeout.
+#: The controller's stop timeout under test.
 BOUND = 5.0
 
 
-def test_the_factory_stop_bound_defaults_to_5_seconds() -> None:
-    """The documented default."""
+def test_every_stop_bound_defaults_to_30_seconds() -> None:
+    """One name, one documented default: ``stop_timeout=30`` on the informer, the factory
+    and the controllers (the lifecycle's bound is the graceful part plus what follows it)."""
     source = MemorySource()
-    assert SharedInformerFactory(lister_watcher=source.lister_watcher)._stop_timeout == BOUND
-    with pytest.raises(ValueError, match="stop_timeout"):
-        SharedInformerFactory(lister_watcher=source.lister_watcher, stop_timeout=0)
+    factory = SharedInformerFactory(lister_watcher=source.lister_watcher)
+    assert factory._stop_timeout == 30.0
+    assert factory.for_resource("v1/pods")._stop_timeout == 30.0  # passed to its informers
+    assert SharedIndexInformer(source.lister_watcher("v1/pods"))._stop_timeout == 30.0
+    controller: Controller[str] = Controller(name="c", reconcile=_reconcile)
+    assert controller.stop_timeout == 30.0
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="stop_timeout"):
+            SharedInformerFactory(lister_watcher=source.lister_watcher, stop_timeout=bad)
+        with pytest.raises(ValueError, match="stop_timeout"):
+            Controller(name="c", reconcile=_reconcile, stop_timeout=bad)
+    assert SharedInformerFactory(lister_watcher=source.lister_watcher, stop_timeout=0)
+
+
+async def _reconcile(key: str) -> None:
+    pass
 
 
 async def test_stopping_under_load_stays_within_the_bound(
@@ -66,7 +81,7 @@ async def test_stopping_under_load_stays_within_the_bound(
         configmaps = factory.for_resource("v1/configmaps")
         configmaps.add_event_handler(ResourceEventHandlerFuncs(on_update=on_update))
         controller: Controller[str] = Controller(
-            name="busy", reconcile=reconcile, workers=4, shutdown_timeout=BOUND, clock=clock
+            name="busy", reconcile=reconcile, workers=4, stop_timeout=BOUND, clock=clock
         )
         controller.watch(configmaps)
         async with factory, anyio.create_task_group() as tg:

@@ -1,4 +1,5 @@
-"""The keyed cache and its indices (``aioinformer.store``), in both cache modes.
+"""The keyed cache and its indices (:class:`aioinformer.lowlevel.Store`,
+:class:`aioinformer.lowlevel.Indexer`), in both cache modes.
 
 Every test runs against the dict-backed cache (which shares the stored objects) and the
 compact one (``aioinformer._cache._compact``: JSON bytes, a fresh decoded copy per read); what only

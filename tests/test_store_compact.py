@@ -1,5 +1,7 @@
 """What only the compact cache does (``aioinformer._cache._compact``): JSON bytes out of the
-GC's way, fresh objects per read, the caller's bytes taken as they are, lazily decoded old states.
+GC's way, fresh objects per read, the caller's bytes taken as they are, undecoded old states,
+declared index fields read without decoding, the bulk reads' scoped collector pause and the
+opt-in cache of recently read objects.
 
 The shared store contract runs against both cache modes in ``test_store.py`` and
 ``test_store_model.py``.
@@ -14,15 +16,10 @@ from typing import Any
 import orjson
 import pytest
 
-from aioinformer._cache._compact import (
-    CompactIndexer,
-    LazyObject,
-    encode,
-    new_indexer,
-    previous_resource_version,
-    resolve,
-)
+from aioinformer import index_on
+from aioinformer._cache._compact import CompactIndexer, encode, new_indexer
 from aioinformer._cache._store import NAMESPACE_INDEX, Indexer
+from aioinformer._wire._slices import WireObject
 from aioinformer.errors import IndexFuncError
 
 
@@ -101,39 +98,38 @@ def test_encoded_objects_are_held_at_their_exact_size() -> None:
     assert length <= held < length + 256
 
 
-def test_writes_return_the_previous_state_lazily_decoded() -> None:
-    """upsert and remove return the replaced state as a LazyObject: its resource version at
-    once, the object decoded on first access and then the same dict; add, update and delete
-    return the decoded object."""
+def test_writes_return_the_previous_state_undecoded() -> None:
+    """upsert and remove return the replaced carrier (its resource version at once, the
+    object decoded only when asked); add, update and delete return the decoded object."""
     indexer = CompactIndexer()
     assert indexer.upsert(pod(1, rv="1")) is None
     previous = indexer.upsert(pod(1, rv="2"))
-    assert isinstance(previous, LazyObject)
+    assert isinstance(previous, WireObject)
     assert previous.resource_version == "1"
+    assert previous.key == "ns/p1"
     assert "bytes" in repr(previous)
-    assert previous.object == pod(1, rv="1")
-    assert previous.object is previous.object
-    assert "decoded" in repr(previous)
-    assert resolve(previous) is previous.object
+    assert previous.decode() == pod(1, rv="1")
     removed = indexer.remove(pod(1))
-    assert isinstance(removed, LazyObject)
+    assert isinstance(removed, WireObject)
     assert removed.resource_version == "2"
-    assert resolve(removed) == pod(1, rv="2")
+    assert removed.decode() == pod(1, rv="2")
     assert indexer.remove(pod(1)) is None
     assert indexer.add(pod(1, rv="3")) is None
     assert indexer.update(pod(1, rv="4")) == pod(1, rv="3")
     assert indexer.delete(pod(1)) == pod(1, rv="4")
 
 
-def test_resolve_passes_dicts_and_none_through() -> None:
-    """The dict cache's writes return the stored dicts: resolve returns them as they are, and
-    previous_resource_version reads theirs (a LazyObject's without decoding)."""
-    obj = pod(1, rv="9")
-    assert resolve(obj) is obj
-    assert resolve(None) is None
-    assert previous_resource_version(obj) == "9"
-    lazy = LazyObject(b"not even JSON", "7")
-    assert previous_resource_version(lazy) == "7"
+def test_carriers_are_stored_as_they_are() -> None:
+    """A carrier (what the informer writes) is the entry itself: nothing is encoded or
+    decoded, and reads decode its bytes."""
+    indexer = CompactIndexer()
+    wire = indexer.decoder.from_document(pod(5))
+    assert wire is not None
+    assert indexer.upsert(wire) is None
+    assert indexer.get_stored("ns/p5") is wire
+    assert indexer.get_raw_by_key("ns/p5") is wire.data
+    assert indexer.get_by_key("ns/p5") == pod(5)
+    assert indexer.stored() == [wire]
 
 
 def test_an_object_that_is_not_json_serializable_is_refused_and_nothing_changes() -> None:
@@ -187,17 +183,71 @@ def test_the_dict_cache_holds_tracked_objects_per_cached_object() -> None:
 
 
 def test_index_values_are_shared_between_entries() -> None:
-    """The entries of one index value hold one shared string, not a copy per object (the
-    layout of an entry: data, resource version, one slot per index)."""
+    """The keys of one index value share one string, not a copy per object."""
     indexer = CompactIndexer(indexers={"node": by_node})
     for i in range(3):
         indexer.add(orjson.loads(orjson.dumps(pod(i, namespace="shared", node="n7"))))
-    entries = list(indexer._entries.values())
-    assert [entry[1] for entry in entries] == ["1", "1", "1"]
-    for position, value in ((2, "shared"), (3, "n7")):
-        slots = [entry[position] for entry in entries]
-        assert slots == [value] * 3
-        assert all(slot is slots[0] for slot in slots)
+    (node,) = [index for index in indexer._indices if index.name == "node"]
+    values = list(node.values.values())
+    assert values == ["n7"] * 3
+    assert all(value is values[0] for value in values)
+
+
+def test_declared_index_fields_are_read_without_decoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index made by index_on reads the fields its carrier was decoded with: writes and
+    updates decode nothing; a plain index function gets the object decoded once per write."""
+    indexer = CompactIndexer(indexers={"node": index_on("spec.nodeName")})
+    assert indexer.decoder.fields.paths == (("spec", "nodeName"),)
+    wires = [indexer.decoder.from_document(pod(i, node=f"n{i % 2}")) for i in range(4)]
+    import aioinformer._cache._compact as compact
+
+    decoded: list[bytes] = []
+    real = compact.loads  # type: ignore[attr-defined]
+
+    def counting(data: bytes) -> Any:
+        decoded.append(data)
+        return real(data)
+
+    monkeypatch.setattr(compact, "loads", counting)
+    for wire in wires:
+        assert wire is not None
+        indexer.upsert(wire)
+    moved = indexer.decoder.from_document(pod(0, rv="2", node="n1"))
+    assert moved is not None
+    indexer.upsert(moved)
+    assert decoded == []
+    assert indexer.index_keys("node", "n1") == ["ns/p0", "ns/p1", "ns/p3"]
+    indexer.add_indexers({"plain": by_node})
+    assert len(decoded) == 4  # each stored object decoded once for the new plain index
+    assert indexer.index_keys("plain", "n0") == ["ns/p2"]
+
+
+def test_index_on_values() -> None:
+    """index_on: a string, a list of strings, nothing for absent or null; several fields (or
+    a computed value) through values=; anything else is an index error."""
+    by_owner = index_on(
+        "metadata.ownerReferences", values=lambda refs: [r["uid"] for r in refs or ()]
+    )
+    owned = pod(1) | {"metadata": {"name": "o", "ownerReferences": [{"uid": "u1"}, {"uid": "u2"}]}}
+    for indexer in (
+        CompactIndexer(indexers={"owner": by_owner}),
+        Indexer(indexers={"owner": by_owner}),
+    ):
+        indexer.add(owned)
+        indexer.add(pod(2))
+        assert indexer.index_keys("owner", "u2") == ["o"]
+    tags = index_on("spec.tags")
+    assert list(tags({"spec": {"tags": ["a", "b"]}})) == ["a", "b"]
+    assert list(tags({"spec": {"tags": None}})) == []
+    assert list(tags({})) == []
+    indexer = CompactIndexer(indexers={"tags": tags})
+    with pytest.raises(IndexFuncError):
+        indexer.add(pod(3) | {"spec": {"tags": {"a": 1}}})
+    with pytest.raises(ValueError, match="values="):
+        index_on("a", "b")
+    with pytest.raises(ValueError):
+        index_on()
+    assert "spec.tags" in repr(tags)
 
 
 def test_add_indexers_decodes_stored_objects_and_rolls_back_on_failure() -> None:

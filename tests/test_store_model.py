@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from aioinformer._cache._compact import CacheIndexer, CacheMode, LazyObject, new_indexer, resolve
+from aioinformer._cache._compact import CacheIndexer, CacheMode, new_indexer
 from aioinformer._cache._store import NAMESPACE_INDEX
 from aioinformer._objects import (
     DeletedFinalStateUnknown,
@@ -25,6 +25,7 @@ from aioinformer._objects import (
     namespace_of,
     try_resource_version,
 )
+from aioinformer._wire._slices import WireObject
 from aioinformer.errors import IndexConflictError, IndexFuncError
 
 IndexFn = Callable[[Any], list[str]]
@@ -117,10 +118,12 @@ class IndexerMachine(RuleBasedStateMachine):
     )
 
     def _check_previous(self, returned: Any, previous: Any) -> None:
-        """A write returns the object it replaced (a LazyObject of it from upsert/remove)."""
-        if isinstance(returned, LazyObject):
+        """A write returns the object it replaced (its carrier, undecoded, from the compact
+        cache's upsert/remove)."""
+        if isinstance(returned, WireObject):
             assert returned.resource_version == try_resource_version(previous)
-        assert resolve(returned) == previous
+            returned = returned.decode()
+        assert returned == previous
 
     @rule(obj=objects, write=st.sampled_from(["add", "update", "upsert"]))
     def add_or_update(self, obj: dict[str, Any], write: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+import anyio
 import orjson
 import pytest
 from kubernetes_asyncio.client import ApiClient
@@ -25,13 +26,14 @@ from aioinformer.errors import (
     WatchIdleTimeoutError,
 )
 from aioinformer.testing import FakeApiServer
+from aioinformer.testing.pytest_plugin import _serving as serving
 
 from .support import CONFIGMAPS, configmap, kube_client
 
 
 @pytest.fixture
 async def server() -> AsyncIterator[FakeApiServer]:
-    async with FakeApiServer(bookmark_interval=60) as fake:
+    async with serving(FakeApiServer(bookmark_interval=60)) as fake:
         yield fake
 
 
@@ -273,7 +275,8 @@ async def test_watch_error_event_raises_and_ends(server: FakeApiServer, client: 
     lw = KubeListerWatcher(client, CONFIGMAPS)
     stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await server.requests.wait_for_watches(1)
         server.faults.inject_watch_error(410, "Expired", "too old resource version")
         with pytest.raises(ExpiredError):
             await anext(stream)
@@ -290,7 +293,8 @@ async def test_malformed_line_raises_but_stream_continues(
     lw = KubeListerWatcher(client, CONFIGMAPS)
     stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await server.requests.wait_for_watches(1)
         server.faults.inject_malformed_line()
         server.faults.inject_raw_line(b'{"type": "ADDED"}')
         server.faults.inject_raw_line(b"[1, 2]")
@@ -309,7 +313,8 @@ async def test_unknown_event_types_pass_through(server: FakeApiServer, client: K
     lw = KubeListerWatcher(client, CONFIGMAPS)
     stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     try:
-        await server.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await server.requests.wait_for_watches(1)
         server.faults.inject_raw_line(b'{"type": "SURPRISE", "object": {"metadata": {}}}')
         event = await anext(stream)
     finally:
@@ -437,7 +442,8 @@ async def test_next_batch_hands_out_events_in_order_then_the_error(
     names = [f"cm-{i:03d}" for i in range(50)]
     received: list[WatchEvent | MalformedWatchEventError] = []
     try:
-        await server.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await server.requests.wait_for_watches(1)
         for name in names[:25]:
             server.objects.create("configmaps", configmap(name))
         server.faults.inject_malformed_line()
@@ -467,7 +473,8 @@ async def test_next_batch_and_anext_share_the_stream(
     stream = await lw.watch(ListOptions(resource_version=server.objects.resource_version))
     names = [f"cm-{i:03d}" for i in range(20)]
     try:
-        await server.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await server.requests.wait_for_watches(1)
         for name in names:
             server.objects.create("configmaps", configmap(name))
         seen = [(await anext(stream)).object["metadata"]["name"]]
@@ -491,7 +498,8 @@ async def test_next_batch_decodes_a_bounded_slice_of_what_arrived(
     sizes: list[int] = []
     seen: list[str] = []
     try:
-        await server.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await server.requests.wait_for_watches(1)
         for name in names:
             server.objects.create("configmaps", configmap(name, payload="z" * 3000))
         while len(seen) < len(names):

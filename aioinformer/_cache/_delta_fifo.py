@@ -25,7 +25,8 @@ from typing import Any, Protocol, TypeAlias
 
 import anyio.lowlevel
 
-from .._objects import DeletedFinalStateUnknown, KeyFunc, KubeObject, meta_namespace_key
+from .._deprecation import warn_renamed
+from .._objects import DeletedFinalStateUnknown, KeyFunc, KubeObject
 from ..errors import FIFOClosedError
 
 __all__ = [
@@ -38,7 +39,7 @@ __all__ = [
     "WatchChange",
 ]
 
-from ._deltas import Delta, DeltaType, WatchChange
+from ._deltas import Delta, DeltaType, WatchChange, object_key
 
 logger = logging.getLogger(__name__)
 
@@ -53,13 +54,23 @@ TransformFunc: TypeAlias = Callable[[Any], Any]
 
 
 class KeyListerGetter(Protocol):
-    """What the FIFO needs of the informer's cache (``known_objects``); an Indexer fits."""
+    """What the FIFO needs of the informer's cache (``known_objects``); an Indexer fits.
+
+    A cache that also has ``get_stored(key)`` (both of the informer's caches) hands the FIFO
+    its stored objects as they are, for tombstones and resync deltas: the compact cache's
+    carriers stay undecoded.
+    """
 
     def __contains__(self, key: object) -> bool: ...
 
     def list_keys(self) -> list[str]: ...
 
     def get_by_key(self, key: str) -> KubeObject | None: ...
+
+
+def _stored_getter(known: KeyListerGetter) -> Callable[[str], Any]:
+    getter: Callable[[str], Any] = getattr(known, "get_stored", known.get_by_key)
+    return getter
 
 
 _CHANGES = frozenset((DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED))
@@ -69,7 +80,8 @@ class DeltaFIFO:
     """A keyed FIFO of deltas with client-go ``DeltaFIFO`` semantics.
 
     :param key_func: the key of an object; tombstones always give their own key.
-        Default :func:`~aioinformer.objects.meta_namespace_key`.
+        Default: ``namespace/name`` (:func:`~aioinformer.meta_namespace_key` of a decoded
+        object; an informer's carriers bring theirs).
     :param known_objects: the consumer's cache (the informer's indexer). Used to detect deletes
         missed while disconnected (``replace``), to drop deletes of unknown objects, and as
         the source of ``resync``. Default None.
@@ -82,7 +94,7 @@ class DeltaFIFO:
     def __init__(
         self,
         *,
-        key_func: KeyFunc = meta_namespace_key,
+        key_func: KeyFunc = object_key,
         known_objects: KeyListerGetter | None = None,
         emit_delta_type_replaced: bool = True,
         transformer: TransformFunc | None = None,
@@ -129,9 +141,14 @@ class DeltaFIFO:
         """
         return self._populated and self._initial_population_count == 0
 
-    async def wait_synced(self) -> None:
+    async def wait_for_cache_sync(self) -> None:
         """Wait until :meth:`has_synced` is true."""
         await self._synced.wait()
+
+    async def wait_synced(self) -> None:
+        """Deprecated alias of :meth:`wait_for_cache_sync` (warns)."""
+        warn_renamed("DeltaFIFO.wait_synced()", "wait_for_cache_sync()")
+        await self.wait_for_cache_sync()
 
     def list_keys(self) -> list[str]:
         """The queued keys, oldest first."""
@@ -161,7 +178,7 @@ class DeltaFIFO:
     async def delete(self, obj: Any) -> None:
         """Queue a ``DELETED`` delta, unless the key is neither queued nor known (then drop it).
 
-        ``obj`` may be a :class:`~aioinformer.objects.DeletedFinalStateUnknown`.
+        ``obj`` may be a :class:`~aioinformer.DeletedFinalStateUnknown`.
         """
         self._queue_change(DeltaType.DELETED, obj, None)
 
@@ -207,7 +224,7 @@ class DeltaFIFO:
         """Queue the result of a (re)list.
 
         ``REPLACED`` (or ``SYNC``) for every listed object; then a ``DELETED`` delta carrying a
-        :class:`~aioinformer.objects.DeletedFinalStateUnknown` for every queued key absent from
+        :class:`~aioinformer.DeletedFinalStateUnknown` for every queued key absent from
         the list, and for every key of ``known_objects`` absent from the list and not queued.
         All keys and transforms are computed first: if one fails, nothing is queued.
 
@@ -258,10 +275,11 @@ class DeltaFIFO:
             self._append(key, Delta(DeltaType.DELETED, DeletedFinalStateUnknown(key, last)))
             queued_deletions += 1
         if self._known is not None:
+            get = _stored_getter(self._known)
             for key in self._known.list_keys():
                 if key in listed or key in self._items or key in kept:
                     continue
-                known = self._known.get_by_key(key)
+                known = get(key)
                 if known is None:
                     logger.debug("key %s vanished from known objects during replace", key)
                 tombstone = DeletedFinalStateUnknown(key, known)
@@ -276,11 +294,12 @@ class DeltaFIFO:
         """Queue a ``SYNC`` delta for every known key that has no queued deltas."""
         if self._known is None:
             return
+        get = _stored_getter(self._known)
         for key in self._known.list_keys():
             if key in self._items:
                 # The queued deltas are newer than the cached object.
                 continue
-            obj = self._known.get_by_key(key)
+            obj = get(key)
             if obj is None:
                 continue
             self._append(key, Delta(DeltaType.SYNC, obj))

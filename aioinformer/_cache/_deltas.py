@@ -1,4 +1,5 @@
-"""The DeltaFIFO's unit of change: :class:`DeltaType`, :class:`Delta` and a watch change."""
+"""The DeltaFIFO's unit of change: :class:`DeltaType`, :class:`Delta`, a watch change, and
+the key of whatever a delta carries (:func:`object_key`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,26 @@ from collections.abc import Iterator
 from enum import StrEnum
 from typing import Any, TypeAlias
 
-__all__ = ["Delta", "DeltaType", "WatchChange"]
+from .._objects import DeletedFinalStateUnknown, meta_namespace_key
+from .._wire._slices import WireObject
+
+__all__ = ["Delta", "DeltaType", "WatchChange", "object_key"]
+
+
+def object_key(obj: Any) -> str:
+    """The cache key of what a delta carries: a decoded object (its ``namespace/name``), an
+    object still in its wire bytes (the key decoded with its metadata) or a tombstone (its
+    key); a string is a key already.
+
+    :raises KeyFuncError: for a decoded object without ``metadata.name``.
+    """
+    if obj.__class__ is WireObject:
+        key: str = obj.key
+        return key
+    if obj.__class__ is DeletedFinalStateUnknown:
+        tombstone_key: str = obj.key
+        return tombstone_key
+    return meta_namespace_key(obj)
 
 
 class DeltaType(StrEnum):
@@ -25,6 +45,10 @@ class DeltaType(StrEnum):
 class Delta:
     """One change: its type, the object (or a tombstone, for some ``DELETED`` deltas) and,
     when the producer had it, the object's JSON (``raw``, which a compact cache stores as is).
+
+    In an informer the object is its wire bytes with the decoded metadata (an internal
+    carrier that holds its own JSON; ``raw`` is then None); a pipeline of your own that feeds
+    the FIFO dicts gets dicts back.
 
     ``delta_type, obj = delta`` unpacks the type and the object; equality compares those two.
     """
@@ -51,6 +75,6 @@ class Delta:
         return f"Delta({self.type!r}, {self.object!r})"
 
 
-#: One watch event for :meth:`DeltaFIFO.apply`: ``(ADDED | UPDATED | DELETED, object, raw)``,
-#: ``raw`` being the object's JSON or None.
+#: One watch event for :meth:`aioinformer.lowlevel.DeltaFIFO.apply`:
+#: ``(ADDED | UPDATED | DELETED, object, raw)``, ``raw`` being the object's JSON or None.
 WatchChange: TypeAlias = tuple[DeltaType, Any, bytes | None]

@@ -54,7 +54,8 @@ class Lister:
     """Reads an informer's cache.
 
     With the compact cache (the informer's default) every read returns freshly decoded dicts,
-    which the caller may mutate; with ``cache="dict"`` it returns the cached objects
+    which the caller may mutate (except ``get`` of a recently read key with the informer's
+    ``read_cache``: a shared dict); with ``cache="dict"`` it returns the cached objects
     themselves, shared with the cache and every other reader: never mutate them.
 
     :param indexer: the cache (``informer.indexer``).

@@ -1,7 +1,8 @@
 """The local cache: a keyed :class:`Store` and the :class:`Indexer` that adds secondary indices.
 
 Both are synchronous and never block: they are written by one task (the informer's delta
-processor) and read by anyone. Objects are shared, not copied (see :mod:`aioinformer.objects`).
+processor) and read by anyone. Objects are shared, not copied: every reader gets the stored
+dict itself (see :mod:`aioinformer._objects`).
 
 Every write is all-or-nothing. Index values for the new state are computed before anything is
 changed, so an index function that raises (or a key function that fails) leaves the store and
@@ -12,11 +13,13 @@ every index exactly as they were, and the write raises :class:`~aioinformer.erro
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeAlias
 
-from .._objects import KeyFunc, KubeObject, deletion_handling_meta_namespace_key, namespace_of
+from .._objects import KeyFunc, KubeObject, namespace_of
+from .._wire._slices import WireObject, loads
 from ..errors import IndexConflictError, IndexFuncError, IndexNotFoundError
+from ._deltas import object_key
 
 __all__ = [
     "NAMESPACE_INDEX",
@@ -36,6 +39,14 @@ Indexers: TypeAlias = Mapping[str, IndexFunc]
 NAMESPACE_INDEX = "namespace"
 
 
+def _decoded(obj: Any) -> KubeObject:
+    """A decoded object as it is; an informer's carrier in wire form decoded."""
+    if obj.__class__ is WireObject:
+        decoded: KubeObject = loads(obj.data)
+        return decoded
+    return obj  # type: ignore[no-any-return]
+
+
 def meta_namespace_index_func(obj: Any) -> list[str]:
     """Index objects by ``metadata.namespace`` (``""`` for cluster-scoped objects)."""
     return [namespace_of(obj)]
@@ -46,11 +57,14 @@ class Store:
 
     :param key_func: computes the key of an object; the default accepts tombstones, so
         ``delete(DeletedFinalStateUnknown(...))`` deletes by the tombstone's key.
+
+    Objects given in an informer's wire form are decoded on the way in (the store keeps
+    dicts).
     """
 
     __slots__ = ("_items", "_key_func", "_resource_version")
 
-    def __init__(self, *, key_func: KeyFunc = deletion_handling_meta_namespace_key) -> None:
+    def __init__(self, *, key_func: KeyFunc = object_key) -> None:
         self._key_func = key_func
         self._items: dict[str, KubeObject] = {}
         self._resource_version = ""
@@ -76,6 +90,7 @@ class Store:
 
     def add(self, obj: KubeObject) -> KubeObject | None:
         """Insert or replace the object under its key; returns the object it replaced."""
+        obj = _decoded(obj)
         key = self._key_func(obj)
         old = self._items.get(key)
         self._put(key, obj)
@@ -111,8 +126,20 @@ class Store:
         """The stored object under ``key``, or None."""
         return self._items.get(key)
 
+    def get_stored(self, key: str) -> KubeObject | None:
+        """The stored object under ``key``, or None (the same as :meth:`get_by_key`)."""
+        return self._items.get(key)
+
     def list(self) -> list[KubeObject]:
         """All stored objects (in no particular order)."""
+        return list(self._items.values())
+
+    def iter(self) -> Iterator[KubeObject]:
+        """The stored objects (of those stored when called), one at a time."""
+        return iter(list(self._items.values()))
+
+    def stored(self) -> builtins.list[KubeObject]:
+        """All stored objects (the same as :meth:`list`)."""
         return list(self._items.values())
 
     def list_keys(self) -> builtins.list[str]:
@@ -121,7 +148,7 @@ class Store:
 
     def replace(self, objs: Iterable[KubeObject], resource_version: str) -> None:
         """Replace the whole content with ``objs``, atomically."""
-        items = {self._key_func(obj): obj for obj in objs}
+        items = {self._key_func(obj): obj for obj in map(_decoded, objs)}
         self._swap(items)
         self._resource_version = resource_version
 
@@ -171,7 +198,7 @@ class Indexer(Store):
         self,
         *,
         indexers: Indexers | None = None,
-        key_func: KeyFunc = deletion_handling_meta_namespace_key,
+        key_func: KeyFunc = object_key,
     ) -> None:
         super().__init__(key_func=key_func)
         funcs: dict[str, IndexFunc] = {NAMESPACE_INDEX: meta_namespace_index_func}

@@ -9,10 +9,11 @@ the API server by accident.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterator
 from typing import Any
 
 from .._objects import KubeObject
-from ._compact import CacheIndexer
+from ._compact import CacheIndexer, CompactIndexer, encode
 from ._store import IndexFunc
 
 __all__ = ["Cache"]
@@ -24,8 +25,11 @@ class Cache:
 
     It reads the live cache: every call sees the informer's latest state. With the compact
     cache (the informer's default) every read decodes fresh dicts, which the caller may
-    mutate; with ``cache="dict"`` the objects are the cache's own: never mutate them (copy
-    first). For selector-based reads by namespace and name,
+    mutate (bulk reads decode with the cyclic garbage collector paused for the call; for a
+    large cache read in a loop, :meth:`iter` decodes one object at a time); with
+    ``cache="dict"`` the objects are the cache's own, and with the informer's ``read_cache``
+    on, ``get`` of a recently read key returns the same dict as before: never mutate those
+    (copy first). For selector-based reads by namespace and name,
     :meth:`~aioinformer.SharedIndexInformer.lister` is more convenient.
     """
 
@@ -57,9 +61,24 @@ class Cache:
         """The cached object under ``key``, or None."""
         return self._indexer.get_by_key(key)
 
+    def get_raw_by_key(self, key: str) -> bytes | None:
+        """The JSON of the object under ``key`` as the API server sent it (nothing decoded:
+        for a typed decoder of your own), or None. With ``cache="dict"`` it is encoded."""
+        indexer = self._indexer
+        if isinstance(indexer, CompactIndexer):
+            return indexer.get_raw_by_key(key)
+        found = indexer.get_by_key(key)
+        return None if found is None else encode(found)
+
     def list(self) -> builtins.list[KubeObject]:
         """All cached objects (in no particular order)."""
         return self._indexer.list()
+
+    def iter(self) -> Iterator[KubeObject]:
+        """The cached objects one at a time (those cached when it was called), each decoded
+        as it is taken with the compact cache: a loop that drops each object before the next
+        reads a large cache at the cost of its decodes alone."""
+        return self._indexer.iter()
 
     def list_keys(self) -> builtins.list[str]:
         """All keys (in no particular order)."""

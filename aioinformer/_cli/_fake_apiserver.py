@@ -8,6 +8,10 @@ tested against it::
     export KUBECONFIG=$PWD/fake.kubeconfig     # the line it prints once it listens
     kubectl get pods -A -w
 
+Unlike ``FakeApiServer()`` in process, it runs a kubelet by default (``--no-kubelet`` turns
+it off): scheduled pods become ``Running`` and ``kubectl delete pod`` returns once the
+containers stopped, as on a cluster.
+
 ``--kubeconfig PATH`` writes a kubeconfig whose current context is this server (no
 credentials: the fake asks for none) and prints the ``export KUBECONFIG=...`` line on stdout.
 It replaces only a file that it wrote itself (a comment on the first line says so), and leaves
@@ -23,6 +27,7 @@ line, with exit status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib.util
 import ipaddress
@@ -94,6 +99,44 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="PATH",
         help="write a kubeconfig for this server to PATH and print the export KUBECONFIG= line",
     )
+    parser.add_argument(
+        "--kubelet",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run a kubelet for every node: scheduled pods (spec.nodeName) become Running,"
+        " deleted ones stop and go (default: on)",
+    )
+    parser.add_argument(
+        "--pod-start-delay",
+        type=_seconds,
+        default=1.0,
+        metavar="SECONDS",
+        help="seconds from a pod's acceptance by the kubelet to Running (1)",
+    )
+    parser.add_argument(
+        "--pod-stop-delay",
+        type=_seconds,
+        default=1.0,
+        metavar="SECONDS",
+        help="seconds a deleted pod's containers take to stop, at most its grace period (1)",
+    )
+    parser.add_argument(
+        "--sync-gc",
+        action="store_true",
+        help="collect garbage and empty deleted namespaces inside the DELETE request"
+        " (default: right after it, as a cluster does)",
+    )
+
+
+def _seconds(text: str) -> float:
+    """A non-negative number of seconds (argparse answers a bad one in one line)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
 
 
 Manifest = tuple[str, list[KubeObject]]
@@ -130,6 +173,10 @@ async def serve(
     history_limit: int = 10_000,
     auto_create_namespaces: bool = False,
     kubeconfig: Path | None = None,
+    kubelet: bool = True,
+    pod_start_delay: float = 1.0,
+    pod_stop_delay: float = 1.0,
+    sync_gc: bool = False,
     stop: anyio.Event,
 ) -> int:
     """Serve until ``stop`` is set; the exit status (failures are printed as one line).
@@ -147,15 +194,21 @@ async def serve(
         history_limit=history_limit,
         auto_create_namespaces=auto_create_namespaces,
         admin_api=True,
+        kubelet=kubelet,
+        pod_start_delay=pod_start_delay,
+        pod_stop_delay=pod_stop_delay,
+        sync_gc=sync_gc,
     )
-    try:
-        await server.start()
-    except OSError as exc:
-        advice = (
-            "; choose another --port (0 picks a free one)" if exc.errno == errno.EADDRINUSE else ""
-        )
-        return fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}{advice}")
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            await stack.enter_async_context(server)  # returns once it listens
+        except OSError as exc:
+            advice = (
+                "; choose another --port (0 picks a free one)"
+                if exc.errno == errno.EADDRINUSE
+                else ""
+            )
+            return fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}{advice}")
         for path, objects in manifests:
             try:
                 created = await create_manifest_objects(server, objects, source=path)
@@ -184,8 +237,6 @@ async def serve(
         await stop.wait()
         logger.info("shutting down")
         return 0
-    finally:
-        await server.aclose()
 
 
 def _client_url(host: str, port: int) -> str:
@@ -273,13 +324,23 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+#: What the fake API server takes from the ``testing`` extra: module, and what it is for.
+_TESTING_MODULES = (
+    ("kubernetes_validate", "the Kubernetes schemas"),
+    ("cel_expr_python", "the CEL runtime"),
+    ("google.protobuf", "protobuf"),
+)
+
+
 def _missing_extra() -> str | None:
     """What to install when the fake API server cannot run here, or None."""
-    if importlib.util.find_spec("kubernetes_validate") is None:
-        return (
-            "the fake API server needs the Kubernetes schemas of the testing extra:"
-            f" {TESTING_EXTRA}"
-        )
+    for module, what in _TESTING_MODULES:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ImportError:  # a missing parent package (google)
+            found = False
+        if not found:
+            return f"the fake API server needs {what} of the testing extra: {TESTING_EXTRA}"
     return None
 
 
@@ -314,6 +375,10 @@ def run(args: argparse.Namespace) -> int:
             history_limit=args.history_limit,
             auto_create_namespaces=args.auto_create_namespaces,
             kubeconfig=kubeconfig,
+            kubelet=args.kubelet,
+            pod_start_delay=args.pod_start_delay,
+            pod_stop_delay=args.pod_stop_delay,
+            sync_gc=args.sync_gc,
             stop=interrupts.stop,
         )
 

@@ -1,2 +1,2 @@
 """Controllers: keys from informers into a rate-limiting work queue, worker pools reconciling
-them, and workers that run only while elected."""
+them, workers that run only while elected, and the fence on their writes."""

@@ -1,10 +1,11 @@
 """The controller's worker pool: N tasks reconciling keys from a work queue.
 
-What happens to a key after ``reconcile(key)`` is described in :mod:`aioinformer.controller`.
-The pool runs its workers in one task group and knows two ways to stop:
+What happens to a key after ``reconcile(key)`` is described in
+:mod:`aioinformer._control._controller`. The pool runs its workers in one task group and knows two
+ways to stop:
 
 * **graceful** (the controller's stop request): no worker takes a new key; reconciles in
-  flight may finish within ``shutdown_timeout`` (on the controller's clock), then the workers
+  flight may finish within ``stop_timeout`` (on the controller's clock), then the workers
   are cancelled;
 * **hard**: cancellation of the task running :meth:`WorkerPool.run`, or the end of the
   leadership term the workers run for. Reconciles in flight are cancelled at once; when a term
@@ -71,8 +72,8 @@ class WorkerPool(Generic[K]):
     :param queue: where keys come from.
     :param reconcile: ``async def reconcile(key) -> Result | None``.
     :param workers: how many reconciles may run at once.
-    :param shutdown_timeout: seconds a graceful stop lets reconciles in flight finish.
-    :param clock: the clock ``shutdown_timeout`` is measured on.
+    :param stop_timeout: seconds a graceful stop lets reconciles in flight finish.
+    :param clock: the clock ``stop_timeout`` is measured on.
     """
 
     def __init__(
@@ -83,7 +84,7 @@ class WorkerPool(Generic[K]):
         queue: RateLimitingQueue[K],
         reconcile: Reconciler[K],
         workers: int,
-        shutdown_timeout: float,
+        stop_timeout: float,
         clock: Clock,
     ) -> None:
         self._owner = owner
@@ -91,7 +92,7 @@ class WorkerPool(Generic[K]):
         self._queue = queue
         self._reconcile = reconcile
         self.workers = workers
-        self.shutdown_timeout = shutdown_timeout
+        self.stop_timeout = stop_timeout
         self._clock = clock
         self._term: LeadershipTerm | None = None
         self._live = 0
@@ -143,23 +144,23 @@ class WorkerPool(Generic[K]):
         return self._owner._stop_requested
 
     async def _drain(self) -> None:
-        """The graceful stop: wait up to ``shutdown_timeout`` for the workers to end."""
+        """The graceful stop: wait up to ``stop_timeout`` for the workers to end."""
         if self.in_flight:
             logger.info(
                 "controller %s stopping: waiting up to %.1f s for %d reconciles",
                 self.name,
-                self.shutdown_timeout,
+                self.stop_timeout,
                 self.in_flight,
             )
         assert self._gone is not None
-        with self._clock.move_on_after(self.shutdown_timeout):
+        with self._clock.move_on_after(self.stop_timeout):
             await self._gone.wait()
         if self._live and self.in_flight:
             logger.warning(
                 "controller %s: cancelling %d reconciles still running after %.1f s",
                 self.name,
                 self.in_flight,
-                self.shutdown_timeout,
+                self.stop_timeout,
             )
 
     async def _worker(self) -> None:

@@ -1,9 +1,9 @@
 """One candidate's view of the Lease and its requests on it (for
-:class:`~aioinformer.leaderelection.LeaderElector`, which runs the campaign around them).
+:class:`~aioinformer.LeaderElector`, which runs the campaign around them).
 
 Every request follows client-go's ``tryAcquireOrRenew``: read the lease (a leader first tries
 to update the one it wrote last, without reading), decide with the pure
-:func:`~aioinformer.lease.decide`, and write with optimistic concurrency.
+:func:`~aioinformer._election._lease.decide`, and write with optimistic concurrency.
 """
 
 from __future__ import annotations

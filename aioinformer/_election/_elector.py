@@ -51,9 +51,10 @@ from anyio import CancelScope
 
 from .._clock import SYSTEM_CLOCK, Clock
 from .._lifecycle import Service, State
+from .._names import check_namespace, check_subdomain
 from ._candidate import Candidate, Outcome
 from ._leadership import Callback, Leadership, LeadershipTerm, NewLeaderCallback
-from ._lease import LeaseAPI, LeaseClient, LeaseRecord
+from ._lease import LeaseAPI, LeaseClient, LeaseRecord, deadline_refusal
 
 if TYPE_CHECKING:
     from .._wire._client import KubeClient
@@ -95,7 +96,7 @@ class LeaderElector(Service):
 
     Run it with ``async with elector:`` (in the background of the block), ``await
     tg.start(elector.run)`` (returns once it campaigns), or hand it to a
-    :class:`~aioinformer.controller.Controller` (``leader_elector=``), which then reconciles
+    :class:`~aioinformer.Controller` (``leader_elector=``), which then reconciles
     only while it leads. It runs once (see :mod:`aioinformer._lifecycle`).
     :meth:`~aioinformer._lifecycle.Service.aclose` returns within ``3 * renew_deadline +
     retry_period``: a lease request in flight, the end of the term and the release each take
@@ -155,8 +156,10 @@ class LeaderElector(Service):
     ) -> None:
         if (client is None) == (lease_client is None):
             raise ValueError("give exactly one of client and lease_client")
-        if not lease_name or not namespace or not identity:
-            raise ValueError("lease_name, namespace and identity must not be empty")
+        if not identity:
+            raise ValueError("identity must not be empty")
+        check_subdomain(lease_name, what="lease name")
+        check_namespace(namespace, what="lease namespace")
         if not retry_period > 0:
             raise ValueError("retry_period must be positive")
         if not renew_deadline > retry_period:
@@ -170,6 +173,7 @@ class LeaderElector(Service):
         self.renew_deadline = renew_deadline
         self.retry_period = retry_period
         self.release_on_cancel = release_on_cancel
+        self._client = client  # for a Controller that follows this elector (its client)
         api: LeaseAPI
         credential_refresher: Callable[[], Awaitable[None]] | None = None
         if client is not None:
@@ -234,6 +238,26 @@ class LeaderElector(Service):
     def last_renewal(self) -> float | None:
         """The clock's time at the start of the last successful acquire or renew."""
         return self._candidate.renewed_at
+
+    def write_refusal(self, term: LeadershipTerm | None = None) -> str | None:
+        """Why a write made on behalf of this candidate's leadership (during ``term``, when
+        given) would not be safe now, or None when it is.
+
+        Read from the clock at each call, not from a flag a background task sets: the
+        leadership counts only until ``renew_deadline`` after the start of the last successful
+        renewal, so a process that was paused (SIGSTOP, a VM frozen) or cut off from the API
+        server learns that its leadership lapsed from the first write it tries after, before
+        the campaign loop had a chance to run. :attr:`Controller.client
+        <aioinformer.Controller.client>` asks this before every write.
+        """
+        current = self._leadership.term
+        if current is None:
+            return "it does not lead"
+        if term is not None and term is not current:
+            return f"its leadership term {term.number} ended"
+        return deadline_refusal(
+            self._candidate.renewed_at, deadline=self.renew_deadline, now=self._clock.now()
+        )
 
     def statistics(self) -> ElectorStatistics:
         """A snapshot: state, who leads, the current term and the last renewal."""

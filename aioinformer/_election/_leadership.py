@@ -1,5 +1,5 @@
 """Leadership terms and the callbacks around them (the part of leader election that is not the
-campaign loop; see :mod:`aioinformer.leaderelection`).
+campaign loop; see :mod:`aioinformer._election._elector`).
 
 A :class:`LeadershipTerm` is one uninterrupted period of leadership. :class:`Leadership` keeps
 an elector's terms and calls its callbacks: ``on_started_leading`` (an awaitable result runs as

@@ -3,7 +3,7 @@
 The rules are pure functions (client-go ``tools/leaderelection``): :func:`decide` says what a
 candidate should do with the lease it just read, and :func:`new_lease`, :func:`renewed`,
 :func:`taken_over` and :func:`released` build the bodies it writes. The
-:class:`~aioinformer.leaderelection.LeaderElector` only runs the campaign around them.
+:class:`~aioinformer.LeaderElector` only runs the campaign around them.
 
 A ``coordination.k8s.io/v1`` Lease is read and written as a plain dict through a
 :class:`~aioinformer.KubeClient`, like every other object in aioinformer.
@@ -32,6 +32,7 @@ __all__ = [
     "LeaseRecord",
     "Renew",
     "decide",
+    "deadline_refusal",
     "int_or_none",
     "micro_time",
     "new_lease",
@@ -143,6 +144,27 @@ def decide(
         duration = math.ceil(lease_duration)
     until = observed_at + duration
     return Held(holder, until) if now < until else Acquire()
+
+
+def deadline_refusal(renewed_at: float | None, *, deadline: float, now: float) -> str | None:
+    """Why a holder whose last successful renewal was *issued* at ``renewed_at`` (local
+    monotonic seconds; None: it does not hold the lease) can no longer count on it at ``now``,
+    or None while ``now < renewed_at + deadline``.
+
+    ``deadline`` is the renew deadline: the lease duration minus a safety margin (for the
+    clocks' rate error and the write's travel time), so the holder stops before any other
+    candidate can see its lease as expired. A paused or cut-off process finds its deadline
+    passed by reading the clock, whoever runs first after it resumes.
+    """
+    if renewed_at is None:
+        return "its lease is not held"
+    late = now - (renewed_at + deadline)
+    if late >= 0:
+        return (
+            f"its lease deadline passed {late:.1f} s ago (last renewal {now - renewed_at:.1f} s"
+            f" ago, deadline {deadline:g} s)"
+        )
+    return None
 
 
 # -- lease bodies --------------------------------------------------------------------------

@@ -1,12 +1,14 @@
 """The informer's processing step: deltas into the cache, notifications out to consumers.
 
 :func:`apply_deltas` writes a key's deltas to the cache (either cache mode: ``upsert`` and
-``remove``) and makes one :class:`~aioinformer.listener.Event` per applied delta, following
+``remove``) and makes one :class:`~aioinformer.Event` per applied delta, following
 client-go's ``HandleDeltas``: ``Sync``/``Replaced``/``Added``/``Updated`` update a cached key
 (an ``UPDATED`` notification) and add an absent one (``ADDED``); ``Deleted`` removes it
 (``DELETED``). An update is a *sync* notification for a ``Sync`` delta, and for a ``Replaced``
-delta whose resource version did not change. The replaced state stays undecoded in a compact
-cache (a :class:`~aioinformer._cache._compact.LazyObject` behind ``Event.old_object``).
+delta whose resource version did not change. With the compact cache nothing is decoded here:
+the cache takes the carriers the reflector made, and the events carry them (and the replaced
+carrier) to be decoded when a consumer reads them. With the dict cache each object is decoded
+once, on its way into the cache, and the events share the cached dict.
 
 :func:`distribute` hands a whole batch of notifications to every listener in one call each
 (one deque extension, one wake-up), sync notifications only to the listeners due for resync.
@@ -15,10 +17,12 @@ cache (a :class:`~aioinformer._cache._compact.LazyObject` behind ``Event.old_obj
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from .._cache._compact import CacheIndexer, previous_resource_version
+from .._cache._compact import CacheIndexer
 from .._cache._delta_fifo import Delta, DeltaType
 from .._objects import KubeObject, try_resource_version
+from .._wire._slices import WireObject, loads
 from ._listener import Event, EventType, Listener
 
 __all__ = ["apply_deltas", "distribute"]
@@ -34,10 +38,13 @@ def apply_deltas(
     is_in_initial_list: bool,
     events: list[Event],
     refused_by_cache: Callable[[DeltaType, KubeObject, Exception], None],
+    *,
+    decode: bool = False,
 ) -> tuple[int, int]:
     """Apply one key's deltas (oldest first) to the cache, appending a notification per
     applied delta to ``events``. A delta the cache refuses is skipped and handed to
-    ``refused_by_cache`` (the informer reports it).
+    ``refused_by_cache`` (the informer reports it). With ``decode`` (a dict cache), objects
+    still in wire form are decoded before they are cached.
 
     :returns: ``(sync notifications made, deltas refused)``.
     """
@@ -49,6 +56,8 @@ def apply_deltas(
             if delta_type is _DELETED:
                 old = indexer.remove(obj)
             else:
+                if decode and obj.__class__ is WireObject:
+                    obj = loads(obj.data)
                 old = indexer.upsert(obj, raw=delta.raw)
         except Exception as exc:
             refused += 1
@@ -60,12 +69,18 @@ def apply_deltas(
             append(Event(EventType.ADDED, obj, None, False, is_in_initial_list))
         else:
             is_sync = delta_type is _SYNC or (
-                delta_type is _REPLACED
-                and previous_resource_version(old) == try_resource_version(obj)
+                delta_type is _REPLACED and _resource_version(old) == _resource_version(obj)
             )
             append(Event(EventType.UPDATED, obj, old, is_sync))
             syncs += is_sync
     return syncs, refused
+
+
+def _resource_version(obj: Any) -> str:
+    if obj.__class__ is WireObject:
+        rv: str = obj.resource_version
+        return rv
+    return try_resource_version(obj)
 
 
 def distribute(

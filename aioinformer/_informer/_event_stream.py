@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from .._deprecation import warn_renamed
 from ._handlers import HANDLER_METHODS as HANDLER_METHODS
 from ._handlers import Registration as Registration
 from ._handlers import ResourceEventHandler as ResourceEventHandler
@@ -76,7 +77,14 @@ class _Subscription:
             self.current = None
         if self.unregister is None:
             raise StopAsyncIteration
-        event = listener.next_nowait()  # the common case: no second coroutine
+        # The common case first, inline (a buffered event, the slice not over): no call.
+        budget = listener._budget
+        buffer = listener._buffer
+        if budget and buffer and not listener._replay:
+            listener._budget = budget - 1
+            event: Event | None = buffer.popleft()
+        else:
+            event = listener.next_nowait()  # no second coroutine either
         if event is None:
             event = await listener.next()
             if event is None:
@@ -134,9 +142,14 @@ class EventStream:
         """True once the informer synced and this consumer read past every initial-list add."""
         return self._subscription.listener.has_synced()
 
-    async def wait_synced(self) -> bool:
+    async def wait_for_cache_sync(self) -> bool:
         """Wait until :meth:`has_synced` is true (or the stream closed); returns it."""
-        return await self._subscription.listener.wait_synced()
+        return await self._subscription.listener.wait_for_cache_sync()
+
+    async def wait_synced(self) -> bool:
+        """Deprecated alias of :meth:`wait_for_cache_sync` (warns)."""
+        warn_renamed("EventStream.wait_synced()", "wait_for_cache_sync()")
+        return await self.wait_for_cache_sync()
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self

@@ -16,7 +16,7 @@ from .._cache._compact import DEFAULT_CACHE_MODE, CacheMode
 from .._cache._store import Indexers
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
-from .._lifecycle import Service, State
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, check_stop_timeout
 from .._listwatch import ListerWatcher, ListOptions, Resource, as_resource
 from .._sharding import ShardSelector
 from .._sharding._informer_filter import as_shard_selector
@@ -65,7 +65,7 @@ class FactoryStatistics:
 
 
 class SharedInformerFactory(Service):
-    """Creates and runs one :class:`~aioinformer.informer.SharedIndexInformer` per resource.
+    """Creates and runs one :class:`~aioinformer.SharedIndexInformer` per resource.
 
     Use it as ``async with SharedInformerFactory(client) as factory:``: entering starts
     the informers created so far (without waiting for them to sync), :meth:`start` starts
@@ -90,7 +90,7 @@ class SharedInformerFactory(Service):
     :param cache: how every informer keeps its cache: ``"compact"`` (the default; JSON bytes
         the garbage collector never scans, fresh dicts on every read) or ``"dict"`` (the
         decoded objects, shared with readers). See
-        :class:`~aioinformer.informer.SharedIndexInformer` for the trade-off.
+        :class:`~aioinformer.SharedIndexInformer` for the trade-off.
     :param custom_cache: cache modes per resource, overriding ``cache``.
     :param clock: time for every informer (resync, backoff waits, deadlines). Default the
         system clock.
@@ -99,8 +99,9 @@ class SharedInformerFactory(Service):
         ``shard_selector``). Default None: every object.
     :param custom_shard_selector: shard selectors per resource, overriding ``shard_selector``
         (None for a resource: unsharded).
-    :param stop_timeout: the most seconds stopping may take (on ``clock``): informers still
-        busy then (a list in flight, a handler mid-event) are cancelled. Default 5.
+    :param stop_timeout: the most seconds stopping may take, on ``clock``: the informers stop
+        concurrently, each with this bound (see the informer's ``stop_timeout``). Default 30
+        (:data:`~aioinformer._lifecycle.DEFAULT_STOP_TIMEOUT`).
 
     :raises InvalidShardSelectorError: for a selector text the API server would refuse.
 
@@ -126,12 +127,10 @@ class SharedInformerFactory(Service):
         clock: Clock = SYSTEM_CLOCK,
         shard_selector: ShardSelector | str | None = None,
         custom_shard_selector: Mapping[Resource | str, ShardSelector | str | None] | None = None,
-        stop_timeout: float = 5.0,
+        stop_timeout: float = DEFAULT_STOP_TIMEOUT,
     ) -> None:
-        if not stop_timeout > 0:
-            raise ValueError("stop_timeout must be positive")
         # Stopping closes every informer concurrently, each bounded by the same timeout.
-        self._stop_timeout = stop_timeout
+        self._stop_timeout = check_stop_timeout(stop_timeout)
         if lister_watcher is None:
             if client is None:
                 raise ValueError("give a client (or a lister_watcher)")
@@ -178,7 +177,7 @@ class SharedInformerFactory(Service):
     ) -> SharedIndexInformer:
         """The shared informer of a resource: ``"pods"``, ``"deploy"``,
         ``"deployments.apps"`` (kubectl's names of built-in resources), ``"v1/pods"``,
-        ``"example.com/v1/widgets"`` (any resource) or a :class:`~aioinformer.listwatch.Resource`.
+        ``"example.com/v1/widgets"`` (any resource) or a :class:`~aioinformer.Resource`.
 
         The first call creates it; later calls return the same informer, adding any index
         function whose name it does not have yet. An informer created after the factory
@@ -214,8 +213,8 @@ class SharedInformerFactory(Service):
             cache=self._custom_cache.get(key, self._cache),
             clock=self._clock,
             shard_selector=self._custom_shard.get(key, self._shard),
+            stop_timeout=self._stop_timeout,
         )
-        informer._stop_timeout = self._stop_timeout
         self._informers[key] = informer
         return informer
 

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 import anyio
 
+from .._deprecation import warn_renamed
 from .._lifecycle import in_cancelled_scope
 from .._objects import DeletedFinalStateUnknown, KubeObject
 from ._listener import Event, EventType, Listener
@@ -119,7 +120,7 @@ def _takes_initial_list_flag(func: Callback) -> bool:
 class Registration:
     """A handler added with ``informer.add_event_handler``; also its delivery task's body.
 
-    :meth:`has_synced` / :meth:`wait_synced` turn true once the handler has processed every
+    :meth:`has_synced` / :meth:`wait_for_cache_sync` turn true once the handler has processed every
     object of the initial list (client-go's per-handler ``HasSynced``).
     """
 
@@ -164,10 +165,15 @@ class Registration:
         """True once the informer synced and this handler processed every initial-list add."""
         return self.listener.has_synced()
 
-    async def wait_synced(self) -> bool:
+    async def wait_for_cache_sync(self) -> bool:
         """Wait until :meth:`has_synced` is true, or the handler was removed or the informer
         stopped first; returns :meth:`has_synced`."""
-        return await self.listener.wait_synced()
+        return await self.listener.wait_for_cache_sync()
+
+    async def wait_synced(self) -> bool:
+        """Deprecated alias of :meth:`wait_for_cache_sync` (warns)."""
+        warn_renamed("Registration.wait_synced()", "wait_for_cache_sync()")
+        return await self.wait_for_cache_sync()
 
     async def run(self) -> None:
         """Deliver notifications to the handler until the listener closes."""

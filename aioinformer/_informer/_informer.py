@@ -1,12 +1,22 @@
 """The SharedIndexInformer: one LIST+WATCH shared by any number of consumers.
 
-Data path: the :class:`~aioinformer.lowlevel.Reflector` hands each batch of watch events
-(decoded once) to a :class:`~aioinformer.delta_fifo.DeltaFIFO` in one call; one processing task
-pops batches of keys from it, applies each delta to the cache (a
-:class:`~aioinformer._cache._compact.CompactIndexer` by default, or the dict-backed
-:class:`~aioinformer.store.Indexer`: see ``cache``) and appends the batch's notifications to
-every listener's deque at once. Nothing downstream of the FIFO can block the watch stream, and
-a slow consumer only grows its own backlog.
+Data path: objects travel as their wire bytes. The transport splits each LIST page and watch
+line into per-object byte slices and decodes only the metadata the informer needs (key,
+resource version, uid, and the fields its declared indexers read: the cache's decoder); the
+:class:`~aioinformer.lowlevel.Reflector` hands each batch of watch events to a
+:class:`~aioinformer.lowlevel.DeltaFIFO` in one call; one processing task pops batches of
+keys from it, applies each delta to the cache (a
+:class:`~aioinformer._cache._compact.CompactIndexer` by default, which keeps the bytes, or the
+dict-backed :class:`~aioinformer.lowlevel.Indexer`: see ``cache``) and appends the batch's
+notifications to every listener's deque at once; an event's objects are decoded when a
+consumer reads them. Nothing downstream of the FIFO can block the watch stream, and a slow
+consumer only grows its own backlog.
+
+Whole-object mode: a transform (:meth:`SharedIndexInformer.set_transform`) needs every object
+decoded, so that informer decodes each object once on its way in, transforms it and encodes
+the result; a plain callable index function makes the compact cache decode each written
+object once to run it (:func:`~aioinformer.index_on` declares what an index reads instead).
+Either cost is that informer's only.
 
 ``handle_deltas`` follows client-go: ``Sync``/``Replaced``/``Added``/``Updated`` update the
 object when its key is cached (an ``UPDATED`` notification) and add it otherwise (``ADDED``);
@@ -17,28 +27,37 @@ to listeners currently due for resync, all others to every listener.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import itertools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import anyio
 import anyio.lowlevel
 
-from .._cache._compact import DEFAULT_CACHE_MODE, CacheIndexer, CacheMode, new_indexer
+from .._cache._compact import (
+    DEFAULT_CACHE_MODE,
+    CacheIndexer,
+    CacheMode,
+    CompactIndexer,
+    new_indexer,
+)
 from .._cache._delta_fifo import DEFAULT_BATCH_SIZE, Delta, DeltaFIFO, DeltaType, TransformFunc
 from .._cache._lister import Lister
 from .._cache._store import Indexers
 from .._cache._view import Cache
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
-from .._lifecycle import Service, State
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, check_stop_timeout
 from .._listwatch import ListerWatcher, Resource
-from .._objects import KubeObject
+from .._objects import KubeObject, object_problem
 from .._reflector import Reflector, ReflectorStatistics, WatchErrorHandler
 from .._sharding._informer_filter import ShardSelector, ShardStatistics, sharded_lister_watcher
-from ..errors import FIFOClosedError, LifecycleError
+from .._wire._slices import WireDecoder, WireObject, loads
+from ..errors import FIFOClosedError, InvalidObjectError, LifecycleError
 from ._dispatch import apply_deltas, distribute
 from ._event_stream import (
     Event,
@@ -90,7 +109,7 @@ class SharedIndexInformer(Service):
     every handler at once. An informer runs once (see :mod:`aioinformer._lifecycle`).
 
     :param lister_watcher: where objects come from (e.g. a
-        :class:`~aioinformer.transport.KubeListerWatcher`).
+        :class:`~aioinformer.lowlevel.KubeListerWatcher`).
     :param resync_period: default resync period of consumers, in seconds; 0 (the default)
         disables resync entirely, whatever consumers ask for.
     :param indexers: extra index functions (the ``namespace`` index is built in).
@@ -98,15 +117,20 @@ class SharedIndexInformer(Service):
     :param watch: how the reflector lists and watches (page size, watch timeouts, streaming
         lists, backoff). Default :class:`~aioinformer.WatchConfig` ``()``.
     :param batch_size: the most keys processed per FIFO pop. Default 1000.
-    :param cache: how the cache keeps objects. ``"compact"`` (the default): each object as its
-        JSON bytes beside its index values, which CPython's cyclic garbage collector never
-        scans, at about 1.1x the object's wire size; reads (``lister().get``, ``list``, index
-        lookups) decode and return fresh dicts, about 10 µs per 2.5 KB Pod, which callers may
-        mutate. ``"dict"``: the decoded dicts themselves, shared with every reader (never
-        mutate them): reads cost a dict lookup, but the cache is ~6x the wire size and every
-        full collection rescans it (ingest several times slower on a large cache). Choose
-        ``"dict"`` for read-heavy consumers that list thousands of objects often. Events carry
-        the same plain dicts in both modes.
+    :param cache: how the cache keeps objects. ``"compact"`` (the default): each object as the
+        JSON bytes it came in, beside its index values, which CPython's cyclic garbage
+        collector never scans, at about 1.2x the object's wire size; reads (``lister().get``,
+        ``list``, index lookups) decode and return fresh dicts, about 10 µs per 2.5 KB Pod
+        (bulk reads with the collector paused), which callers may mutate. ``"dict"``: the
+        decoded dicts themselves, shared with every reader (never mutate them): reads cost a
+        dict lookup, but each object is decoded on its way in, the cache is ~6x the wire
+        size and every full collection rescans it (ingest several times slower on a large
+        cache). Choose ``"dict"`` for read-heavy consumers that list thousands of objects
+        many times a second; ``read_cache`` covers repeated gets of a few hot keys.
+    :param read_cache: with the compact cache, keep the last ``read_cache`` objects read by
+        ``get`` decoded: every reader of such a key gets the **same** dict until the object
+        changes, a dict lookup instead of a decode (shared, read-only: never mutate it).
+        Default 0: off, every read decodes a fresh dict.
     :param freeze_gc_after_sync: call :func:`gc.freeze` once the initial list is cached, so
         CPython's cyclic garbage collector stops rescanning it (and everything else alive at
         that moment) on every full collection. Only useful with ``cache="dict"`` (the compact
@@ -117,6 +141,10 @@ class SharedIndexInformer(Service):
     :param clock: time for resync scheduling, the reflector's waits and :meth:`aclose`'s
         bound. Default the system clock.
     :param shard_selector: cache one shard only (:mod:`aioinformer._sharding._informer_filter`).
+    :param stop_timeout: the most seconds :meth:`aclose` may take, on ``clock``. Stopping
+        cancels the watch and every handler at once, so it only bounds code that holds off its
+        cancellation (a handler in a shielded scope). Default 30
+        (:data:`~aioinformer._lifecycle.DEFAULT_STOP_TIMEOUT`).
     """
 
     def __init__(
@@ -129,10 +157,13 @@ class SharedIndexInformer(Service):
         watch: WatchConfig = WatchConfig(),
         batch_size: int = DEFAULT_BATCH_SIZE,
         cache: CacheMode = DEFAULT_CACHE_MODE,
+        read_cache: int = 0,
         freeze_gc_after_sync: bool = False,
         clock: Clock = SYSTEM_CLOCK,
         shard_selector: ShardSelector | str | None = None,
+        stop_timeout: float = DEFAULT_STOP_TIMEOUT,
     ) -> None:
+        self._stop_timeout = check_stop_timeout(stop_timeout)
         self.name = name or f"informer-{next(_names)}"
         self._shard = sharded_lister_watcher(lister_watcher, shard_selector, self.name)
         self._freeze_gc = freeze_gc_after_sync
@@ -140,8 +171,16 @@ class SharedIndexInformer(Service):
         self._lw = self._shard or lister_watcher
         self._default_resync = max(0.0, resync_period)
         self._check_period = self._default_resync
-        self._indexer: CacheIndexer = new_indexer(cache, indexers=indexers)
+        if read_cache < 0:
+            raise ValueError("read_cache must not be negative")
+        self._indexer: CacheIndexer = new_indexer(cache, indexers=indexers, recent=read_cache)
         self._cache_mode: CacheMode = cache
+        # What the reflector decodes of each object: the compact cache's declared fields, and
+        # the uid when a shard filter hashes it.
+        indexer = self._indexer
+        self._decoder = indexer.decoder if isinstance(indexer, CompactIndexer) else WireDecoder()
+        if self._shard is not None and not self._decoder.fields.uid:
+            self._decoder.set_fields(dataclasses.replace(self._decoder.fields, uid=True))
         self._batch_size = batch_size
         self._clock = clock
         self._transform: TransformFunc | None = None
@@ -179,7 +218,7 @@ class SharedIndexInformer(Service):
         return self._cache_mode
 
     def lister(self) -> Lister:
-        """A :class:`~aioinformer.lister.Lister` over the cache."""
+        """A :class:`~aioinformer.Lister` over the cache."""
         resource = getattr(self._lw, "resource", None)
         return Lister(self._indexer, resource=resource if isinstance(resource, Resource) else None)
 
@@ -196,6 +235,9 @@ class SharedIndexInformer(Service):
         """Transform every object before it is cached (e.g. drop ``managedFields``).
 
         The transform must be idempotent and cheap; it may mutate and return its argument.
+        It needs the whole object: this informer then decodes every object once on its way
+        in (a list item, a watch event's object) and encodes the transform's result, where
+        an informer without a transform decodes nothing but metadata.
 
         :raises LifecycleError: once the informer started.
         """
@@ -277,16 +319,16 @@ class SharedIndexInformer(Service):
         on. Joining late replays the cache as ``ADDED`` notifications, like :meth:`events`.
 
         Delivery yields to the event loop every few milliseconds of handler work
-        (:data:`~aioinformer.listener.SLICE_SECONDS`), so a handler draining a large backlog
-        shares the loop with the watch and everything else. One *call* still runs to its end:
-        a blocking call in a sync handler (``time.sleep``, a synchronous HTTP client, a big
-        computation) blocks the whole loop for its duration. Make such a handler async and
-        run the blocking part with ``await anyio.to_thread.run_sync(...)``, or keep handlers
-        to enqueueing keys and do the work in a :class:`~aioinformer.controller.Controller`.
+        (:data:`~aioinformer._informer._listener.SLICE_SECONDS`), so a handler draining a large
+        backlog shares the loop with the watch and everything else. One *call* still runs to its
+        end: a blocking call in a sync handler (``time.sleep``, a synchronous HTTP client, a big
+        computation) blocks the whole loop for its duration. Make such a handler async and run the
+        blocking part with ``await anyio.to_thread.run_sync(...)``, or keep handlers to enqueueing
+        keys and do the work in a :class:`~aioinformer.Controller`.
 
         :param resync_period: this handler's resync period (None: the informer's).
         :raises TypeError: if the handler has none of the three methods (a plain function, a
-            misspelt method): see :func:`~aioinformer.listener.validate_handler`.
+            misspelt method): see :func:`~aioinformer._informer._handlers.validate_handler`.
         :raises LifecycleError: if the informer stopped.
         """
         validate_handler(handler)  # before anything is registered
@@ -337,7 +379,7 @@ class SharedIndexInformer(Service):
             upstream_synced=False,
         )
         if len(self._indexer):
-            listener.replay(self._indexer.list())
+            listener.replay(self._indexer.stored())
         if self._synced:
             # Only now: the consumer is synced once it processed the replayed cache.
             listener.set_upstream_synced()
@@ -347,7 +389,7 @@ class SharedIndexInformer(Service):
 
     async def _wait_consumers_synced(self) -> None:  # for the integrations' readiness
         for listener in self._listeners:  # every current consumer synced (or left)
-            await listener.wait_synced()
+            await listener.wait_for_cache_sync()
 
     def _remove_listener(self, listener: Listener) -> None:
         listener.close()
@@ -357,7 +399,11 @@ class SharedIndexInformer(Service):
     # -- running ---------------------------------------------------------------------------
 
     async def _serve(self, ready: Callable[[], None]) -> None:
-        fifo = DeltaFIFO(known_objects=self._indexer, transformer=self._transform)
+        transform = self._transform
+        fifo = DeltaFIFO(
+            known_objects=self._indexer,
+            transformer=None if transform is None else self._transformed,
+        )
         reflector = Reflector(
             self._lw,
             fifo,
@@ -368,6 +414,7 @@ class SharedIndexInformer(Service):
             watch_error_handler=self._watch_error_handler,
             clock=self._clock,
         )
+        reflector._carry_bytes(self._decoder)
         self._fifo, self._reflector = fifo, reflector
         try:
             async with anyio.create_task_group() as tg:
@@ -393,7 +440,7 @@ class SharedIndexInformer(Service):
             self._sync_or_stop.set()
 
     async def _watch_synced(self, fifo: DeltaFIFO, ready: Callable[[], None]) -> None:
-        await fifo.wait_synced()
+        await fifo.wait_for_cache_sync()
         self._synced = True
         for listener in self._listeners:
             listener.set_upstream_synced()
@@ -432,7 +479,12 @@ class SharedIndexInformer(Service):
 
     def _apply(self, deltas: list[Delta], is_in_initial_list: bool, events: list[Event]) -> int:
         syncs, refused = apply_deltas(
-            self._indexer, deltas, is_in_initial_list, events, self._cache_refused
+            self._indexer,
+            deltas,
+            is_in_initial_list,
+            events,
+            self._cache_refused,
+            decode=self._cache_mode == "dict",
         )
         self._store_errors += refused
         return syncs
@@ -449,6 +501,19 @@ class SharedIndexInformer(Service):
                 type(exc).__name__,
                 exc,
             )
+
+    def _transformed(self, obj: Any) -> Any:
+        """The transform, on an object in wire form: decoded, transformed, encoded again."""
+        transform = self._transform
+        assert transform is not None
+        if obj.__class__ is not WireObject:
+            return transform(obj)
+        result = transform(loads(obj.data))
+        wire = self._decoder.from_document(result)
+        if wire is None:
+            problem = object_problem(result) or "it cannot be encoded"
+            raise InvalidObjectError(f"the transform's result cannot be cached: {problem}")
+        return wire
 
     def _distribute(self, events: list[Event], syncs: int, is_in_initial_list: bool) -> None:
         distribute(self._listeners, events, syncs, is_in_initial_list)

@@ -1,8 +1,8 @@
 """The reflector's watch hand-off, a batch at a time.
 
-A stream with ``next_batch`` (:class:`~aioinformer.listwatch.BatchWatchStream`, such as the
+A stream with ``next_batch`` (:class:`~aioinformer._listwatch.BatchWatchStream`, such as the
 HTTP transport's) gives every event one read of the connection completed; a store with
-``apply`` (the :class:`~aioinformer.delta_fifo.DeltaFIFO`) takes them in one call, with one
+``apply`` (the :class:`~aioinformer.lowlevel.DeltaFIFO`) takes them in one call, with one
 wake-up of its consumer. Streams and stores without them (a hand-written test double, a
 user's store) are adapted here to the same shape: one event per read, one call per event.
 """
@@ -14,16 +14,27 @@ from typing import Any, TypeAlias
 
 from .._cache._delta_fifo import DeltaType, WatchChange
 from .._listwatch import WatchEvent, WatchEventType, WatchStream
+from .._wire._slices import WireDecoder, WireEvent, WireObject
 from ..errors import MalformedWatchEventError
 from ._machine import ListWatch
 from ._reports import Reporter
 from ._statistics import Counters
 from ._steps import Action, Apply, Malformed, Pause, Reject
 
-__all__ = ["CHANGES", "BatchReader", "BatchWriter", "batch_reader", "batch_writer", "hand_off"]
+__all__ = [
+    "CHANGES",
+    "BatchReader",
+    "BatchWriter",
+    "WireStream",
+    "batch_reader",
+    "batch_writer",
+    "hand_off",
+]
 
 #: Reads the next batch: events and malformed lines in order; empty once the stream ended.
-BatchReader: TypeAlias = Callable[[], Awaitable[list[WatchEvent | MalformedWatchEventError]]]
+BatchReader: TypeAlias = Callable[
+    [], Awaitable[list[WatchEvent | WireEvent | MalformedWatchEventError]]
+]
 #: Writes a batch of changes; returns the refused ones as ``(position, error)``.
 BatchWriter: TypeAlias = Callable[[list[WatchChange]], Awaitable[list[tuple[int, Exception]]]]
 
@@ -42,7 +53,7 @@ def batch_reader(stream: WatchStream) -> BatchReader:
         reader: BatchReader = next_batch
         return reader
 
-    async def read_one() -> list[WatchEvent | MalformedWatchEventError]:
+    async def read_one() -> list[WatchEvent | WireEvent | MalformedWatchEventError]:
         try:
             return [await stream.__anext__()]
         except StopAsyncIteration:
@@ -51,6 +62,39 @@ def batch_reader(stream: WatchStream) -> BatchReader:
             return [exc]
 
     return read_one
+
+
+class WireStream:
+    """A stream of decoded events (a lister-watcher that returns dicts) as wire events: each
+    object becomes a carrier (encoded once), as the informer's FIFO and cache take them."""
+
+    def __init__(self, stream: WatchStream, decoder: WireDecoder) -> None:
+        self._stream = stream
+        self._read = batch_reader(stream)
+        self._event_from = decoder.event_from
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)  # e.g. bytes_received
+
+    def __aiter__(self) -> WireStream:
+        return self
+
+    async def __anext__(self) -> WireEvent:
+        event: WatchEvent = await self._stream.__anext__()
+        return self._event_from(event)
+
+    async def next_batch(self) -> list[WireEvent | MalformedWatchEventError]:
+        """The next batch of the stream, each event as a wire event (see
+        :meth:`~aioinformer._listwatch.BatchWatchStream.next_batch`)."""
+        event_from = self._event_from
+        batch = await self._read()
+        return [
+            item if isinstance(item, MalformedWatchEventError) else event_from(item)  # type: ignore[arg-type]
+            for item in batch
+        ]
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
 
 
 def batch_writer(store: Any) -> BatchWriter:
@@ -78,7 +122,7 @@ def batch_writer(store: Any) -> BatchWriter:
 
 
 async def hand_off(
-    batch: list[WatchEvent | MalformedWatchEventError],
+    batch: list[WatchEvent | WireEvent | MalformedWatchEventError],
     write: BatchWriter,
     machine: ListWatch,
     counters: Counters,
@@ -93,7 +137,7 @@ async def hand_off(
     RV) is returned. Invalid objects are skipped and reported; unknown event types are
     counted and reported, and the watch goes on."""
     events = counters.events
-    received: list[WatchEvent] = []
+    received: list[WatchEvent | WireEvent] = []
     malformed: MalformedWatchEventError | None = None
     for item in batch:
         if isinstance(item, MalformedWatchEventError):
@@ -107,7 +151,11 @@ async def hand_off(
             kind = action.type
             change = CHANGES.get(kind)
             if change is not None:
-                changes.append((change, event.object, event.raw))
+                obj = event.object
+                if obj.__class__ is WireObject:
+                    changes.append((change, obj, None))  # the carrier holds its JSON
+                else:
+                    changes.append((change, obj, event.raw))  # type: ignore[union-attr]
             events[kind] = events.get(kind, 0) + 1
         elif isinstance(action, Reject):
             reporter.invalid(action.error)

@@ -13,42 +13,34 @@ watching from the wrong place.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeAlias
 
-from .._objects import KubeObject
+from .._listwatch import ListResult
+from .._objects import _text, object_problem
+from .._wire._slices import WireObject, WirePage
 from ..errors import InvalidObjectError, ResourceVersionError
 
-__all__ = ["key_hint", "object_problem", "older", "screen_items", "version_problem"]
+__all__ = [
+    "Page",
+    "key_hint",
+    "object_problem",
+    "older",
+    "screen_pages",
+    "version_problem",
+]
 
-
-def _text(value: Any) -> str:
-    """A bounded description of a wrong value: its type, never its content."""
-    return type(value).__name__
-
-
-def object_problem(obj: Any) -> str | None:
-    """What makes ``obj`` uncachable (None: nothing)."""
-    if obj.__class__ is not dict and not isinstance(obj, dict):
-        return f"the object is a {_text(obj)}, not a JSON object"
-    metadata = obj.get("metadata")
-    if metadata.__class__ is not dict and not isinstance(metadata, dict):
-        return "metadata is missing" if metadata is None else "metadata is not an object"
-    name = metadata.get("name")
-    if name.__class__ is not str:
-        return "metadata.name is missing" if name is None else "metadata.name is not a string"
-    if not name:
-        return "metadata.name is empty"
-    namespace = metadata.get("namespace")
-    if namespace is not None and namespace.__class__ is not str:
-        return "metadata.namespace is not a string"
-    rv = metadata.get("resourceVersion")
-    if rv is not None and rv.__class__ is not str:
-        return f"metadata.resourceVersion is a {_text(rv)}, not a string"
-    return None
+#: A page of a list: decoded items, or carriers in wire form.
+Page: TypeAlias = ListResult | WirePage
+_ABSENT: Any = object()
 
 
 def key_hint(obj: Any) -> str | None:
-    """``namespace/name`` (or ``name``) when both are usable strings, else None."""
+    """``namespace/name`` (or ``name``) when both are usable strings, else None (a carrier in
+    wire form gives the key decoded with it)."""
+    if obj.__class__ is WireObject:
+        key: str = obj.key
+        return key
     metadata = obj.get("metadata") if isinstance(obj, dict) else None
     if not isinstance(metadata, dict):
         return None
@@ -80,28 +72,57 @@ def version_problem(value: Any, previous: str) -> ResourceVersionError | None:
     )
 
 
-def screen_items(items: list[KubeObject]) -> tuple[list[KubeObject], list[InvalidObjectError]]:
-    """The items a store can take, and what was wrong with the others.
+def screen_pages(pages: Sequence[Page]) -> tuple[list[Any], list[InvalidObjectError]]:
+    """The items of a list's pages a store can take, and what was wrong with the others.
 
-    An item without a usable key or with a non-string resource version is left out; of items
-    listed twice under one key, the last is kept (a store would keep the last one too).
-    Returns ``items`` itself when nothing is wrong.
+    An item without a usable key or with a non-string resource version is left out (a
+    :class:`~aioinformer._wire._slices.WirePage` brings those decoded, apart from its
+    carriers); of items listed twice under one key, the last is kept (a store would keep the
+    last one too). Positions count every item of every page, in order.
     """
     problems: list[InvalidObjectError] = []
     seen: dict[str, int] = {}
-    for position, item in enumerate(items):
-        problem = object_problem(item)
-        if problem is not None:
-            problems.append(InvalidObjectError(problem, key=key_hint(item), position=position))
-            continue
-        metadata = item["metadata"]
-        namespace, name = metadata.get("namespace"), metadata["name"]
-        key = f"{namespace}/{name}" if namespace else name
+    kept: dict[int, Any] = {}
+    offset = 0
+
+    def check(item: Any, position: int) -> None:
+        if item.__class__ is WireObject:
+            key: str = item.key
+        else:
+            problem = object_problem(item)
+            if problem is not None:
+                problems.append(InvalidObjectError(problem, key=key_hint(item), position=position))
+                return
+            metadata = item["metadata"]
+            namespace, name = metadata.get("namespace"), metadata["name"]
+            key = f"{namespace}/{name}" if namespace else name
         earlier = seen.get(key)
         if earlier is not None:
             reason = f"listed again as item {position}; the later one is kept"
             problems.append(InvalidObjectError(reason, key=key, position=earlier))
+            del kept[earlier]
         seen[key] = position
-    if not problems:
-        return items, problems
-    return [items[position] for position in sorted(seen.values())], problems
+        kept[position] = item
+
+    for page in pages:
+        bad = {item.position: item.document for item in getattr(page, "invalid", ())}
+        if not bad:
+            for at, item in enumerate(page.items):
+                check(item, offset + at)
+            offset += len(page.items)
+            continue
+        items = iter(page.items)
+        size = len(page.items) + len(bad)
+        for at in range(size):
+            document = bad.get(at, _ABSENT)
+            if document is _ABSENT:
+                check(next(items), offset + at)
+                continue
+            reason = object_problem(document) or "the object is nested too deeply to be stored"
+            problems.append(
+                InvalidObjectError(reason, key=key_hint(document), position=offset + at)
+            )
+        offset += size
+    if not problems and len(pages) == 1:
+        return pages[0].items, problems
+    return list(kept.values()), problems

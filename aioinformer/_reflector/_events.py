@@ -9,9 +9,10 @@ with a :class:`Pause` and the state that relists from the last good RV.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from .._listwatch import WatchEvent, WatchEventType
+from .._wire._slices import WireEvent, WireObject
 from ..errors import InvalidObjectError, ResourceVersionError
 from ._checks import key_hint, object_problem, older
 from ._states import Cursor, NeedList, RestartCause, State, Watching
@@ -34,7 +35,9 @@ APPLY: Final = {
 }
 
 
-def on_events(state: Watching, events: Sequence[WatchEvent]) -> tuple[list[Action], State]:
+def on_events(
+    state: Watching, events: Sequence[WatchEvent | WireEvent]
+) -> tuple[list[Action], State]:
     """Events in order: an :class:`Apply` for the known types (the RV follows each event's,
     except during a replay of synthetic ADDED events), a :class:`Skip` for the others, a
     :class:`Reject` for an object that cannot be cached; one new state at the end (the same
@@ -52,26 +55,35 @@ def on_events(state: Watching, events: Sequence[WatchEvent]) -> tuple[list[Actio
             continue
         delivered = True
         obj = event.object
-        metadata = obj.get("metadata") if obj.__class__ is dict else None
-        if metadata.__class__ is not dict:
-            append(_rejected(obj, apply))
-            continue
-        rv = metadata.get("resourceVersion")
-        if apply.type is _BOOKMARK:
-            if rv.__class__ is not str or not rv:
-                append(_rejected(obj, apply))
-                continue
+        rv: Any
+        if obj.__class__ is WireObject:
+            rv = obj.resource_version  # checked when it was decoded
         else:
-            name = metadata.get("name")
-            namespace = metadata.get("namespace")
-            if (
-                name.__class__ is not str
-                or not name
-                or (namespace is not None and namespace.__class__ is not str)
-                or (rv is not None and rv.__class__ is not str)
-            ):
+            if obj is None:  # a wire event whose object could not be carried
+                obj = event.document  # type: ignore[union-attr]
+                if apply.type is not _BOOKMARK:
+                    append(_rejected(obj, apply))
+                    continue
+            metadata = obj.get("metadata") if obj.__class__ is dict else None
+            if metadata.__class__ is not dict:
                 append(_rejected(obj, apply))
                 continue
+            rv = metadata.get("resourceVersion")
+            if apply.type is _BOOKMARK:
+                if rv.__class__ is not str or not rv:
+                    append(_rejected(obj, apply))
+                    continue
+            else:
+                name = metadata.get("name")
+                namespace = metadata.get("namespace")
+                if (
+                    name.__class__ is not str
+                    or not name
+                    or (namespace is not None and namespace.__class__ is not str)
+                    or (rv is not None and rv.__class__ is not str)
+                ):
+                    append(_rejected(obj, apply))
+                    continue
         if replaying and apply.type is not _ADDED:
             replaying = False
         if not replaying and rv and rv != current:
@@ -100,9 +112,8 @@ def _cursor_at(cursor: Cursor, rv: str) -> Cursor:
 def _rejected(obj: object, apply: Apply) -> Action:
     if apply.type is _BOOKMARK:
         return Reject(InvalidObjectError("a bookmark without a resourceVersion"))
-    return Reject(
-        InvalidObjectError(object_problem(obj) or "not a Kubernetes object", key=key_hint(obj))
-    )
+    reason = object_problem(obj) or "the object is nested too deeply to be stored"
+    return Reject(InvalidObjectError(reason, key=key_hint(obj)))
 
 
 def _backwards(cursor: Cursor, rv: str, event_type: str) -> tuple[Action, State]:

@@ -3,9 +3,9 @@
 It is a thin async loop around the synchronous machine of :mod:`._machine`, which holds every
 resource-version rule: the loop performs each action the machine asks for (a list page, a
 store replace, a watch, a streaming list, a pause) against the
-:class:`~aioinformer.listwatch.ListerWatcher`, the store and the clock, and feeds the outcome
+:class:`~aioinformer.lowlevel.ListerWatcher`, the store and the clock, and feeds the outcome
 back. It also owns what the machine leaves out: how long a backoff lasts (a
-:class:`~aioinformer.backoff.Backoff` from the configured policy), the random watch timeouts,
+:class:`~aioinformer.lowlevel.Backoff` from the configured policy), the random watch timeouts,
 the idle and streaming-list deadlines, the resync ticker (which runs while watching), the
 counters and the watch-error handler.
 """
@@ -16,7 +16,7 @@ import dataclasses
 import logging
 import random
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import anyio
 import anyio.lowlevel
@@ -25,8 +25,9 @@ from anyio import CancelScope
 from .._backoff import Backoff
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
-from .._listwatch import ListerWatcher, ListOptions, WatchEvent, WatchStream
+from .._listwatch import ListerWatcher, ListOptions, ListResult, WatchEvent, WatchStream
 from .._objects import KubeObject
+from .._wire._slices import WireDecoder, WireEvent, WirePage, takes_decoder
 from ..errors import (
     InformerError,
     LifecycleError,
@@ -35,7 +36,7 @@ from ..errors import (
     ShardSelectorRejectedError,
     TransportError,
 )
-from ._batches import BatchWriter, batch_reader, batch_writer, hand_off
+from ._batches import BatchWriter, WireStream, batch_reader, batch_writer, hand_off
 from ._machine import ListWatch
 from ._reports import Reporter
 from ._states import RestartCause
@@ -66,11 +67,11 @@ __all__ = ["Reflector", "ReflectorStore", "WatchErrorHandler"]
 
 
 class ReflectorStore(Protocol):
-    """What a reflector writes to; :class:`~aioinformer.delta_fifo.DeltaFIFO` implements it.
+    """What a reflector writes to; :class:`~aioinformer.lowlevel.DeltaFIFO` implements it.
 
     A store may also have ``async def apply(changes)`` (as the DeltaFIFO has): the reflector
-    then hands it each batch of watch events in one call (see :meth:`DeltaFIFO.apply
-    <aioinformer.delta_fifo.DeltaFIFO.apply>`) instead of one ``add``/``update``/``delete``
+    then hands it each batch of watch events in one call (see
+    :meth:`~aioinformer.lowlevel.DeltaFIFO.apply`) instead of one ``add``/``update``/``delete``
     per event.
     """
 
@@ -99,7 +100,7 @@ class Reflector:
     """Lists and watches one resource into a store, following client-go's rules.
 
     :param lister_watcher: where objects come from.
-    :param store: where they go (a :class:`~aioinformer.delta_fifo.DeltaFIFO`, usually).
+    :param store: where they go (a :class:`~aioinformer.lowlevel.DeltaFIFO`, usually).
     :param config: page size, watch timeouts, streaming lists and backoff. Default
         :class:`~aioinformer.WatchConfig` ``()``.
     :param name: used in logs. Default ``"reflector"``.
@@ -142,6 +143,8 @@ class Reflector:
         self._counters = Counters()
         self._reporter = Reporter(name, self._counters, self._call_handler)
         self._running = False
+        self._decoder: WireDecoder | None = None
+        self._lw_decodes = False
 
     def __repr__(self) -> str:
         return f"<Reflector {self.name} rv={self.last_sync_resource_version!r}>"
@@ -205,7 +208,7 @@ class Reflector:
         if isinstance(action, RequestList):
             self._before_list(action)
             try:
-                result = await self._lw.list(action.options)
+                result = await self._list(action.options)
             except Exception as exc:
                 self._stop_if_fatal(exc)
                 return machine.feed(ListFailed(exc)), None
@@ -231,9 +234,9 @@ class Reflector:
             return machine.feed(Proceed()), None
         raise RuntimeError(f"{self.name}: unexpected action {action!r} while listing")
 
-    async def _replace(self, items: list[KubeObject], rv: str) -> list[tuple[Any, Exception]]:
+    async def _replace(self, items: list[Any], rv: str) -> list[tuple[Any, Exception]]:
         """Replace the store's contents; the objects it refused (with a store that can skip
-        them, like :class:`~aioinformer.delta_fifo.DeltaFIFO`: one bad object does not fail
+        them, like :class:`~aioinformer.lowlevel.DeltaFIFO`: one bad object does not fail
         the list)."""
         skipping = getattr(self._store, "replace_skipping", None)
         if skipping is None:
@@ -282,7 +285,7 @@ class Reflector:
         initial = InitialEvents()
         config = self._config
         try:
-            stream = await self._lw.watch(self._timed(options), idle_timeout=config.idle_timeout)
+            stream = await self._open_watch(options)
             try:
                 rv = await collect(
                     stream,
@@ -352,9 +355,7 @@ class Reflector:
             elif isinstance(action, OpenWatch):
                 started = self._clock.now()
                 try:
-                    stream = await self._lw.watch(
-                        self._timed(action.options), idle_timeout=self._config.idle_timeout
-                    )
+                    stream = await self._open_watch(action.options)
                 except Exception as exc:
                     self._stop_if_fatal(exc)
                     action = machine.feed(WatchOpenFailed(exc))
@@ -396,7 +397,7 @@ class Reflector:
         return self._machine.feed(WatchEnded(ended, self._clock.now() - started))
 
     async def _hand_off(
-        self, batch: list[WatchEvent | MalformedWatchEventError], write: BatchWriter
+        self, batch: list[WatchEvent | WireEvent | MalformedWatchEventError], write: BatchWriter
     ) -> Action | None:
         return await hand_off(
             batch,
@@ -410,6 +411,39 @@ class Reflector:
     @property
     def _has_transform(self) -> bool:
         return getattr(self._store, "transformer", None) is not None
+
+    async def _list(self, options: ListOptions) -> ListResult | WirePage:
+        """One page: carriers in wire form when the reflector carries bytes (split by the
+        lister-watcher when it takes a decoder, else each decoded item encoded once)."""
+        decoder = self._decoder
+        if decoder is None:
+            return await self._lw.list(options)
+        if self._lw_decodes:
+            lw: Any = self._lw
+            page: WirePage = await lw.list(options, decoder=decoder)
+            return page
+        return decoder.page_from_result(await self._lw.list(options))
+
+    async def _open_watch(self, options: ListOptions) -> WatchStream:
+        """A watch with the configured timeouts; its events carry bytes when the reflector
+        does (see :meth:`_list`)."""
+        timed, idle = self._timed(options), self._config.idle_timeout
+        decoder = self._decoder
+        if decoder is None:
+            return await self._lw.watch(timed, idle_timeout=idle)
+        if self._lw_decodes:
+            lw: Any = self._lw
+            stream: WatchStream = await lw.watch(timed, idle_timeout=idle, decoder=decoder)
+            return stream
+        return cast(
+            WatchStream, WireStream(await self._lw.watch(timed, idle_timeout=idle), decoder)
+        )
+
+    def _carry_bytes(self, decoder: WireDecoder) -> None:
+        """Hand the store objects in wire form, decoded by ``decoder`` (the informer's path:
+        its FIFO and cache take carriers). Without it, the store gets dicts."""
+        self._decoder = decoder
+        self._lw_decodes = takes_decoder(self._lw)
 
     def _timed(self, options: ListOptions) -> ListOptions:
         """The options with a ``timeoutSeconds`` in ``[min, 2·min)`` of the configuration."""

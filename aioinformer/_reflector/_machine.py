@@ -26,7 +26,7 @@ resource-version rules are client-go's (``tools/cache/reflector.go``):
   such list items (the rest of the list is stored), and a list whose RV is older than the one
   asked for is stored and reported.
 
-How long "back off" lasts is the loop's business (a :class:`~aioinformer.backoff.Backoff`);
+How long "back off" lasts is the loop's business (a :class:`~aioinformer.lowlevel.Backoff`);
 the machine only says which kind of wait comes next.
 """
 
@@ -35,7 +35,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from .._listwatch import ListOptions, ListResult, WatchEvent
+from .._listwatch import ListOptions, WatchEvent
+from .._wire._slices import WireEvent
 from ..errors import (
     ConnectionRefused,
     ExpiredError,
@@ -48,7 +49,7 @@ from ..errors import (
     VeryShortWatchError,
     WatchIdleTimeoutError,
 )
-from ._checks import older, screen_items
+from ._checks import Page, older, screen_pages
 from ._events import on_events
 from ._states import (
     Cursor,
@@ -151,7 +152,7 @@ def _retry_watch(error: Exception) -> Pause | None:
     return None
 
 
-def _on_event(state: Watching, event: WatchEvent) -> tuple[Action, State]:
+def _on_event(state: Watching, event: WatchEvent | WireEvent) -> tuple[Action, State]:
     actions, after = on_events(state, (event,))
     return actions[0], after
 
@@ -189,13 +190,14 @@ def _watch_ended(state: Watching, ended: WatchEnded) -> tuple[Action, State]:
     return pause, NeedWatch(cursor)
 
 
-def _on_page(state: Listing, result: ListResult) -> tuple[Action, State]:
+def _on_page(state: Listing, result: Page) -> tuple[Action, State]:
     token = result.continue_token
     if state.unpaginated_retry:
-        items, list_rv, paginated = result.items, result.resource_version, True
+        pages: tuple[Page, ...] = (result,)
+        list_rv, paginated = result.resource_version, True
     else:
         first = state.continue_token is None
-        pages = (result.items,) if first else (*state.pages, result.items)
+        pages = (result,) if first else (*state.pages, result)
         list_rv = result.resource_version if first else state.list_rv
         if token:
             options = ListOptions(limit=state.page_size, continue_token=token)
@@ -209,7 +211,6 @@ def _on_page(state: Listing, result: ListResult) -> tuple[Action, State]:
                 retried=state.retried,
             )
             return RequestList(options, ListReason.NEXT_PAGE), listing
-        items = result.items if first else [item for page in pages for item in page]
         paginated = not first
     cursor = state.cursor
     cursor = Cursor(
@@ -217,7 +218,7 @@ def _on_page(state: Listing, result: ListResult) -> tuple[Action, State]:
         unavailable=False,
         paginated=cursor.paginated or (state.resource_version == "0" and paginated),
     )
-    items, invalid = screen_items(items)
+    items, invalid = screen_pages(pages)
     problems: tuple[InformerError, ...] = tuple(invalid)
     asked = state.resource_version
     if asked not in ("", "0") and older(list_rv, asked):
@@ -264,7 +265,9 @@ def step(
     :param streaming_list: whether a sync starts with a streaming list.
     :raises RuntimeError: for an input the state does not expect (a bug in the caller).
     """
-    if received.__class__ is WatchEvent and state.__class__ is Watching:  # the hot path
+    if state.__class__ is Watching and (
+        received.__class__ is WireEvent or received.__class__ is WatchEvent
+    ):  # the hot path
         return _on_event(state, received)
     match state, received:
         case Watching(cursor), Malformed(error):
@@ -344,7 +347,7 @@ class ListWatch:
         runs meanwhile)."""
         return isinstance(self.state, OpeningWatch | Watching | NeedWatch)
 
-    def event(self, event: WatchEvent) -> Action:
+    def event(self, event: WatchEvent | WireEvent) -> Action:
         """Apply one watch event (the hot path of :meth:`feed`, same rules)."""
         state = self.state
         if state.__class__ is not Watching:
@@ -352,7 +355,7 @@ class ListWatch:
         action, self.state = _on_event(state, event)
         return action
 
-    def events(self, events: Sequence[WatchEvent]) -> list[Action]:
+    def events(self, events: Sequence[WatchEvent | WireEvent]) -> list[Action]:
         """Apply watch events in order, as many :meth:`event` calls would (the same actions
         and the same final state), with one new state for the whole run instead of one per
         event."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .._objects import KubeObject
+from .._listwatch import ListResult
+from .._wire._slices import WirePage
 
 __all__ = [
     "Cursor",
@@ -72,8 +73,8 @@ class Cursor:
 class NeedList:
     """The store must be (re)filled: the start, and after every error that relists.
 
-    :class:`Proceed` leaves it: to :class:`Listing` (:class:`RequestList`), or to
-    :class:`StreamingList` (:class:`StreamList`) when streaming lists are on.
+    :class:`~._steps.Proceed` leaves it: to :class:`Listing` (:class:`~._steps.RequestList`), or to
+    :class:`StreamingList` (:class:`~._steps.StreamList`) when streaming lists are on.
     """
 
     cursor: Cursor = Cursor()
@@ -84,18 +85,18 @@ class Listing:
     """A LIST is in progress, one page per request (client-go's pager).
 
     ``resource_version`` and ``page_size`` are the list's (0: unpaginated); ``pages`` holds
-    the items so far and ``list_rv`` the RV of the first page; ``unpaginated_retry`` marks
+    the pages so far and ``list_rv`` the RV of the first page; ``unpaginated_retry`` marks
     the one full list after a continue token expired; ``retried`` the retry at RV ``""``.
 
-    The last page leads to :class:`Replacing` (:class:`ReplaceStore`); 410 on a later page
+    The last page leads to :class:`Replacing` (:class:`~._steps.ReplaceStore`); 410 on a later page
     to the unpaginated retry; 410 or "too large RV" otherwise (once) to a list at RV ``""``;
-    any other :class:`ListFailed` to :class:`NeedList` (:class:`Pause`);
+    any other :class:`~._steps.ListFailed` to :class:`NeedList` (:class:`~._steps.Pause`);
     """
 
     cursor: Cursor
     resource_version: str
     page_size: int
-    pages: tuple[list[KubeObject], ...] = ()
+    pages: tuple[ListResult | WirePage, ...] = ()
     list_rv: str = ""
     continue_token: str | None = None
     unpaginated_retry: bool = False
@@ -106,8 +107,8 @@ class Listing:
 class Replacing:
     """The store is being replaced with a list's items, at ``resource_version``.
 
-    :class:`Proceed` (done) moves the cursor there and leads to :class:`OpeningWatch`;
-    :class:`StoreFailed` to :class:`NeedList`.
+    :class:`~._steps.Proceed` (done) moves the cursor there and leads to :class:`OpeningWatch`;
+    :class:`~._steps.StoreFailed` to :class:`NeedList`.
     """
 
     cursor: Cursor
@@ -118,8 +119,8 @@ class Replacing:
 class StreamingList:
     """A streaming list (a watch with ``sendInitialEvents``) is filling the store.
 
-    :class:`StreamingListSynced` leads to :class:`Watching` on the same stream;
-    :class:`StreamingListFailed` falls back to a LIST (:class:`Listing`), at RV ``""`` when
+    :class:`~._steps.StreamingListSynced` leads to :class:`Watching` on the same stream;
+    :class:`~._steps.StreamingListFailed` falls back to a LIST (:class:`Listing`), at RV ``""`` when
     the failure was 410 or "too large RV".
     """
 
@@ -130,9 +131,9 @@ class StreamingList:
 class OpeningWatch:
     """A watch request from ``cursor.resource_version`` is in flight.
 
-    :class:`WatchOpened` leads to :class:`Watching`; a refused connection, 429 or 401 to
-    :class:`NeedWatch` (:class:`Pause`); any other :class:`WatchOpenFailed` to
-    :class:`NeedList`; :class:`StoreFailed` (a resync) too.
+    :class:`~._steps.WatchOpened` leads to :class:`Watching`; a refused connection, 429 or 401 to
+    :class:`NeedWatch` (:class:`~._steps.Pause`); any other :class:`~._steps.WatchOpenFailed` to
+    :class:`NeedList`; :class:`~._steps.StoreFailed` (a resync) too.
     """
 
     cursor: Cursor
@@ -145,12 +146,12 @@ class Watching:
     ``replaying``: it started at RV ``""``/``"0"`` and has delivered only synthetic ADDED
     events, so the RV does not move yet. ``delivered``: it delivered at least one event.
 
-    Events stay here (:class:`Apply`; :class:`Skip` for an unknown type, :class:`Reject` for
-    an object that cannot be cached). A malformed line, or an event whose RV is older than the
-    cursor's, ends the watch: to :class:`NeedList` (a relist from the last good RV) through a
-    :class:`Pause`. :class:`WatchEnded` leads to :class:`NeedWatch` (re-watch) or
-    :class:`NeedList` (relist), always through a :class:`Pause`; so does :class:`StoreFailed`
-    (a resync) to :class:`NeedList`.
+    Events stay here (:class:`~._steps.Apply`; :class:`~._steps.Skip` for an unknown type,
+    :class:`~._steps.Reject` for an object that cannot be cached). A malformed line, or an event
+    whose RV is older than the cursor's, ends the watch: to :class:`NeedList` (a relist from the
+    last good RV) through a :class:`~._steps.Pause`. :class:`~._steps.WatchEnded` leads to
+    :class:`NeedWatch` (re-watch) or :class:`NeedList` (relist), always through a
+    :class:`~._steps.Pause`; so does :class:`~._steps.StoreFailed` (a resync) to :class:`NeedList`.
     """
 
     cursor: Cursor
@@ -160,9 +161,9 @@ class Watching:
 
 @dataclass(frozen=True, slots=True)
 class NeedWatch:
-    """Between two watches: a :class:`Pause` (possibly of no time) is under way.
+    """Between two watches: a :class:`~._steps.Pause` (possibly of no time) is under way.
 
-    :class:`Proceed` leads to :class:`OpeningWatch`; :class:`StoreFailed` to
+    :class:`~._steps.Proceed` leads to :class:`OpeningWatch`; :class:`~._steps.StoreFailed` to
     :class:`NeedList`.
     """
 

@@ -17,7 +17,7 @@ STALE_KEYS_SHOWN = 20
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ReflectorStatistics:
     """A snapshot of one reflector's counters (they only grow); see
-    :meth:`~aioinformer.Reflector.statistics`."""
+    :meth:`~aioinformer.lowlevel.Reflector.statistics`."""
 
     #: Successful lists (the first one included; a streaming list counts as a list).
     lists: int = 0

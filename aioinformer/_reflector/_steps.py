@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from .._listwatch import ListOptions, ListResult, WatchEvent, WatchEventType
-from .._objects import KubeObject
+from .._wire._slices import WireEvent, WirePage
 from ..errors import InformerError, InvalidObjectError, MalformedWatchEventError
 from ._states import RestartCause
 
@@ -46,9 +47,9 @@ class Proceed:
 
 @dataclass(frozen=True, slots=True)
 class ListPage:
-    """A list request returned a page."""
+    """A list request returned a page (decoded items, or carriers in wire form)."""
 
-    result: ListResult
+    result: ListResult | WirePage
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +118,7 @@ Input = (
     | WatchOpened
     | WatchOpenFailed
     | WatchEvent
+    | WireEvent
     | Malformed
     | WatchEnded
 )
@@ -158,7 +160,7 @@ class ReplaceStore:
     RV older than the one asked for (:class:`~aioinformer.errors.ResourceVersionError`).
     """
 
-    items: list[KubeObject]
+    items: list[Any]
     resource_version: str
     problems: tuple[InformerError, ...] = ()
 
@@ -181,8 +183,8 @@ class OpenWatch:
 
 @dataclass(frozen=True, slots=True)
 class NextEvent:
-    """Read the next event of the open stream; feed :class:`Received`, :class:`Malformed`
-    or :class:`WatchEnded`."""
+    """Read the next event of the open stream; feed a
+    :class:`~aioinformer.lowlevel.WatchEvent`, :class:`Malformed` or :class:`WatchEnded`."""
 
 
 @dataclass(frozen=True, slots=True)

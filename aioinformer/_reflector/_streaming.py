@@ -9,11 +9,11 @@ forever, a late bookmark makes the attempt fail (and the reflector fall back to 
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from .._clock import Clock
 from .._listwatch import WatchEvent, WatchEventType, WatchStream
-from .._objects import KubeObject
+from .._wire._slices import WireEvent, WireObject
 from ..errors import InvalidObjectError, TransportError
 from ._checks import key_hint, object_problem, version_problem
 
@@ -22,6 +22,8 @@ __all__ = ["INITIAL_EVENTS_END", "InitialEvents", "collect"]
 #: The annotation of the bookmark that ends a streaming list's initial events.
 INITIAL_EVENTS_END: Final = "k8s.io/initial-events-end"
 
+_CHANGES: Final = frozenset((WatchEventType.ADDED, WatchEventType.MODIFIED, WatchEventType.DELETED))
+
 
 class InitialEvents:
     """The objects of a streaming list so far, by key, and what was dropped on the way."""
@@ -29,7 +31,8 @@ class InitialEvents:
     __slots__ = ("_objects", "invalid", "resource_version", "unknown")
 
     def __init__(self) -> None:
-        self._objects: dict[str, KubeObject] = {}
+        # Decoded objects, or carriers in wire form (the informer's).
+        self._objects: dict[str, Any] = {}
         #: The RV of the initial-events-end bookmark; None until it arrived.
         self.resource_version: str | None = None
         #: Events of an unknown type skipped.
@@ -38,33 +41,33 @@ class InitialEvents:
         self.invalid: list[InvalidObjectError] = []
 
     @property
-    def objects(self) -> list[KubeObject]:
+    def objects(self) -> list[Any]:
         """The collected objects."""
         return list(self._objects.values())
 
-    def add(self, event: WatchEvent) -> bool:
+    def add(self, event: WatchEvent | WireEvent) -> bool:
         """Take one event; True once the initial-events-end bookmark arrived.
 
         :raises ResourceVersionError: when that bookmark's resource version is not a string.
         """
-        event_type, obj = event.type, event.object
-        if event_type == WatchEventType.BOOKMARK:
-            metadata = obj.get("metadata")
-            metadata = metadata if isinstance(metadata, dict) else {}
-            annotations = metadata.get("annotations")
-            if isinstance(annotations, dict) and annotations.get(INITIAL_EVENTS_END) == "true":
-                rv = metadata.get("resourceVersion", "")
-                error = version_problem(rv, "")
-                if error is not None:
-                    raise error
-                self.resource_version = rv
-                return True
-            return False
-        problem = object_problem(obj)
-        if problem is not None:
-            self.invalid.append(InvalidObjectError(problem, key=key_hint(obj)))
-            return False
-        key = key_hint(obj)
+        event_type = event.type
+        obj: Any = event.object
+        key: str | None
+        if obj.__class__ is WireObject:
+            key = obj.key
+        else:
+            uncarried = obj is None  # a wire event's object left decoded, judged here
+            if uncarried:
+                obj = event.document  # type: ignore[union-attr]
+            if event_type == WatchEventType.BOOKMARK:
+                return self._bookmark(obj)
+            problem = object_problem(obj)
+            if problem is None and uncarried and event_type in _CHANGES:
+                problem = "the object is nested too deeply to be stored"
+            if problem is not None:
+                self.invalid.append(InvalidObjectError(problem, key=key_hint(obj)))
+                return False
+            key = key_hint(obj)
         assert key is not None  # a valid object has one
         if event_type == WatchEventType.DELETED:
             self._objects.pop(key, None)
@@ -72,6 +75,19 @@ class InitialEvents:
             self._objects[key] = obj
         else:
             self.unknown += 1
+        return False
+
+    def _bookmark(self, obj: Any) -> bool:
+        metadata = obj.get("metadata") if isinstance(obj, dict) else None
+        metadata = metadata if isinstance(metadata, dict) else {}
+        annotations = metadata.get("annotations")
+        if isinstance(annotations, dict) and annotations.get(INITIAL_EVENTS_END) == "true":
+            rv = metadata.get("resourceVersion", "")
+            error = version_problem(rv, "")
+            if error is not None:
+                raise error
+            self.resource_version = rv
+            return True
         return False
 
 

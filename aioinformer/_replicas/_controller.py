@@ -11,25 +11,37 @@ A replica's informer caches only the ranges it serves (active + draining) with a
 selector (server-side on servers that filter, client-side everywhere:
 :mod:`aioinformer._sharding._informer_filter`); when they change it lists and watches again with
 the new selector, and the objects whose range left reach ``on_range_exit`` as
-:class:`~aioinformer._replicas._handover.RangeExit` values, not as deletes. Its queue only
+:class:`~aioinformer.RangeExit` values, not as deletes. Its queue only
 takes keys of the ranges it takes work for, and a key handed out for any other range is
 dropped unreconciled (:mod:`aioinformer._replicas._work`). When a range moves away the replica
 stops taking work for it, lets the reconciles running on it finish, then releases it on its
 Lease; another replica starts it only after that, or after fencing the Lease of a replica that
 stopped renewing (it stopped every reconcile before its Lease could look expired).
 
+Fenced writes: :attr:`ShardedController.client` is a fenced view of the client
+(:mod:`aioinformer._control._fence`). A reconcile's write is sent only if, at the write and on
+the clock, the replica is a member, its lease was renewed less than ``renew_deadline`` ago (the
+lease duration minus a safety margin), its lease was not taken over, the key's range is still
+served here, and the replica has not stopped everything since the reconcile began
+(:func:`~aioinformer._replicas._membership.write_refusal`). Otherwise the write raises
+:class:`~aioinformer.errors.FencedWriteError`, is counted (``fenced_writes``) and the
+reconcile is not retried here. The check runs at the write itself, so a replica that was paused
+(SIGSTOP, a frozen VM) or cut off from the API server refuses the writes of reconciles that
+resume before its membership loop does.
+
 Lifecycle as :class:`~aioinformer.Controller`: ``async with``, ``run(task_status=...)``
-(ready once the workers run), graceful :meth:`aclose`: the replica leaves the group (drains,
-releases and deletes its Lease, so others take over at once), then its workers stop. A hard
-stop (cancellation) releases nothing: the others take over once its Lease expired.
+(ready once the workers run), graceful :meth:`~ShardedController.aclose`: the replica leaves the
+group (drains, releases and deletes its Lease, so others take over at once), then its workers stop.
+A hard stop (cancellation) releases nothing: the others take over once its Lease expired.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -37,10 +49,12 @@ import anyio.abc
 
 from .._clock import SYSTEM_CLOCK, Clock
 from .._config import WatchConfig
+from .._control._fence import Ticket, WriteFence, run_fenced
 from .._control._workers import Reconciler, Result, WorkerPool
 from .._informer._informer import SharedIndexInformer
-from .._lifecycle import Service, State
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, Service, State, stop_timeout_argument
 from .._listwatch import Resource, as_resource
+from .._names import check_label_value, check_namespace, check_subdomain
 from .._sharding._ranges import EMPTY, HashRanges
 from .._sharding._selector import FIELD_UID, ShardField
 from .._wire._transport import KubeListerWatcher
@@ -48,6 +62,7 @@ from ..workqueue._metrics import MetricsProvider
 from ..workqueue._rate_limiting import RateLimitingQueue
 from ._handover import Action, RangeExit, ShardTiming
 from ._member import Member
+from ._membership import write_refusal
 from ._ring import DEFAULT_VNODES, ring
 from ._work import ShardWork
 
@@ -86,6 +101,13 @@ class ShardedControllerStatistics:
     :ivar in_flight: reconciles running now.
     :ivar queue_depth: keys waiting in the queue now.
     :ivar lease_writes: lease writes carried out (``failed_lease_writes`` did not succeed).
+    :ivar lease_write_failures: the failed lease writes by cause: the HTTP code (``"403"``,
+        ``"409"``, ...), ``"timeout"`` or ``"transport"``.
+    :ivar last_lease_error: what the last failed lease write (or lease list/watch) said, with
+        what the replica needs when it was refused (None once a write succeeded again).
+    :ivar joined: whether the replica is a ready member of its group (it takes a share).
+    :ivar fenced_writes: writes :attr:`ShardedController.client` refused: the replica could not
+        prove it owned the key any more (those reconciles were not retried here).
     """
 
     state: State
@@ -108,6 +130,10 @@ class ShardedControllerStatistics:
     queue_depth: int
     lease_writes: int
     failed_lease_writes: int
+    lease_write_failures: Mapping[str, int]
+    last_lease_error: str | None
+    joined: bool
+    fenced_writes: int
 
 
 def _ring_share(members: frozenset[str], member: str, *, vnodes: int) -> HashRanges:
@@ -138,22 +164,29 @@ class ShardedController(Service):
     :param reconcile: ``async def reconcile(key) -> Result | None``.
     :param client: the connection for the objects and the Leases.
     :param resource: the resource reconciled (e.g. ``"v1/configmaps"``).
-    :param group: the replica group: every replica of this controller uses the same.
-    :param identity: this replica's name, unique among the running replicas (e.g. the pod name).
+    :param group: the replica group: every replica of this controller uses the same. A label
+        value (at most 63 letters, digits, ``-``, ``_``, ``.``).
+    :param identity: this replica's name, unique among the running replicas (e.g. the pod
+        name): the name of its Lease, so a DNS-1123 subdomain (lowercase).
     :param lease_namespace: where the group's Leases live. Default ``"default"``.
     :param namespace: watch one namespace only (None: all). Default None.
     :param workers: reconciles at once. Default 1.
     :param field: the field objects are hashed by. Default ``object.metadata.uid``.
     :param timing: lease timing, the same for the whole group. Default
-        :class:`~aioinformer._replicas._handover.ShardTiming` ``()`` (15 s / 10 s / 2 s).
+        :class:`~aioinformer.ShardTiming` ``()`` (15 s / 10 s / 2 s).
     :param vnodes: ring points per replica, the same for the whole group: more spread the
         work more evenly, but each is a range in the selector, which is in the URL. Default 64.
     :param watch: how the informers list and watch. Default ``WatchConfig()``.
-    :param shutdown_timeout: seconds a graceful stop lets reconciles finish. Default 30.
+    :param stop_timeout: seconds a graceful stop lets reconciles finish, on ``clock``; leaving
+        the group then gets its own bound (lease duration plus renew deadline). Default 30
+        (:data:`~aioinformer._lifecycle.DEFAULT_STOP_TIMEOUT`).
     :param on_range_exit: called with a ``RangeExit`` for every object that leaves the cache
         because its range moved to another replica. Default None.
     :param metrics_provider: metrics for the queue. Default None.
     :param clock: the local clock (lease timing, queue delays). Default the system clock.
+    :param shutdown_timeout: deprecated former name of ``stop_timeout`` (warns).
+    :raises InvalidNameError: when ``identity``, ``group`` or ``lease_namespace`` is not a
+        name the API server accepts there (it names the value and the rule).
     """
 
     def __init__(
@@ -172,13 +205,18 @@ class ShardedController(Service):
         timing: ShardTiming = ShardTiming(),  # noqa: B008 (immutable)
         vnodes: int = DEFAULT_VNODES,
         watch: WatchConfig = WatchConfig(),
-        shutdown_timeout: float = 30.0,
+        stop_timeout: float = DEFAULT_STOP_TIMEOUT,
         on_range_exit: Callable[[RangeExit], object] | None = None,
         metrics_provider: MetricsProvider | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        shutdown_timeout: float | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
+        stop_timeout = stop_timeout_argument("ShardedController", stop_timeout, shutdown_timeout)
+        check_subdomain(identity, what="replica identity (its Lease's name)")
+        check_label_value(group, what="replica group (a label on every member's Lease)")
+        check_namespace(lease_namespace, what="lease namespace")
         self.name = name
         self.identity = identity
         self.resource = as_resource(resource)
@@ -199,6 +237,11 @@ class ShardedController(Service):
             enqueue=self.queue.add,
             report_drained=self._report_drained,
         )
+        self._timing = timing
+        self._fence = WriteFence(
+            owner=self, name=f"sharded controller {name} ({identity})", refusal=self._refusal
+        )
+        self._fenced_client = client.fenced(self._fence)
         self._member = Member(
             client,
             group=group,
@@ -216,11 +259,11 @@ class ShardedController(Service):
             queue=self.queue,
             reconcile=self._gated,
             workers=workers,
-            shutdown_timeout=shutdown_timeout,
+            stop_timeout=stop_timeout,
             clock=clock,
         )
         self._leave_timeout = timing.lease_duration + timing.renew_deadline
-        self._stop_timeout = shutdown_timeout + self._leave_timeout + 1.0
+        self._stop_timeout = stop_timeout + self._leave_timeout + 1.0
         #: The informer of the ranges served now (None while it serves nothing).
         self.informer: SharedIndexInformer | None = None
         self._serving_changed = anyio.Event()
@@ -230,6 +273,17 @@ class ShardedController(Service):
 
     def __repr__(self) -> str:
         return f"<ShardedController {self.name!r} {self.identity} [{self.state.value}]>"
+
+    @property
+    def client(self) -> KubeClient:
+        """The client for the reconciles' reads and writes: a fenced view of ``client``.
+
+        Every write (create, replace, patch, apply, delete, status writes) is sent only while
+        this replica provably owns the key being reconciled (module docs); otherwise it raises
+        :class:`~aioinformer.errors.FencedWriteError` and sends nothing. Reads always pass.
+        Outside a reconcile, a write is checked against the replica's lease alone.
+        """
+        return self._fenced_client
 
     @property
     def member(self) -> Member:
@@ -261,6 +315,10 @@ class ShardedController(Service):
             queue_depth=len(self.queue),
             lease_writes=self._member.writes,
             failed_lease_writes=self._member.failed_writes,
+            lease_write_failures=MappingProxyType(dict(self._member.failures)),
+            last_lease_error=self._member.last_error,
+            joined=self._member.joined,
+            fenced_writes=self._fence.refused,
         )
 
     async def wait_ranges_changed(self) -> None:
@@ -292,15 +350,31 @@ class ShardedController(Service):
 
     async def _gated(self, key: str) -> Result | None:
         work = self._work
-        if not work.admit(key):
+        h = work.admit(key)
+        if h is None:
             return None
+        ticket = Ticket(owner=self, key=key, epoch=work.epoch, hash=h)
         result = None  # stays None when cancelled at once: the lease may be lost
         try:
             with work.cancel_group.scope():
-                result = await self._reconcile(key)
+                result = await run_fenced(ticket, lambda: self._reconcile(key))
             return result
         finally:
             work.finish(key)
+
+    def _refusal(self, ticket: Ticket | None) -> str | None:
+        """Why a write is not safe now (the fence): read from the clock at the write."""
+        member = self._member
+        reason = write_refusal(
+            member.state,
+            member.view,
+            self._clock.now(),
+            timing=self._timing,
+            hash_value=ticket.hash if ticket is not None else None,
+        )
+        if reason is None and ticket is not None and ticket.epoch != self._work.epoch:
+            reason = "the replica stopped every reconcile since this one began"
+        return reason
 
     # -- the cache ---------------------------------------------------------------------------
 

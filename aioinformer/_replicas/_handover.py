@@ -17,7 +17,7 @@ cache because its range moved to another replica, so that it can tell it from a 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -159,6 +159,8 @@ class WriteResult:
     outcome: Outcome
     rv: int | None = None
     current: LeaseRecord | None = None
+    error: BaseException | None = field(default=None, compare=False)
+    """What went wrong, for the logs and counters (the protocol reads ``outcome`` only)."""
 
 
 Action = Start | StopTaking | Resume | StopAll | WriteLease

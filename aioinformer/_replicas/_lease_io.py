@@ -64,7 +64,8 @@ def _rv(obj: KubeObject, fallback: int | None) -> int | None:
 async def carry_out(
     client: KubeClient, write: WriteLease, *, namespace: str, group: str, lease_duration: float
 ) -> WriteResult:
-    """Send one lease write; never raises for an API or transport error (FAILED)."""
+    """Send one lease write; never raises for an API or transport error (FAILED, with the
+    error in ``WriteResult.error``)."""
     try:
         if write.kind is WriteKind.DELETE:
             expected = None if write.expected_rv is None else str(write.expected_rv)
@@ -84,15 +85,15 @@ async def carry_out(
         else:
             stored = await client.replace(LEASES, body, namespace=namespace)
         return WriteResult(Outcome.OK, rv=_rv(stored, None))
-    except ConflictError:
+    except ConflictError as exc:
         if write.kind is WriteKind.FENCE:
-            return WriteResult(Outcome.CONFLICT)
+            return WriteResult(Outcome.CONFLICT, error=exc)
         try:
             current = record_from_lease(await client.get(LEASES, write.name, namespace=namespace))
         except (InformerError, ValueError):
             current = None
-        return WriteResult(Outcome.CONFLICT, current=current)
-    except NotFoundError:
-        return WriteResult(Outcome.NOT_FOUND)
-    except InformerError:
-        return WriteResult(Outcome.FAILED)
+        return WriteResult(Outcome.CONFLICT, current=current, error=exc)
+    except NotFoundError as exc:
+        return WriteResult(Outcome.NOT_FOUND, error=exc)
+    except InformerError as exc:
+        return WriteResult(Outcome.FAILED, error=exc)

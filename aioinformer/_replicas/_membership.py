@@ -23,14 +23,20 @@ shrinking set) → ``RELEASED`` (lease released: holder ``""``) → ``LEFT`` (le
 A lease write answered 404 sends a member back to ``JOINING``. A member becomes *ready* (and
 says so on its lease) once its view has watched for a lease duration since its first list;
 only ready members are in anyone's ring, so a joiner's share is handed to it when it can take
-it at once.
+it at once. A member whose lease was taken over (fenced) while it was paused or cut off
+*rejoins*: it takes its lease back not ready, and is ready again only after watching for
+another lease duration. So the ranges the others took over while it was away stay where they
+are while its view catches up (no second move right after the hand-over); then it is a new
+member like any joiner.
 
 **Rules**, in the order :func:`plan` applies them:
 
 1. *Stop everything* (:class:`StopAll`; all published ranges become unconfirmed claims) when
    no lease write succeeded for ``renew_deadline`` since the issue of the last one that did,
    when the own lease turns out to be held by someone else (the view shows it, or the read
-   after a 409 does: it was fenced), or on 404.
+   after a 409 does: it was fenced), or on 404; a fenced replica rejoins (not ready for a
+   lease duration). The same deadline fences every write of a reconcile at
+   the write itself (:func:`write_refusal`), whatever runs first after a pause.
 2. *Lose*: active ranges outside the ring share → :class:`StopTaking` (draining); draining
    ranges inside it again → :class:`Resume`; claims outside it are dropped.
 3. *Check*: a confirmed claim (rv ``v``) is checked once the view's rv ≥ ``v`` and the
@@ -42,16 +48,19 @@ it at once.
 4. *Gain* (after the horizon): the part of the share that is neither served, claimed nor
    served by any counting lease in the view is claimed: added to the next write.
 5. *Write* (one at a time): the own lease whenever the published set would change, and at
-   least every ``retry_period`` (renewal; also the wait after a failed write). Otherwise
-   *fence* one lease that looks expired and serves something: a conditional write (its
-   observed rv) that clears its holder and ranges. ``LEAVING`` ends with release and delete.
+   least every ``retry_period`` (renewal; also the wait after a failed write). Otherwise a
+   ready member that holds its lease and whose view has caught up with its last write
+   *fences* one lease that looks expired and serves something: a conditional write (its
+   observed rv) that clears its holder and ranges (losing that race to another fencer is not
+   a failure: no wait follows). ``LEAVING`` ends with release and delete.
 
 **Safety: no hash is ever served by two replicas at once.** Assumptions: the API server
 orders all writes of the group's Leases by resource version, and a conditional write
 succeeds only if the record is unchanged (etcd); a view at rv ``c`` holds exactly the state
 after all writes ≤ ``c``; identities are unique among running processes; clock rates err by
 at most ``e`` with ``renew_deadline (1+e) < lease_duration (1-e)``; :class:`StopAll` takes
-effect at once.
+effect at once, and writes are fenced by the same deadline at the write
+(:func:`write_refusal`), so a process that is paused or cut off never writes past it.
 Nothing is assumed about how stale a view is or how long a write takes.
 
 * Invariant A: a replica serves ``h`` only if ``h`` is in every write of its lease since its
@@ -97,6 +106,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from .._election._lease import deadline_refusal
 from .._sharding._ranges import EMPTY, HashRanges
 from ._handover import (
     Action,
@@ -122,6 +132,7 @@ __all__ = [
     "leave",
     "plan",
     "ring_share",
+    "write_refusal",
     "written",
 ]
 
@@ -156,8 +167,11 @@ class ReplicaState:
     :ivar attempt_at: local issue time of the last write; ``failed``: whether it failed.
     :ivar fenced: fences tried, as (lease name, rv): each record is fenced at most once.
     :ivar lost: the own lease was taken over or deleted: stop everything at the next plan.
-    :ivar ready: the view has watched for a lease duration since its first list: the replica
-        takes a share (``published_ready``: as last written on the lease).
+    :ivar ready: the view has watched for a lease duration since its first list (and since
+        ``watched_from``): the replica takes a share (``published_ready``: as last written on
+        the lease).
+    :ivar watched_from: when the replica last found its lease taken over: it is ready again a
+        lease duration after (it rejoins as a new member).
     """
 
     identity: str
@@ -175,6 +189,7 @@ class ReplicaState:
     lost: bool = False
     ready: bool = False
     published_ready: bool = False
+    watched_from: float = float("-inf")
 
     @property
     def claimed(self) -> HashRanges:
@@ -205,12 +220,15 @@ class Plan:
     wake_at: float | None
 
 
-def _stop_all(s: ReplicaState, actions: list[Action]) -> ReplicaState:
+def _stop_all(
+    s: ReplicaState, actions: list[Action], *, rejoin_at: float | None = None
+) -> ReplicaState:
+    """Stop everything; with ``rejoin_at`` (the lease was taken over) also drop readiness."""
     if s.serving:
         actions.append(StopAll())
     everything = s.publishing | s.published
     keep = s.phase is Phase.MEMBER and everything
-    return replace(
+    s = replace(
         s,
         active=EMPTY,
         draining=EMPTY,
@@ -218,6 +236,9 @@ def _stop_all(s: ReplicaState, actions: list[Action]) -> ReplicaState:
         renewed_at=None,
         lost=False,
     )
+    if rejoin_at is not None:
+        s = replace(s, ready=False, watched_from=rejoin_at)
+    return s
 
 
 def _restrict(claims: Claims, allowed: HashRanges) -> Claims:
@@ -272,12 +293,12 @@ def plan(
     # 1. the own lease taken over, or written by a write whose answer was lost; the deadline
     if own is not None and (s.lease_rv is None or own.record.rv > s.lease_rv):
         if own.record.holder != me and s.phase in (Phase.MEMBER, Phase.LEAVING):
-            s = _stop_all(s, actions)
+            s = _stop_all(s, actions, rejoin_at=now)
         s = replace(s, lease_rv=own.record.rv)
     if s.renewed_at is not None and now >= s.renewed_at + timing.renew_deadline:
         s = _stop_all(s, actions)
     horizon = now < view.listed_at + duration  # a lease deleted before the list may be served
-    if s.phase is Phase.MEMBER and not s.ready and not horizon:
+    if s.phase is Phase.MEMBER and not s.ready and now >= _ready_at(s, view, duration):
         s = replace(s, ready=True)
 
     # 2. lose what the ring no longer gives this replica
@@ -330,6 +351,12 @@ def plan(
     return Plan(s, tuple(actions), _wake_at(s, view, now, timing))
 
 
+def _ready_at(s: ReplicaState, view: LeaseView, duration: float) -> float:
+    """When a member that is not ready becomes ready: a lease duration after its view's last
+    list and after it last found its lease taken over."""
+    return max(view.listed_at, s.watched_from) + duration
+
+
 def _next_write(
     s: ReplicaState, view: LeaseView, now: float, timing: ShardTiming
 ) -> WriteLease | None:
@@ -362,7 +389,10 @@ def _next_write(
             expected_rv=s.lease_rv,
             issued_at=now,
         )
-    if s.phase is Phase.MEMBER:
+    caught_up = s.lease_rv is not None and view.rv >= s.lease_rv
+    if s.phase is Phase.MEMBER and s.ready and s.renewed_at is not None and caught_up:
+        # Only on a view that has seen the own last write: after a pause the view's records
+        # may all look expired until the events of the pause are applied.
         for record in view.fence_candidates(me, now, timing.lease_duration):
             if (record.name, record.rv) not in s.fenced:
                 return WriteLease(
@@ -381,6 +411,8 @@ def _wake_at(s: ReplicaState, view: LeaseView, now: float, timing: ShardTiming) 
     if expiry is not None:
         times.append(expiry)
     times.append(view.listed_at + timing.lease_duration)  # the horizon
+    if s.phase is Phase.MEMBER and not s.ready:
+        times.append(_ready_at(s, view, timing.lease_duration))
     return min((t for t in times if t > now), default=None)
 
 
@@ -394,7 +426,9 @@ def written(state: ReplicaState, result: WriteResult, now: float) -> ReplicaStat
         if result.outcome is Outcome.FAILED:  # may not have happened: may be tried again
             assert write.expected_rv is not None
             return replace(s, fenced=s.fenced - {(write.name, write.expected_rv)})
-        return s  # done, or the record changed: the view will tell
+        # Done, or the record changed (another fencer won, its holder renewed, it is gone):
+        # the view will tell. Not a failure of this replica's: its next write goes at once.
+        return replace(s, failed=False)
     if result.outcome is Outcome.OK:
         if result.rv is None:
             raise ValueError("a successful write needs the resource version it produced")
@@ -421,8 +455,46 @@ def written(state: ReplicaState, result: WriteResult, now: float) -> ReplicaStat
             return replace(s, lease_rv=None)
         if current.holder == s.identity or s.phase is Phase.JOINING:
             return replace(s, lease_rv=current.rv, failed=False)  # retry at once
-        return replace(s, lease_rv=current.rv, failed=False, lost=s.phase is not Phase.RELEASED)
+        if s.phase is Phase.RELEASED:
+            return replace(s, lease_rv=current.rv, failed=False)
+        # Taken over (fenced): stop, take it back, and rejoin (not ready for a while).
+        return replace(
+            s, lease_rv=current.rv, failed=False, lost=True, ready=False, watched_from=now
+        )
     return s  # FAILED: may have been written; a stale precondition will tell
+
+
+def write_refusal(
+    state: ReplicaState,
+    view: LeaseView,
+    now: float,
+    *,
+    timing: ShardTiming,
+    hash_value: int | None = None,
+) -> str | None:
+    """Why a write on behalf of this replica (by a reconcile of an object whose hash is
+    ``hash_value``, when given) is not safe at local time ``now``, or None when it is.
+
+    The replica must be a member (or leaving: draining reconciles finish), must not have lost
+    its lease (as far as its state and view tell), must be within its renew deadline: less than
+    ``renew_deadline`` since the issue of its last successful lease write (the rule that stops
+    everything, read from the clock at the write, so a paused or cut-off replica finds it passed
+    before anything else of it runs), and must still serve ``hash_value``.
+    """
+    if state.phase not in (Phase.MEMBER, Phase.LEAVING):
+        return f"it is not a member of its group (it is {state.phase.value})"
+    own = view.leases.get(state.identity)
+    if state.lost or (own is not None and own.deleted):
+        return "its lease was taken over or deleted"
+    newer = own is not None and (state.lease_rv is None or own.record.rv > state.lease_rv)
+    if newer and own is not None and own.record.holder != state.identity:
+        return "its lease was taken over"
+    reason = deadline_refusal(state.renewed_at, deadline=timing.renew_deadline, now=now)
+    if reason is not None:
+        return reason
+    if hash_value is not None and hash_value not in state.serving:
+        return "its hash range is not this replica's any more"
+    return None
 
 
 def drained(state: ReplicaState, ranges: HashRanges) -> ReplicaState:

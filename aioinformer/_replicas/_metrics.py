@@ -23,7 +23,14 @@ _FAMILIES: Final[tuple[tuple[str, str, tuple[str, ...], str], ...]] = (
     ("range_exits_total", "counter", (), "Objects that left the cache as their range moved."),
     ("cache_restarts_total", "counter", (), "Lists and watches restarted for new ranges."),
     ("skipped_total", "counter", (), "Keys dropped unreconciled: their range is not taken."),
-    ("lease_write_failures_total", "counter", (), "Lease writes that did not succeed."),
+    (
+        "lease_write_failures_total",
+        "counter",
+        ("cause",),
+        "Lease writes that did not succeed, by cause (HTTP code, timeout, transport).",
+    ),
+    ("joined", "gauge", (), "1 while the replica is a ready member of its group."),
+    ("fenced_writes_total", "counter", (), "Reconcile writes refused: ownership not provable."),
 )
 
 #: The family names :class:`ShardedControllerCollector` exposes.
@@ -85,5 +92,8 @@ class ShardedControllerCollector:
             add("range_exits_total", s.range_exits)
             add("cache_restarts_total", s.cache_restarts)
             add("skipped_total", s.skipped)
-            add("lease_write_failures_total", s.failed_lease_writes)
+            for cause, count in sorted(s.lease_write_failures.items()):
+                add("lease_write_failures_total", count, cause)
+            add("joined", 1.0 if s.joined else 0.0)
+            add("fenced_writes_total", s.fenced_writes)
         yield from families.values()

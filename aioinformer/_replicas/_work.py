@@ -12,7 +12,9 @@ queue and reconciles:
   once none runs on a range, it is reported with ``report_drained`` (the membership then
   releases it).
 * :class:`~._handover.StopAll` cancels every running reconcile at once (their cancel group)
-  and takes nothing any more.
+  and takes nothing any more; it also moves the ``epoch``, so a reconcile that began before
+  it can never write after it (the controller's write fence compares them), even if its
+  cancellation is late or ignored.
 
 Each object's hash is remembered by key when the informer delivers it (the key of a deleted
 object still knows its hash), so admitting a key costs no lookup in the cache.
@@ -69,6 +71,8 @@ class ShardWork:
         self.stop_alls = 0
         #: Keys handed out for a range not taken: dropped unreconciled.
         self.skipped = 0
+        #: StopAll decisions so far: the epoch a reconcile began in.
+        self.epoch = 0
 
     # -- objects -----------------------------------------------------------------------------
 
@@ -103,14 +107,15 @@ class ShardWork:
 
     # -- reconciles --------------------------------------------------------------------------
 
-    def admit(self, key: Hashable) -> bool:
-        """Whether a reconcile of ``key`` may start now (then :meth:`finish` must follow)."""
+    def admit(self, key: Hashable) -> int | None:
+        """The hash of ``key``'s object if a reconcile of it may start now (then
+        :meth:`finish` must follow), else None."""
         h = self._hashes.get(key) if isinstance(key, str) else None
         if h is None or h not in self.taking:
             self.skipped += 1
-            return False
+            return None
         self._running[key] = h  # type: ignore[index]
-        return True
+        return h
 
     def finish(self, key: Hashable) -> None:
         """A reconcile admitted by :meth:`admit` ended (returned, raised or was cancelled)."""
@@ -150,6 +155,7 @@ class ShardWork:
             self._report_idle()
         elif isinstance(action, StopAll):
             self.stop_alls += 1
+            self.epoch += 1
             logger.warning("%s: the lease may be lost: stopping every reconcile", self.name)
             self.taking = self.stopping = EMPTY
             self._running.clear()

@@ -1,6 +1,6 @@
 """A sharded informer's lister-watcher: sends the shard selector, filters what comes back.
 
-:class:`ShardedListerWatcher` wraps any :class:`~aioinformer._listwatch.ListerWatcher`. It puts
+:class:`ShardedListerWatcher` wraps any :class:`~aioinformer.lowlevel.ListerWatcher`. It puts
 the selector's canonical form in ``ListOptions.shard_selector`` of every request the reflector
 makes (each LIST page, WATCH, re-watch and streaming list: the same string each time, which the
 API server requires of continued lists), and applies the selector again to every listed object
@@ -28,11 +28,12 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from .._listwatch import ListerWatcher, ListOptions, ListResult, WatchEvent, WatchStream
+from .._wire._slices import WireDecoder, WireObject, WirePage, takes_decoder
 from ..errors import InvalidShardSelectorError, MalformedWatchEventError
-from ._selector import ShardSelector, parse_shard_selector
+from ._selector import FIELD_UID, ShardSelector, hash_field, parse_shard_selector
 
 __all__ = [
     "Filtering",
@@ -95,6 +96,8 @@ class ShardedListerWatcher:
         self.name = name
         self._wire = selector.canonical
         self._ranges = selector.ranges
+        self._by_uid = selector.field == FIELD_UID
+        self._inner_decodes: bool | None = None  # found out at the first request
         self.filtering: Filtering = "unknown"
         self.lists_confirmed = 0
         self.lists_unconfirmed = 0
@@ -120,8 +123,16 @@ class ShardedListerWatcher:
         )
 
     def matches(self, obj: Any) -> bool:
-        """Whether ``obj`` is in the shard (counted as kept or dropped)."""
-        if isinstance(obj, dict) and self.selector.matches(obj):
+        """Whether ``obj`` is in the shard (counted as kept or dropped): a decoded object, or a
+        carrier in wire form (its uid or namespace was decoded with it; a non-string uid is
+        ``""`` there, which hashes as the API server hashes a missing field)."""
+        if obj.__class__ is WireObject:
+            value = obj.uid if self._by_uid else obj.namespace
+            h = hash_field(value)
+            kept = any(start <= h < end for start, end in self._ranges)
+        else:
+            kept = isinstance(obj, dict) and self.selector.matches(obj)
+        if kept:
             self.kept += 1
             return True
         self.dropped += 1
@@ -130,26 +141,61 @@ class ShardedListerWatcher:
     def _options(self, options: ListOptions) -> ListOptions:
         return replace(options, shard_selector=self._wire)
 
-    async def list(self, options: ListOptions) -> ListResult:
-        """One page, filtered; ``remaining_item_count`` is dropped (wrong on 1.36.x)."""
-        result = await self.inner.list(self._options(options))
+    @overload
+    async def list(self, options: ListOptions) -> ListResult: ...
+
+    @overload
+    async def list(self, options: ListOptions, *, decoder: WireDecoder) -> WirePage: ...
+
+    async def list(
+        self, options: ListOptions, *, decoder: WireDecoder | None = None
+    ) -> ListResult | WirePage:
+        """One page, filtered; ``remaining_item_count`` is dropped (wrong on 1.36.x).
+
+        :param decoder: passed on to a wrapped lister-watcher that takes one (the page's
+            objects then stay in wire form); one that does not returns dicts.
+        """
+        inner: Any = self.inner
+        if decoder is not None and self._decodes():
+            result: ListResult | WirePage = await inner.list(
+                self._options(options), decoder=decoder
+            )
+        else:
+            result = await inner.list(self._options(options))
         if self._confirms(result.shard_info):
             self.lists_confirmed += 1
             self._verdict("server-side")
         else:
             self.lists_unconfirmed += 1
             self._verdict("client-side")
-        items = [obj for obj in result.items if self.matches(obj)]
+        items: list[Any] = [obj for obj in result.items if self.matches(obj)]
         return result._replace(items=items, remaining_item_count=None)
 
     async def watch(
-        self, options: ListOptions, *, idle_timeout: float | None = None
+        self,
+        options: ListOptions,
+        *,
+        idle_timeout: float | None = None,
+        decoder: WireDecoder | None = None,
     ) -> _FilteredWatch:
-        """A watch whose ADDED/MODIFIED/DELETED events outside the shard are dropped."""
-        stream = await self.inner.watch(self._options(options), idle_timeout=idle_timeout)
+        """A watch whose ADDED/MODIFIED/DELETED events outside the shard are dropped
+        (``decoder`` as for :meth:`list`)."""
+        inner: Any = self.inner
+        if decoder is not None and self._decodes():
+            stream = await inner.watch(
+                self._options(options), idle_timeout=idle_timeout, decoder=decoder
+            )
+        else:
+            stream = await inner.watch(self._options(options), idle_timeout=idle_timeout)
         if self.filtering == "unknown":
             self._verdict("client-side")  # watch streams never carry shardInfo
         return _FilteredWatch(stream, self)
+
+    def _decodes(self) -> bool:
+        """Whether the wrapped lister-watcher takes a ``decoder``."""
+        if self._inner_decodes is None:
+            self._inner_decodes = takes_decoder(self.inner)
+        return self._inner_decodes
 
     def _confirms(self, shard_info: str | None) -> bool:
         if shard_info is None:
@@ -183,7 +229,7 @@ class ShardedListerWatcher:
 
 
 class _FilteredWatch:
-    """A :class:`~aioinformer._listwatch.WatchStream` without the events outside the shard."""
+    """A :class:`~aioinformer.lowlevel.WatchStream` without the events outside the shard."""
 
     def __init__(self, stream: WatchStream, owner: ShardedListerWatcher) -> None:
         self._stream = stream

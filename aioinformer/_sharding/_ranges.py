@@ -2,7 +2,7 @@
 
 :class:`HashRanges` is what the membership protocol computes with: the share a ring gives a
 member, the ranges a replica serves, claims, releases. Unlike a
-:class:`~aioinformer._sharding.ShardSelector` (a wire value: one field, at least one range, the
+:class:`~aioinformer.ShardSelector` (a wire value: one field, at least one range, the
 order the caller gave) it may be empty, has no field, and is always normalized: sorted,
 disjoint, non-adjacent ``[start, end)`` ranges within ``[0, 2**64)``, so equal sets compare
 equal. Union, intersection and difference are exact set operations.

@@ -39,7 +39,11 @@ from ._verbs import (
 if TYPE_CHECKING:
     from kubernetes_asyncio.client import ApiClient
 
-__all__ = ["KubeClient"]
+__all__ = ["KubeClient", "WriteFence"]
+
+#: Asked before a fenced client (:meth:`KubeClient.fenced`) sends a write, with what the write
+#: is (``"patch of v1/configmaps 'web'"``); it raises to refuse the write.
+WriteFence = Callable[[str], None]
 
 logger = logging.getLogger(__name__)
 
@@ -179,6 +183,17 @@ class KubeClient(AsyncResource):
         return await self._transport.call(
             method, path, what=what, query=query, body=body, content_type=content_type
         )
+
+    def fenced(self, fence: WriteFence) -> KubeClient:
+        """A view of this client that calls ``fence(what)`` right before it sends a write
+        (``POST``, ``PUT``, ``PATCH``, ``DELETE``: every create, replace, patch, apply and
+        delete, status writes included) and sends nothing when ``fence`` raises; reads pass.
+
+        The view shares this client's connection and configuration; closing it closes
+        nothing. Controllers that may lose the right to reconcile hand one to their reconciles
+        (``ShardedController.client``, ``Controller.client``).
+        """
+        return _FencedClient(self, fence)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -410,3 +425,38 @@ class KubeClient(AsyncResource):
         return await self._send(
             "DELETE", "delete", resource, namespace, body=options, query=query.to_query()
         )
+
+
+class _FencedClient(KubeClient):
+    """:meth:`KubeClient.fenced`: the same client (one shared ``__dict__``: the same
+    transport, credentials and namespace, now and after changes), every write asked to the
+    fence first, at the last moment before the request is handed to the transport."""
+
+    __slots__ = ("_fence",)
+
+    def __init__(self, client: KubeClient, fence: WriteFence) -> None:
+        self.__dict__ = client.__dict__  # a view, not a copy
+        self._fence = fence
+
+    def __repr__(self) -> str:
+        return super().__repr__().replace("<KubeClient", "<KubeClient (fenced)", 1)
+
+    async def aclose(self) -> None:
+        """Nothing: the connection belongs to the client this is a view of."""
+
+    async def _send(
+        self,
+        method: str,
+        verb: str,
+        resource: Resource | str,
+        namespace: str | None,
+        name: str | None = None,
+        body: Any = None,
+        **options: Any,
+    ) -> KubeObject:
+        if method != "GET":
+            named = name
+            if named is None and isinstance(body, Mapping):
+                named = (body.get("metadata") or {}).get("name")
+            self._fence(f"{verb} of {as_resource(resource)}" + (f" {named!r}" if named else ""))
+        return await super()._send(method, verb, resource, namespace, name, body, **options)

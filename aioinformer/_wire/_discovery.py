@@ -15,7 +15,7 @@ from ..errors import InformerError, NotFoundError
 if TYPE_CHECKING:
     from ._client import KubeClient
 
-__all__ = ["discover_resources", "resolve_resource"]
+__all__ = ["discover_resources", "group_version_resources", "resolve_resource"]
 
 logger = logging.getLogger(__name__)
 
@@ -100,3 +100,21 @@ async def resolve_resource(client: KubeClient, name: str) -> Resource:
         )
     candidates.sort(key=lambda r: (r.group != "", r.group))
     return candidates[0]
+
+
+async def group_version_resources(
+    client: KubeClient, group: str, version: str
+) -> list[Resource] | None:
+    """The resources one group version serves (subresources left out), or None when the
+    server does not serve that group version (404), as client-go's
+    ``ServerResourcesForGroupVersion`` tells.
+
+    :raises ApiError: for any other error answer.
+    :raises TransportError: when the server does not answer.
+    """
+    path = f"/apis/{group}/{version}" if group else f"/api/{version}"
+    try:
+        document = await _get(client, path)
+    except NotFoundError:
+        return None
+    return [resource for resource, _ in _resources_of(group, version, document)]

@@ -29,8 +29,8 @@ from ..errors import MalformedWatchEventError
 
 __all__ = ["DecodedEvent", "LineFramer", "WatchDecoder", "decode_event"]
 
-#: A decoded watch line: a :class:`~aioinformer.listwatch.WatchEvent` ``(type, object, raw)``.
-#: ``type`` is a :class:`~aioinformer.listwatch.WatchEventType` for the known types (else the
+#: A decoded watch line: a :class:`~aioinformer.lowlevel.WatchEvent` ``(type, object, raw)``.
+#: ``type`` is a :class:`~aioinformer.lowlevel.WatchEventType` for the known types (else the
 #: string sent); ``raw`` is the object's exact JSON (a slice of the line), or None when the
 #: line had another shape.
 DecodedEvent: TypeAlias = WatchEvent

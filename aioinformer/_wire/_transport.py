@@ -1,9 +1,14 @@
-"""The lister-watcher over HTTP: a :class:`~aioinformer.listwatch.ListerWatcher` through a
+"""The lister-watcher over HTTP: a :class:`~aioinformer.lowlevel.ListerWatcher` through a
 :class:`~aioinformer.KubeClient`.
 
-Responses are read as raw bytes and decoded with orjson into plain dicts — no model objects.
-The watch stream is framed from the chunks as they arrive (whole chunks at a time, see
-:mod:`aioinformer._wire._framing`), so one event may be many megabytes long.
+Responses are read as raw bytes. Called with a ``decoder`` (a
+:class:`~aioinformer._wire._slices.WireDecoder`, as the informer calls it), a LIST page is split
+into per-object byte slices with only their metadata decoded (a :class:`WirePage`) and each
+watch line into a :class:`WireEvent` of the same kind; called without one (the public
+:class:`~aioinformer.lowlevel.ListerWatcher` protocol), they are decoded with orjson into plain
+dicts — never model objects. The watch stream is framed from the chunks as they arrive (whole
+chunks at a time, see :mod:`aioinformer._wire._framing`), so one event may be many megabytes
+long.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import aiohttp
 
@@ -31,11 +36,17 @@ from ..errors import (
 )
 from ._framing import LineFramer, decode_event
 from ._http import decode_body, map_errors, read
+from ._slices import UndecodableBodyError, WireDecoder, WireEvent, WirePage
 
 if TYPE_CHECKING:
     from ._client import KubeClient
 
-__all__ = ["DEFAULT_MAX_EVENT_SIZE", "KubeListerWatcher", "KubeWatchStream"]
+__all__ = [
+    "DEFAULT_MAX_EVENT_SIZE",
+    "KubeListerWatcher",
+    "KubeWatchStream",
+    "KubeWireStream",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +54,14 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_EVENT_SIZE = 64 * 1024 * 1024
 #: :meth:`KubeWatchStream.next_batch` decodes about this many bytes of events per batch.
 BATCH_BYTES = 32 * 1024
+#: :meth:`KubeWireStream.next_batch` hands on about this many bytes of events per batch: its
+#: carriers hold nothing the garbage collector tracks, so a batch can be as large as a read
+#: (fewer hand-offs and consumer wake-ups per event).
+WIRE_BATCH_BYTES = 256 * 1024
 
 _ERROR = WatchEventType.ERROR
+
+E = TypeVar("E", WatchEvent, WireEvent)
 
 #: Watches (streaming lists included) ask for an uncompressed stream. From Kubernetes 1.37 a
 #: gzip-encoded watch-list answer is a stream of many gzip members, and aiohttp before 3.14
@@ -53,14 +70,15 @@ _ERROR = WatchEventType.ERROR
 _WATCH_HEADERS = {"Accept-Encoding": "identity"}
 
 
-class KubeWatchStream:
-    """An open watch over HTTP: frames whole chunks into JSON lines and decodes each once.
+class _LineStream(Generic[E]):
+    """An open watch over HTTP: frames whole chunks into JSON lines and decodes each once
+    (subclasses say how: :class:`KubeWatchStream` into dicts, :class:`KubeWireStream` into
+    byte slices).
 
-    See :class:`~aioinformer.listwatch.WatchStream` for what iteration raises. A malformed line
+    See :class:`~aioinformer.lowlevel.WatchStream` for what iteration raises. A malformed line
     raises :class:`~aioinformer.errors.MalformedWatchEventError` and the next read continues
     with the next line. :meth:`next_batch` hands out every event a read completed at once
-    (:class:`~aioinformer.listwatch.BatchWatchStream`); each event's ``raw`` is the object's
-    slice of its line (see :mod:`aioinformer._wire._framing`).
+    (:class:`~aioinformer._listwatch.BatchWatchStream`).
     """
 
     def __init__(
@@ -78,7 +96,7 @@ class KubeWatchStream:
         self._lines: list[bytes | MalformedWatchEventError] = []
         self._line_pos = 0
         # Events read but not handed out yet (by __anext__), from position _ready_pos.
-        self._ready: list[WatchEvent | MalformedWatchEventError] = []
+        self._ready: list[E | MalformedWatchEventError] = []
         self._ready_pos = 0
         # An ERROR event: raised once the events before it were handed out.
         self._error: Exception | None = None
@@ -87,10 +105,10 @@ class KubeWatchStream:
         #: Bytes received so far (for metrics).
         self.bytes_received = 0
 
-    def __aiter__(self) -> AsyncIterator[WatchEvent]:
+    def __aiter__(self) -> AsyncIterator[E]:
         return self
 
-    async def __anext__(self) -> WatchEvent:
+    async def __anext__(self) -> E:
         while self._ready_pos >= len(self._ready):
             self._ready = await self.next_batch()
             self._ready_pos = 0
@@ -102,9 +120,9 @@ class KubeWatchStream:
             raise item
         return item
 
-    async def next_batch(self) -> list[WatchEvent | MalformedWatchEventError]:
+    async def next_batch(self) -> list[E | MalformedWatchEventError]:
         """The events the next read completed (see
-        :meth:`~aioinformer.listwatch.BatchWatchStream.next_batch`)."""
+        :meth:`~aioinformer._listwatch.BatchWatchStream.next_batch`)."""
         if self._ready_pos < len(self._ready):  # left over by __anext__
             batch = self._ready[self._ready_pos :]
             self._ready, self._ready_pos = [], 0
@@ -141,47 +159,94 @@ class KubeWatchStream:
             self._lines = self._framer.finish()
         self._line_pos = 0
 
-    def _decode_some(self) -> list[WatchEvent | MalformedWatchEventError]:
+    def _decode_some(self) -> list[E | MalformedWatchEventError]:
         """Decode the next received lines, about :data:`BATCH_BYTES` of them (at least one).
 
-        Decoding a whole chunk at once would keep hundreds of decoded objects alive until the
-        last consumer read them; any still alive at a collection of the middle generation are
-        promoted to the oldest, and enough of them trigger full collections of the whole
-        program. Small batches, each handed through to the consumers before the next is
-        decoded, keep that window under the youngest generation's threshold.
+        On the dict path small batches, each handed through to the consumers before the next
+        is decoded, keep the decoded objects in flight few (the garbage collector would scan
+        them); the wire path's carriers hold nothing it tracks, so its batches are larger.
         """
         lines, position = self._lines, self._line_pos
         end = len(lines)
-        batch: list[WatchEvent | MalformedWatchEventError] = []
+        batch: list[E | MalformedWatchEventError] = []
+        append = batch.append
+        decode = self._decode_line
         size = 0
-        while position < end and size < BATCH_BYTES:
+        limit = self._batch_bytes
+        while position < end and size < limit:
             line = lines[position]
             position += 1
             if line.__class__ is not bytes:
                 assert isinstance(line, MalformedWatchEventError)
-                batch.append(line)
+                append(line)
                 continue
             assert isinstance(line, bytes)
             size += len(line)
             try:
-                event = decode_event(line)
+                event = decode(line)
             except MalformedWatchEventError as exc:
-                batch.append(exc)
+                append(exc)
                 continue
-            if event.type is _ERROR:
+            if event.type == _ERROR:
                 # The stream is over: the events before the error, then the error.
                 self._eof = True
-                self._error = api_error_from_status(event.object)
+                self._error = api_error_from_status(self._document(event))
                 position = end
                 break
-            batch.append(event)
+            append(event)
         if position >= end:
             self._lines, position = [], 0
         self._line_pos = position
         return batch
 
+    #: Bytes of events per batch (see :data:`BATCH_BYTES`).
+    _batch_bytes = BATCH_BYTES
+
+    def _decode_line(self, line: bytes) -> E:
+        raise NotImplementedError
+
+    @staticmethod
+    def _document(event: E) -> Any:
+        """The decoded object of an ``ERROR`` event (its Status)."""
+        raise NotImplementedError
+
     def _idle(self) -> WatchIdleTimeoutError:
         return WatchIdleTimeoutError(f"no bytes received on the watch for {self._idle_timeout} s")
+
+
+class KubeWatchStream(_LineStream[WatchEvent]):
+    """A watch decoded into dicts (the public :class:`~aioinformer.lowlevel.WatchStream`):
+    each event's ``raw`` is the object's slice of its line (see
+    :mod:`aioinformer._wire._framing`)."""
+
+    def _decode_line(self, line: bytes) -> WatchEvent:
+        return decode_event(line)
+
+    @staticmethod
+    def _document(event: WatchEvent) -> Any:
+        return event.object
+
+
+class KubeWireStream(_LineStream[WireEvent]):
+    """A watch decoded by a :class:`~aioinformer._wire._slices.WireDecoder`: each event's
+    object stays its byte slice, with only its metadata decoded."""
+
+    _batch_bytes = WIRE_BATCH_BYTES
+
+    def __init__(
+        self,
+        response: aiohttp.ClientResponse,
+        decoder: WireDecoder,
+        *,
+        max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
+        idle_timeout: float | None = None,
+    ) -> None:
+        super().__init__(response, max_event_size=max_event_size, idle_timeout=idle_timeout)
+        self._decode_line = decoder.decode_line  # type: ignore[method-assign]
+
+    @staticmethod
+    def _document(event: WireEvent) -> Any:
+        return event.document
 
 
 class KubeListerWatcher:
@@ -228,22 +293,58 @@ class KubeListerWatcher:
         where = f"namespace={self.namespace!r}" if self.namespace else "all namespaces"
         return f"<KubeListerWatcher {self.resource} {where}>"
 
-    async def list(self, options: ListOptions) -> ListResult:
-        """Fetch one page (see :meth:`ListerWatcher.list`)."""
+    @overload
+    async def list(self, options: ListOptions) -> ListResult: ...
+
+    @overload
+    async def list(self, options: ListOptions, *, decoder: WireDecoder) -> WirePage: ...
+
+    async def list(
+        self, options: ListOptions, *, decoder: WireDecoder | None = None
+    ) -> ListResult | WirePage:
+        """Fetch one page (see :meth:`~aioinformer.lowlevel.ListerWatcher.list`).
+
+        :param decoder: split the page into byte slices with it (the informer's wire path);
+            None (the default): decode the items into dicts.
+        """
         what = f"list of {self.resource}"
         response = await self._client._transport.open(
             "GET", self._url, what=what, query=self._options(options)
         )
-        body = decode_body(await read(response, what), what)
+        body = await read(response, what)
+        if decoder is not None:
+            try:
+                return decoder.split_list(body)
+            except UndecodableBodyError as exc:
+                raise TransportError(f"{what}: {exc}") from exc
+        decoded = decode_body(body, what)
         try:
-            return list_result_from_body(body)
+            return list_result_from_body(decoded)
         except ValueError as exc:
             raise TransportError(f"{what}: unexpected response ({exc})") from exc
 
+    @overload
     async def watch(
         self, options: ListOptions, *, idle_timeout: float | None = None
-    ) -> KubeWatchStream:
-        """Open a watch (see :meth:`ListerWatcher.watch`)."""
+    ) -> KubeWatchStream: ...
+
+    @overload
+    async def watch(
+        self, options: ListOptions, *, idle_timeout: float | None = None, decoder: WireDecoder
+    ) -> KubeWireStream: ...
+
+    async def watch(
+        self,
+        options: ListOptions,
+        *,
+        idle_timeout: float | None = None,
+        decoder: WireDecoder | None = None,
+    ) -> KubeWatchStream | KubeWireStream:
+        """Open a watch (see :meth:`~aioinformer.lowlevel.ListerWatcher.watch`).
+
+        :param decoder: decode its lines with it into byte slices (the informer's wire path);
+            None (the default): into dicts.
+        """
         query = self._options(options)
         query["watch"] = "1"
         response = await self._client._transport.open(
@@ -254,6 +355,13 @@ class KubeListerWatcher:
             headers=_WATCH_HEADERS,
             read_timeout=idle_timeout,
         )
+        if decoder is not None:
+            return KubeWireStream(
+                response,
+                decoder,
+                max_event_size=self._max_event_size,
+                idle_timeout=idle_timeout,
+            )
         return KubeWatchStream(
             response, max_event_size=self._max_event_size, idle_timeout=idle_timeout
         )

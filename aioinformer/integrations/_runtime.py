@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, TypeAlias
 
+from .._deprecation import warn_renamed
 from .._informer._factory import SharedInformerFactory
 from .._informer._informer import SharedIndexInformer
 from .._lifecycle import State
@@ -84,7 +85,7 @@ class InformerRuntime:
             i.state is State.STOPPED for i in self._informers().values()
         )
 
-    async def wait_ready(self) -> bool:
+    async def wait_for_cache_sync(self) -> bool:
         """Wait until every informer synced (and its consumers, if required), or one of them
         stopped first. Bound it with :func:`anyio.fail_after` or :func:`anyio.move_on_after`.
 
@@ -95,6 +96,11 @@ class InformerRuntime:
             if self.require_consumers_synced:
                 await informer._wait_consumers_synced()
         return self.ready()
+
+    async def wait_ready(self) -> bool:
+        """Deprecated alias of :meth:`wait_for_cache_sync` (warns)."""
+        warn_renamed("InformerRuntime.wait_ready()", "wait_for_cache_sync()")
+        return await self.wait_for_cache_sync()
 
     def status(self) -> dict[str, Any]:
         """A JSON-ready summary for ``/readyz``: overall readiness, then per informer."""

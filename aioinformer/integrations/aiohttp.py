@@ -14,7 +14,7 @@ while the caches fill and 200 once they are synced; cleanup stops every informer
 
 aiohttp may run startup and cleanup in different tasks (its test server does), while an anyio
 task group or cancel scope must be left in the task that entered it. So the factory lives in a
-task of its own, created at startup and stopped (bounded by ``shutdown_timeout``) at cleanup:
+task of its own, created at startup and stopped (bounded by ``stop_timeout``) at cleanup:
 the one task of the package that no task group owns (see :func:`informer_cleanup_ctx`).
 """
 
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import anyio
 from aiohttp import web
 
+from .._lifecycle import DEFAULT_STOP_TIMEOUT, stop_timeout_argument
 from .._prometheus import render_metrics
 from ._runtime import FactorySource, InformerRuntime, run_factory
 
@@ -79,24 +80,29 @@ def informer_cleanup_ctx(
     *,
     key: web.AppKey[InformerRuntime] = INFORMERS,
     require_consumers_synced: bool = False,
-    shutdown_timeout: float = 10.0,
+    stop_timeout: float = DEFAULT_STOP_TIMEOUT,
+    shutdown_timeout: float | None = None,
 ) -> Callable[[web.Application], AsyncIterator[None]]:
     """A ``cleanup_ctx`` entry running a factory for the app's lifetime.
 
-    :param source: a :class:`~aioinformer.factory.SharedInformerFactory` (the app then runs
+    :param source: a :class:`~aioinformer.SharedInformerFactory` (the app then runs
         once), or a builder called with the app at every startup, returning a factory or an
         async context manager yielding one (not yet running).
     :param key: the application key holding the runtime. Default :data:`INFORMERS`.
     :param require_consumers_synced: see :class:`~aioinformer.integrations.InformerRuntime`.
         Default False.
-    :param shutdown_timeout: seconds cleanup waits for the informers to stop before it
-        cancels them. Default 10.
+    :param stop_timeout: seconds cleanup waits for the factory to stop before it cancels it
+        (the factory's own ``stop_timeout`` bounds its informers within that). Default 30
+        (:data:`~aioinformer._lifecycle.DEFAULT_STOP_TIMEOUT`).
+    :param shutdown_timeout: deprecated former name of ``stop_timeout`` (warns).
 
     The factory runs in a task created with ``loop.create_task``: the package's one task that
     no task group owns, because aiohttp may enter and leave ``cleanup_ctx`` in different tasks
     and a task group must be left in the task that entered it. The task is held for the app's
     lifetime and always ended (gracefully, then by cancellation) and awaited by cleanup.
     """
+
+    stop_timeout = stop_timeout_argument("informer_cleanup_ctx", stop_timeout, shutdown_timeout)
 
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         host = _Host(source, app, require_consumers_synced)
@@ -118,12 +124,12 @@ def informer_cleanup_ctx(
             yield
         finally:
             host.stop.set()
-            with anyio.move_on_after(shutdown_timeout):
+            with anyio.move_on_after(stop_timeout):
                 await host.ended.wait()
             if not host.ended.is_set():
                 logger.warning(
                     "informers still running %.1f s after shutdown began; cancelling",
-                    shutdown_timeout,
+                    stop_timeout,
                 )
                 host.scope.cancel()
                 await host.ended.wait()

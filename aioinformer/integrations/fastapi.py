@@ -49,7 +49,7 @@ def informer_lifespan(
 ) -> Callable[[Any], AbstractAsyncContextManager[None]]:
     """A FastAPI/Starlette ``lifespan=`` that runs a factory for the app's lifetime.
 
-    :param source: a :class:`~aioinformer.factory.SharedInformerFactory` (the app then runs
+    :param source: a :class:`~aioinformer.SharedInformerFactory` (the app then runs
         once), or a builder called with the app at every startup, returning a factory or an
         async context manager yielding one (not yet running).
     :param require_consumers_synced: see :class:`~aioinformer.integrations.InformerRuntime`.

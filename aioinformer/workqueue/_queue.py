@@ -48,12 +48,12 @@ class WorkQueue(Generic[T]):
 
     :param name: the queue's name; metrics are recorded only for a named queue. Default None.
     :param metrics_provider: creates the queue's metric objects
-        (see :mod:`aioinformer.workqueue.metrics`). Default None: no metrics.
+        (see :mod:`aioinformer.workqueue._metrics`). Default None: no metrics.
     :param clock: time for metrics (and deadlines in subclasses). Default the system clock.
     :param unfinished_work_update_period: the shortest interval, on ``clock``, between two
         refreshes of the unfinished-work and longest-running gauges by the queue's operations
         (gauges that compute their value when read need none; see
-        :mod:`aioinformer.workqueue.metrics`). Default
+        :mod:`aioinformer.workqueue._metrics`). Default
         :data:`DEFAULT_UNFINISHED_WORK_UPDATE_PERIOD` (0.5 s).
     """
 
@@ -74,10 +74,15 @@ class WorkQueue(Generic[T]):
         self._processing: set[T] = set()
         self._shutting_down = False
         self._getters: deque[asyncio.Future[None]] = deque()
+        # Getters that left without being woken (cancelled, or a subclass deadline): their
+        # futures stay in _getters, skipped by wake-ups, until pruned (see _forget_getter).
+        self._dead_getters = 0
         self._drain_waiters: list[asyncio.Future[None]] = []
         self._metrics: QueueMetrics[T] = new_queue_metrics(
             name, metrics_provider, clock.now, refresh_period=unfinished_work_update_period
         )
+        # Whether anything records: the no-op recorder's calls are skipped altogether.
+        self._metered = type(self._metrics) is not QueueMetrics
 
     # -- introspection ---------------------------------------------------------------------
 
@@ -111,7 +116,8 @@ class WorkQueue(Generic[T]):
         """
         if self._shutting_down or item in self._dirty:
             return
-        self._metrics.add(item)
+        if self._metered:
+            self._metrics.add(item)
         self._dirty.add(item)
         if item in self._processing:
             return
@@ -157,7 +163,8 @@ class WorkQueue(Generic[T]):
         """
         if item not in self._processing:
             return
-        self._metrics.done(item)
+        if self._metered:
+            self._metrics.done(item)
         self._processing.remove(item)
         if item in self._dirty:
             self._queue.append(item)
@@ -209,7 +216,8 @@ class WorkQueue(Generic[T]):
 
     def _take(self) -> T:
         item = self._queue.popleft()
-        self._metrics.get(item)
+        if self._metered:
+            self._metrics.get(item)
         self._processing.add(item)
         self._dirty.discard(item)
         return item
@@ -222,17 +230,30 @@ class WorkQueue(Generic[T]):
         await waiter
 
     def _forget_getter(self, waiter: asyncio.Future[None]) -> None:
-        try:
-            self._getters.remove(waiter)
-        except ValueError:
-            pass
+        """A getter is done waiting. One that was woken was taken off ``_getters`` by the
+        wake-up; one that left otherwise (its future cancelled) is still there and is
+        skipped by wake-ups. Such dead futures are dropped all at once when they outnumber
+        the live ones (no ``deque.remove``: a search, and on CPython 3.11 a ``ValueError``
+        formatting the future's repr when it is gone already)."""
+        if not waiter.cancelled():
+            return
+        self._dead_getters += 1
+        getters = self._getters
+        if self._dead_getters > 8 and 2 * self._dead_getters > len(getters):
+            live = [other for other in getters if not other.done()]
+            getters.clear()
+            getters.extend(live)
+            self._dead_getters = 0
 
     def _wakeup_next_getter(self) -> None:
-        while self._getters:
-            waiter = self._getters.popleft()
+        getters = self._getters
+        while getters:
+            waiter = getters.popleft()
             if not waiter.done():
                 waiter.set_result(None)
                 return
+            if self._dead_getters:
+                self._dead_getters -= 1
 
     def _begin_shutdown(self) -> None:
         if not self._shutting_down:
@@ -244,6 +265,7 @@ class WorkQueue(Generic[T]):
             waiter = self._getters.popleft()
             if not waiter.done():
                 waiter.set_result(None)
+        self._dead_getters = 0
 
     def _on_shutdown(self) -> None:
         """Hook for subclasses: release whatever they hold (timers, waiting items)."""

@@ -140,7 +140,7 @@ class Demo:
                     name="node-summary",
                     reconcile=self.reconciler.reconcile,
                     workers=4,
-                    shutdown_timeout=5.0,
+                    stop_timeout=5.0,
                 )
                 self.controller = controller
                 pods_watch = controller.watch(pods, map_func=pods_by_node)

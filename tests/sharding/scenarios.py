@@ -24,6 +24,7 @@ KINDS: tuple[OpKind, ...] = (
     "heal",
     "slow",
     "delete",
+    "pause",
 )
 MAX_REPLICAS = 6
 
@@ -63,12 +64,12 @@ def scenario(initial: int, steps: list[Step]) -> list[Op]:
         elif kind == "kill":
             running.remove(name)
             impaired.pop(name, None)
-        elif kind in ("partition", "stall", "delay"):
+        elif kind in ("partition", "stall", "delay", "pause"):
             impaired.setdefault(name, set()).add(kind)
         elif kind == "heal":
             del impaired[name]
     for name, kinds in impaired.items():
-        if kinds - {"partition"}:
+        if kinds - {"partition", "pause"}:
             t += 5.0
             ops.append(Op(t, "heal", name))
     return ops

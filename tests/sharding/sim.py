@@ -17,17 +17,31 @@ give the same run. The parts:
 * **Faults** (:class:`Op`): ``join``; ``leave`` (graceful); ``kill`` (stops at once, in-flight
   writes may still land); ``partition`` (its writes fail; with ``option`` its cache stops too;
   it keeps running until its renew deadline); ``stall`` (its cache stops, its writes work);
-  ``delay`` (its writes take up to ``slow_write`` to land); ``heal`` (ends all of those; with
-  ``option`` its cache relists, else it resumes); ``slow`` (its cache lags up to ``max_lag``,
-  others ``max_lag / 4``); ``delete`` (someone deletes its lease). Lost replies happen only
-  before the last operation.
+  ``delay`` (its writes take up to ``slow_write`` to land); ``pause`` (SIGSTOP: nothing of it
+  runs, its clock goes on, its writes in flight land and their answers wait, like its cache
+  events, reconcile ends and wake-ups); ``heal`` (ends all of those; with ``option`` its
+  cache relists, else it resumes; a paused replica resumes with the worst order: its
+  reconciles' own timers first, then the rest as it came); ``slow`` (its cache lags up to
+  ``max_lag``, others ``max_lag / 4``); ``delete`` (someone deletes its lease). Lost replies
+  happen only before the last operation.
+
+**Writes.** A reconcile writes its side effect when it ends, through the fence: the pure
+:func:`write_refusal` on the replica's state, view and local clock at that moment, and the
+replica's stop-everything count (a reconcile that began before a ``StopAll`` never writes).
 
 :meth:`Sim.run` checks after every event that no two running replicas serve a common hash and
-that every running reconcile is inside its replica's served ranges; at the end that no two
-reconcile intervals of one object on different replicas overlap, and that from
-:meth:`Config.bound` after the last fault on, the running members' active ranges are exactly
-their ring shares (every hash served by exactly one live replica) with nothing draining or
-claimed.
+that every running reconcile is inside its replica's served ranges (a paused replica, and a
+resumed one until its first plan, are left out: they cannot act, and their writes are fenced);
+at the end that no two reconcile intervals of one object on different replicas overlap (a
+reconcile whose write the fence refused, or that a pause froze and that never wrote, had no
+effect and is left out), and that from :meth:`Config.bound` after the last fault on, the
+running members' active ranges are exactly their ring shares (every hash served by exactly one
+live replica) with nothing draining or claimed.
+
+It also measures, in real (simulated) seconds, each **hand-over**: from a ``kill``,
+``partition`` or ``pause`` until the other replicas' active ranges cover what the victim
+served (``Sim.hand_overs``), and the **moves on return**: ranges other replicas stop taking
+within a lease duration after a paused or cut-off replica comes back (``Sim.returns``).
 """
 
 from __future__ import annotations
@@ -57,6 +71,7 @@ from aioinformer._replicas._membership import (
     drained,
     leave,
     plan,
+    write_refusal,
     written,
 )
 from aioinformer._replicas._ring import ring
@@ -87,6 +102,10 @@ class Replica:
     reconciling: dict[int, Interval] = field(default_factory=dict)
     stopping: HashRanges = EMPTY  # stopped taking, not yet reported drained
     wake_token: int = 0
+    paused: bool = False
+    stale: bool = False  # resumed, its plan not run since
+    deferred: list[tuple[bool, Callable[[], None]]] = field(default_factory=list)
+    epoch: int = 0  # StopAll decisions (a reconcile begun before one never writes)
 
     def local(self, t: float) -> float:
         return self.offset + self.rate * t
@@ -119,12 +138,32 @@ class Sim:
         self.last_fault = 0.0  # lost replies are faults too: none after the last op
         self.bound = 0.0  # the convergence bound for the scenario (``Config.bound``)
         self.dirty = False  # some replica's ranges or work changed: check the invariants
+        #: (op, seconds until the others' active ranges covered the victim's; None: never)
+        self.hand_overs: list[tuple[Op, float | None]] = []
+        self._pending: list[tuple[Op, HashRanges]] = []
+        #: A return (heal of a paused or cut-off replica) for each range another replica
+        #: stopped taking within a lease duration after it: moves it caused.
+        self.returns: list[Op] = []
+        self._windows: list[tuple[Op, str, float]] = []
+        self.refused = 0  # writes the fence refused
 
     # ---- the event loop ----------------------------------------------------------------
 
     def at(self, t: float, fn: Callable[[], None]) -> None:
         self.seq += 1
         heapq.heappush(self.queue, (max(t, self.now), self.seq, fn))
+
+    def at_r(self, r: Replica, t: float, fn: Callable[[], None], *, timer: bool = False) -> None:
+        """``fn`` of replica ``r`` at ``t``; while ``r`` is paused it waits (``timer``: one of
+        its reconciles' own timers, run first on resume)."""
+
+        def call() -> None:
+            if r.paused:
+                r.deferred.append((timer, fn))
+            else:
+                fn()
+
+        self.at(t, call)
 
     def run(self, ops: list[Op], *, extra: float = 20.0) -> None:
         for op in ops:
@@ -146,6 +185,7 @@ class Sim:
                 continue  # no replica's ranges or work changed
             self.dirty = False
             self.check_serving()
+            self.check_hand_overs()
             if self.now >= last:
                 converged = self.converged()
                 if converged and self.converged_at is None:
@@ -154,6 +194,8 @@ class Sim:
                     self.converged_at = None
                     if self.now >= settle:
                         raise Violation(f"not converged {self.now - last:.1f}s after the last op")
+        self.hand_overs.extend((op, None) for op, _ in self._pending)
+        self._pending = []
         if self.converged_at is None or self.converged_at > settle:
             raise Violation(f"not converged {settle - last:.1f}s after the last op")
         self.check_intervals()
@@ -180,6 +222,14 @@ class Sim:
             self.relist(r)
             return
         assert r is not None and r.running
+        if op.kind in ("kill", "partition", "pause"):
+            self._pending.append((op, r.state.serving))
+        if op.kind == "pause":
+            if not r.paused:
+                r.paused = True
+                for interval in r.reconciling.values():
+                    interval.paused = True
+            return
         if op.kind == "leave":
             r.state = leave(r.state)
         elif op.kind == "kill":
@@ -195,8 +245,12 @@ class Sim:
         elif op.kind == "delay":
             r.delayed = True
         elif op.kind == "heal":
-            was_cut = r.cut_cache
+            was_cut, was_impaired = r.cut_cache, r.cut_writes or r.paused
             r.cut_writes = r.cut_cache = r.delayed = False
+            if was_impaired:
+                self._windows.append((op, r.name, self.now))
+            if r.paused:
+                self.resume(r)
             if op.option:
                 self.relist(r)
                 return
@@ -215,6 +269,13 @@ class Sim:
             )
             self.fan_out()
         self.poke(r)
+
+    def resume(self, r: Replica) -> None:
+        """SIGCONT: the reconciles' own timers first (the worst order), then the rest."""
+        r.paused, r.stale = False, True
+        deferred, r.deferred = r.deferred, []
+        for _, fn in sorted(deferred, key=lambda item: not item[0]):  # stable: timers first
+            fn()
 
     # ---- lease caches ---------------------------------------------------------------------
 
@@ -241,7 +302,7 @@ class Sim:
             r.cursor += 1
             r.delivered_at = max(r.delivered_at, self.now + self.rng.uniform(0, r.lag))
             gen = r.generation
-            self.at(r.delivered_at, partial(self.receive, r, index, gen))
+            self.at_r(r, r.delivered_at, partial(self.receive, r, index, gen))
 
     def receive(self, r: Replica, index: int, generation: int) -> None:
         if not r.running or generation != r.generation:
@@ -257,6 +318,10 @@ class Sim:
     def poke(self, r: Replica) -> None:
         if not r.running:
             return
+        if r.paused:
+            r.deferred.append((False, partial(self.poke, r)))
+            return
+        r.stale = False
         result = self.plan(r.state, r.view, r.local(self.now), timing=self.config.timing,
                       assign=self.assign)  # fmt: skip
         r.state = result.state
@@ -269,6 +334,7 @@ class Sim:
                 r.taking -= action.ranges
                 r.stopping |= action.ranges
                 self.report_drained(r)
+                self.count_move(r)
             elif isinstance(action, StopAll):
                 self.stop_work(r)
             else:
@@ -276,7 +342,9 @@ class Sim:
         r.wake_token += 1
         if result.wake_at is not None:
             token = r.wake_token
-            self.at(r.real(result.wake_at), lambda: self.poke(r) if r.wake_token == token else None)
+            self.at_r(
+                r, r.real(result.wake_at), lambda: self.poke(r) if r.wake_token == token else None
+            )
 
     def send(self, r: Replica, w: WriteLease) -> None:
         half = self.config.max_write / 2
@@ -291,14 +359,14 @@ class Sim:
                 lose = self.now < self.last_fault and self.rng.random() < self.config.lost_replies
                 if answer.outcome is Outcome.OK and lose:
                     answer = WriteResult(Outcome.FAILED)
-            self.at(self.now + self.rng.uniform(0, half), lambda: reply(answer))
+            self.at_r(r, self.now + self.rng.uniform(0, half), lambda: reply(answer))
 
         def reply(answer: WriteResult) -> None:
             if r.running:
                 r.state = written(r.state, answer, r.local(self.now))
                 self.poke(r)
 
-        self.at(self.now + self.rng.uniform(0, travel), arrive)
+        self.at(self.now + self.rng.uniform(0, travel), arrive)  # on the wire: lands anyway
 
     def idle(self, r: Replica, ranges: HashRanges) -> HashRanges:
         """The ranges (whole pieces) of ``ranges`` where no reconcile of ``r`` runs."""
@@ -311,7 +379,7 @@ class Sim:
         finished = self.idle(r, r.stopping)
         if finished:
             r.stopping -= finished
-            self.at(self.now, partial(self.drain_reported, r, finished))
+            self.at_r(r, self.now, partial(self.drain_reported, r, finished))
 
     def drain_reported(self, r: Replica, ranges: HashRanges) -> None:
         """The work layer reports drained ranges (checked again: work may have restarted)."""
@@ -322,6 +390,7 @@ class Sim:
             self.poke(r)
 
     def stop_work(self, r: Replica) -> None:
+        r.epoch += 1
         for interval in r.reconciling.values():
             interval.end = self.now
         r.reconciling.clear()
@@ -334,13 +403,13 @@ class Sim:
         obj = self.rng.randrange(len(self.objects))
         h = self.objects[obj]
         for r in self.replicas.values():
-            if r.running and h in r.taking and obj not in r.reconciling:
+            if r.running and not r.paused and h in r.taking and obj not in r.reconciling:
                 self.dirty = True
-                interval = Interval(r.name, obj, self.now)
+                interval = Interval(r.name, obj, self.now, epoch=r.epoch)
                 r.reconciling[obj] = interval
                 self.intervals.append(interval)
                 duration = self.rng.uniform(0, self.config.max_reconcile)
-                self.at(self.now + duration, partial(self.finish, r, interval))
+                self.at_r(r, self.now + duration, partial(self.finish, r, interval), timer=True)
         self.at(self.now + self.rng.expovariate(1 / self.config.work_gap), self.work)
 
     def finish(self, r: Replica, interval: Interval) -> None:
@@ -348,6 +417,15 @@ class Sim:
             return  # abandoned by StopAll or a kill
         interval.end = self.now
         del r.reconciling[interval.obj]
+        reason = write_refusal(
+            r.state, r.view, r.local(self.now), timing=self.config.timing,
+            hash_value=self.objects[interval.obj],
+        )  # fmt: skip
+        if reason is None and interval.epoch == r.epoch:
+            interval.wrote = True
+        else:
+            interval.refused = True
+            self.refused += 1
         self.report_drained(r)
 
     # ---- invariants -----------------------------------------------------------------------
@@ -357,7 +435,7 @@ class Sim:
         self.checks += 1
         pieces: list[tuple[int, int, str]] = []
         for r in self.replicas.values():
-            if not r.running:
+            if not r.running or r.paused or r.stale:
                 continue
             serving = r.state.serving
             pieces.extend((start, end, r.name) for start, end in serving)
@@ -375,9 +453,12 @@ class Sim:
                 reach, holder = end, name
 
     def check_intervals(self) -> None:
-        """No two reconciles of one object on different replicas overlap in time."""
+        """No two reconciles of one object on different replicas overlap in time (of those
+        that had an effect: not refused, and not frozen by a pause without writing)."""
         by_object: dict[int, list[Interval]] = {}
         for interval in self.intervals:
+            if interval.refused or (interval.paused and not interval.wrote):
+                continue
             by_object.setdefault(interval.obj, []).append(interval)
         for obj, intervals in by_object.items():
             intervals.sort(key=lambda iv: iv.start)
@@ -389,12 +470,37 @@ class Sim:
                     if b.replica != a.replica:
                         raise Violation(f"object {obj}: {a} and {b} overlap")
 
+    def check_hand_overs(self) -> None:
+        """Hand-overs done: the others' active ranges cover what the victim served."""
+        if not self._pending:
+            return
+        waiting = []
+        for op, share in self._pending:
+            covered = EMPTY
+            for r in self.replicas.values():
+                if r.name != op.name and r.running and not r.paused:
+                    covered |= r.state.active
+            if share.issubset(covered):
+                self.hand_overs.append((op, self.now - op.at))
+            else:
+                waiting.append((op, share))
+        self._pending = waiting
+
+    def count_move(self, r: Replica) -> None:
+        """``r`` stopped taking a range: a move if a replica came back less than a lease
+        duration (of the fastest clock: the returner rejoins one lease duration of its own
+        clock after it learned it was fenced) ago (``Sim.returns``)."""
+        duration = self.config.timing.lease_duration * (1 - self.config.clock_error)
+        for op, name, at in self._windows:
+            if name != r.name and at <= self.now < at + duration:
+                self.returns.append(op)
+
     def live(self) -> list[Replica]:
         return [
             r
             for r in self.replicas.values()
             if r.running
-            and not (r.cut_writes or r.cut_cache or r.delayed)
+            and not (r.cut_writes or r.cut_cache or r.delayed or r.paused)
             and r.state.phase is Phase.MEMBER
             and r.state.ready
         ]

@@ -147,9 +147,26 @@ ROWS: list[Row] = [
     ("renew deadline passed: stop everything, claims unconfirmed",
      member(active=LOW, draining=HIGH, renewed_at=90.0), [], {},
      [StopAll(), update(FULL)], {"renewed_at": None, "claims": ((FULL, None),)}),
-    ("own lease fenced: stop, take it back", member(active=FULL),
-     [lease("a", 15, holder="")], {"rv": 15},
-     [StopAll(), update(FULL, rv=15)], {"lease_rv": 15, "claims": ((FULL, None),)}),
+    ("own lease fenced: stop, take it back, rejoin (not ready, claims nothing)",
+     member(active=FULL), [lease("a", 15, holder="")], {"rv": 15},
+     [StopAll(), update(EMPTY, rv=15, ready=False)],
+     {"lease_rv": 15, "claims": (), "ready": False, "watched_from": NOW}),
+    ("rejoining: not ready until a lease duration after the lease was lost",
+     member(ready=False, published_ready=False, watched_from=90.0), [], {}, [],
+     {"ready": False, "claims": ()}),
+    ("rejoining: ready again, takes its share like a joiner",
+     member(ready=False, published_ready=False, watched_from=85.0), [B_MEMBER], {},
+     [update(LOW)], {"ready": True, "claims": ((LOW, None),)}),
+    ("rejoining: b keeps the share it took over meanwhile", member(ready=False,
+     published_ready=False, watched_from=90.0), [lease("b", 17, FULL, since=16)], {}, [],
+     {"ready": False}),
+    ("not ready: does not fence", member(ready=False, published_ready=False,
+     watched_from=90.0), [B_EXPIRED_Q1], {}, [], {}),
+    ("not holding its lease (after a stop): renews, does not fence", member(renewed_at=None,
+     attempt_at=99.9, active=FULL - Q1), [B_EXPIRED_Q1], {},
+     [update(FULL - Q1)], {"fenced": frozenset()}),
+    ("the view is behind the own last write: no fence yet",
+     member(active=FULL - Q1, lease_rv=25), [B_EXPIRED_Q1], {"rv": 24}, [], {}),
     ("own lease rewritten by a write whose answer was lost: adopt it", member(active=FULL),
      [lease("a", 11, FULL)], {}, [], {"lease_rv": 11, "active": FULL}),
     ("a fresh tombstone blocks its ranges", member(active=LOW),
@@ -244,9 +261,9 @@ WRITTEN: list[tuple[str, ReplicaState, WriteResult, dict[str, Any]]] = [
     ("conflict, own lease still held: retry at once with its rv", member(inflight=SENT),
      WriteResult(Outcome.CONFLICT, current=CURRENT_MINE),
      {"lease_rv": 14, "failed": False, "lost": False}),
-    ("conflict, own lease taken: stop, take it back", member(inflight=SENT),
+    ("conflict, own lease taken: stop, take it back, rejoin", member(inflight=SENT),
      WriteResult(Outcome.CONFLICT, current=CURRENT_TAKEN),
-     {"lease_rv": 14, "lost": True, "failed": False}),
+     {"lease_rv": 14, "lost": True, "failed": False, "ready": False, "watched_from": NOW}),
     ("conflict, not read: wait for the cache", member(inflight=SENT),
      WriteResult(Outcome.CONFLICT), {"lease_rv": None, "failed": True}),
     ("gone: join again", member(active=LOW, inflight=SENT), WriteResult(Outcome.NOT_FOUND),
@@ -257,6 +274,9 @@ WRITTEN: list[tuple[str, ReplicaState, WriteResult, dict[str, Any]]] = [
      {"lease_rv": 10, "failed": True, "published": EMPTY}),
     ("fence answered: nothing to do", member(inflight=WriteLease(kind=WriteKind.FENCE, name="b",
      expected_rv=7, issued_at=NOW)), WriteResult(Outcome.OK, 13), {"lease_rv": 10}),
+    ("fence lost to another fencer: not a failure, the next write goes at once",
+     member(inflight=WriteLease(kind=WriteKind.FENCE, name="b", expected_rv=7, issued_at=NOW)),
+     WriteResult(Outcome.CONFLICT), {"failed": False}),
     ("fence failed: may be tried again", member(fenced=frozenset({("b", 7)}),
      inflight=WriteLease(kind=WriteKind.FENCE, name="b", expected_rv=7, issued_at=NOW)),
      WriteResult(Outcome.FAILED), {"fenced": frozenset(), "failed": True}),
@@ -283,7 +303,9 @@ def test_a_lost_lease_stops_everything_at_the_next_plan() -> None:
     taken = written(member(active=LOW, inflight=SENT), WriteResult(Outcome.CONFLICT,
                     current=CURRENT_TAKEN), NOW)  # fmt: skip
     result = plan(taken, view(lease("a", 10, LOW)), NOW, assign=halves)
-    assert result.actions == (StopAll(), update(FULL, rv=14))  # takes it back, claims again
+    # It takes its lease back and rejoins: not ready, so nobody gives it a share yet.
+    assert result.actions == (StopAll(), update(EMPTY, rv=14, ready=False))
+    assert (result.state.ready, result.state.watched_from) == (False, NOW)
     gone = written(member(active=LOW, inflight=SENT), WriteResult(Outcome.NOT_FOUND), NOW)
     result = plan(gone, view(), NOW, assign=halves)
     create = WriteLease(kind=WriteKind.CREATE, name="a", ready=True, issued_at=NOW)

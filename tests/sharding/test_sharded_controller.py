@@ -1,11 +1,16 @@
 """Sharded controllers (issue 14.4-14.6): replicas in one process against the fake API server.
 
 Three replicas split the ConfigMaps; one is killed without releasing (its Lease expires and is
-fenced), one stops gracefully (it releases), one joins. After each change the test waits (on
-the replicas' range changes and reconciles, never on time) until the group settled: every hash
-is taken by exactly one live replica, every object is in exactly one live replica's cache and
-was reconciled there. Throughout, every reconcile is recorded as an interval of one global
-sequence, and no two intervals of one object on different replicas may intersect. The same
+fenced), one stops gracefully (it releases), one joins; and (issue 21) one is paused past its
+lease: cut off from the server through its own proxy, its reconciles frozen just before their
+side-effect write, then resumed with those reconciles first in line. Their writes are refused by
+the fenced client; the replicas that took the ranges over reconcile the same objects. After
+each change the test waits (on the replicas' range changes and reconciles, never on time)
+until the group settled: every hash is taken by exactly one live replica, every object is in
+exactly one live replica's cache and was reconciled there. Throughout, every reconcile is
+recorded as an interval of one global sequence, and no two intervals of one object on
+different replicas may intersect (a reconcile whose write was refused had no effect and is
+left out). The same
 runs with the fake server's feature gate off (KEP-5866 ``ShardedListAndWatch``; an old server
 ignores ``shardSelector``, SOTA §1.6), where each replica filters on its side.
 
@@ -20,7 +25,7 @@ import asyncio
 import itertools
 import random
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 
 import anyio
@@ -33,9 +38,12 @@ from aioinformer._replicas._controller import ShardedController
 from aioinformer._replicas._handover import RangeExit, ShardTiming
 from aioinformer._sharding._ranges import FULL, HashRanges
 from aioinformer._sharding._selector import FIELD_UID
+from aioinformer.errors import FencedWriteError
 from aioinformer.metrics import ShardedControllerCollector
 from aioinformer.testing import FakeApiServer
 from tests.support import CONFIGMAPS, FAST_WATCH, kube_client
+
+from .proxy import Proxy, proxied_client
 
 TIMING = ShardTiming(lease_duration=1.0, renew_deadline=0.6, retry_period=0.2)
 GUARD = 30.0  # a fail-safe per step, not a timing
@@ -48,6 +56,7 @@ class Interval:
     key: str
     start: int
     end: int | None = None
+    refused: bool = False  # its side-effect write was refused: it had no effect
 
 
 @dataclass
@@ -65,6 +74,11 @@ class Group:
     exits: list[tuple[str, str]] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     sequence: itertools.count[int] = field(default_factory=itertools.count)
+    stack: AsyncExitStack = field(default_factory=AsyncExitStack)
+    proxies: dict[str, Proxy] = field(default_factory=dict)
+    side_effects: bool = False  # each reconcile patches effects/eff-<name> (fenced)
+    frozen: dict[str, asyncio.Event] = field(default_factory=dict)  # paused: wait for it
+    held: dict[str, int] = field(default_factory=dict)  # reconciles frozen per replica
 
     def reconciler(self, name: str) -> Callable[[str], object]:
         async def reconcile(key: str) -> Result:
@@ -78,6 +92,8 @@ class Group:
             try:
                 # The work itself: a few milliseconds, so that overlaps would show.
                 await anyio.sleep(self.rng.uniform(0, 0.005))
+                if self.side_effects:
+                    await self.write(name, controller, key, interval)
             finally:
                 interval.end = next(self.sequence)
                 self.changed.set()
@@ -87,11 +103,49 @@ class Group:
 
         return reconcile
 
-    def start(self, name: str) -> None:
+    async def write(
+        self, name: str, controller: ShardedController, key: str, interval: Interval
+    ) -> None:
+        frozen = self.frozen.get(name)
+        if frozen is not None and not frozen.is_set():
+            # A paused process: the reconcile stops right before its write (shielded: nothing
+            # of the process runs, its stop-everything included) and goes on first on resume.
+            self.held[name] = self.held.get(name, 0) + 1
+            self.changed.set()
+            with anyio.CancelScope(shield=True):
+                await frozen.wait()
+        try:
+            await controller.client.patch(
+                "v1/secrets", f"eff-{key.split('/')[1]}",
+                {"metadata": {"annotations": {"by": name}}}, namespace="default",
+            )  # fmt: skip
+        except FencedWriteError:
+            interval.refused = True
+            raise
+
+    async def start_proxied(self, name: str) -> None:
+        """Start ``name`` with its own way to the server (a proxy that :meth:`pause` cuts)."""
+        proxy, client = await self.stack.enter_async_context(
+            proxied_client(self.server.port, connect_timeout=1.0, request_timeout=2.0)
+        )
+        self.proxies[name] = proxy
+        self.start(name, client)
+
+    def pause(self, name: str) -> None:
+        """SIGSTOP, as far as one process can: cut off, its reconciles frozen before writing."""
+        self.frozen[name] = asyncio.Event()
+        self.proxies[name].cut()
+
+    def resume(self, name: str) -> None:
+        """SIGCONT: back on the network, the frozen reconciles go on first."""
+        self.proxies[name].heal()
+        self.frozen.pop(name).set()
+
+    def start(self, name: str, client: KubeClient | None = None) -> None:
         controller = ShardedController(
             name="cm",
             reconcile=self.reconciler(name),  # type: ignore[arg-type]
-            client=self.client,
+            client=client if client is not None else self.client,
             resource=CONFIGMAPS,
             group="cm-shards",
             identity=name,
@@ -99,7 +153,7 @@ class Group:
             timing=TIMING,
             vnodes=8,
             watch=FAST_WATCH,
-            shutdown_timeout=5.0,
+            stop_timeout=5.0,
             on_range_exit=lambda e: self.exit(name, e),
         )
         self.replicas[name] = controller
@@ -137,9 +191,12 @@ class Group:
     def keys(self) -> set[str]:
         return {f"default/{o['metadata']['name']}" for o in self.server.objects.list("configmaps")}
 
+    def live(self) -> list[ShardedController]:
+        return [c for name, c in self.replicas.items() if name not in self.frozen]
+
     def settled(self) -> bool:
         covered = HashRanges()
-        for controller in self.replicas.values():
+        for controller in self.live():
             stats = controller.statistics()
             active = HashRanges(stats.active)
             if stats.phase != "member" or stats.draining or not active.isdisjoint(covered):
@@ -148,7 +205,7 @@ class Group:
         if covered != FULL:
             return False
         cached: list[str] = []
-        for controller in self.replicas.values():
+        for controller in self.live():
             informer = controller.informer
             shard = informer.statistics().shard if informer is not None else None
             wanted = controller.member.state.serving.selector(FIELD_UID)
@@ -180,6 +237,7 @@ class Group:
         for interval in self.intervals:
             by_key.setdefault(interval.key, []).append(interval)
         for key, intervals in by_key.items():
+            intervals = [i for i in intervals if not i.refused]  # no effect: not counted
             intervals.sort(key=lambda i: i.start)
             for i, a in enumerate(intervals):
                 a_end = a.end if a.end is not None else 1 << 62
@@ -192,11 +250,17 @@ class Group:
 
 @asynccontextmanager
 async def group(server: FakeApiServer, seed: int) -> AsyncIterator[Group]:
-    async with kube_client(server) as client, anyio.create_task_group() as tg:
-        g = Group(server, client, tg, random.Random(seed))
+    async with (
+        kube_client(server) as client,
+        AsyncExitStack() as stack,
+        anyio.create_task_group() as tg,
+    ):
+        g = Group(server, client, tg, random.Random(seed), stack=stack)
         try:
             yield g
         finally:
+            for name in list(g.frozen):
+                g.resume(name)
             for name in list(g.replicas):
                 await g.stop(name)
             tg.cancel_scope.cancel()
@@ -260,5 +324,43 @@ async def test_three_replicas_kill_stop_and_join(
         shares = [v for (name, _, _), v in samples.items() if name == "aioinformer_shard_share"]
         assert sum(shares) == pytest.approx(1.0)
         assert samples[("aioinformer_shard_phase", "d", "member")] == 1.0
+        g.check_intervals()
+    g.check_intervals()
+
+
+@pytest.mark.parametrize("gate", [True, False], ids=["server-side", "client-side"])
+@pytest.mark.parametrize("seed", range(3))
+async def test_three_replicas_one_paused_past_its_lease(
+    fake_apiserver: FakeApiServer, seed: int, gate: bool
+) -> None:
+    """Issue 21: a replica paused (cut off, its reconciles frozen before their writes) for
+    longer than its lease: the others take its ranges over and reconcile its objects; when it
+    resumes, its frozen reconciles' writes are refused (no side effect from a reconcile that
+    spanned the pause), it rejoins, and no two effective reconciles of one object overlap."""
+    fake_apiserver.faults.set_sharded_list_and_watch(gate)
+    rng = random.Random(seed)
+    _fill(fake_apiserver, 0, 30)
+    for i in range(30):  # the side effects: an annotation on a Secret per object
+        fake_apiserver.objects.create("secrets", {"metadata": {"name": f"eff-cm-{i:03d}"}})
+    async with group(fake_apiserver, seed) as g:
+        g.side_effects = True
+        for name in ("a", "b", "c"):
+            await g.start_proxied(name)
+        await g.wait_settled()
+        victim = rng.choice(sorted(g.replicas))
+        g.pause(victim)
+        with anyio.fail_after(GUARD):  # reconciles in flight when it froze
+            while not g.held.get(victim):
+                g.changed.clear()
+                await g.changed.wait()
+        await g.wait_settled()  # the others took its ranges over
+        taken_over = {i.key for i in g.intervals if i.replica != victim and i.end is not None}
+        g.resume(victim)
+        await g.wait_settled()  # it rejoined
+        refused = [i for i in g.intervals if i.replica == victim and i.refused]
+        assert len(refused) >= g.held[victim]
+        assert {i.key for i in refused} <= taken_over  # the others reconciled those keys
+        assert g.replicas[victim].statistics().fenced_writes >= len(refused)
+        assert len(g.live()) == 3
         g.check_intervals()
     g.check_intervals()

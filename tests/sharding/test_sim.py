@@ -75,6 +75,22 @@ NAMED: dict[str, list[Op]] = {
     "writes land late": [*joins("r0", "r1"), Op(30, "delay", "r1"), Op(60, "heal", "r1")],
     "someone deletes a lease": [*joins("r0", "r1", "r2"), Op(30, "delete", "r1")],
     "slow cache, then a kill": [*joins("r0", "r1"), Op(1, "slow", "r0"), Op(30, "kill", "r1")],
+    "one of three is paused past its lease, then resumes": [
+        *joins("r0", "r1", "r2"),
+        Op(30, "pause", "r1"),
+        Op(60, "heal", "r1"),
+    ],
+    "a pause between the renew deadline and the lease": [
+        *joins("r0", "r1"),
+        Op(30, "pause", "r1"),
+        Op(42, "heal", "r1"),
+    ],
+    "a pause shorter than the renew deadline": [
+        *joins("r0", "r1"),
+        Op(30, "pause", "r1"),
+        Op(35, "heal", "r1"),
+    ],
+    "one of three is paused for good": [*joins("r0", "r1", "r2"), Op(30, "pause", "r1")],
 }
 
 
@@ -132,13 +148,16 @@ def _no_horizon(state: ReplicaState, view: Any, now: float, **kwargs: Any) -> Pl
     return plan(state, replace(view, listed_at=float("-inf")), now, **kwargs)
 
 
-def _stop_keeping_claims(s: ReplicaState, actions: list[Any]) -> ReplicaState:
+def _stop_keeping_claims(
+    s: ReplicaState, actions: list[Any], *, rejoin_at: float | None = None
+) -> ReplicaState:
     if s.serving:
         actions.append(StopAll())
     keep = s.phase is Phase.MEMBER
     rest = (s.serving | s.published) - s.claimed
     claims = (*s.claims, (rest, None)) if keep and rest else (s.claims if keep else ())
-    return replace(s, active=EMPTY, draining=EMPTY, claims=claims, renewed_at=None, lost=False)
+    s = replace(s, active=EMPTY, draining=EMPTY, claims=claims, renewed_at=None, lost=False)
+    return s if rejoin_at is None else replace(s, ready=False, watched_from=rejoin_at)
 
 
 @contextmanager
@@ -204,3 +223,55 @@ def test_a_broken_rule_is_caught(rule: str, monkeypatch: pytest.MonkeyPatch) -> 
                 assert "converged" not in str(exc)
                 return
     pytest.fail(f"breaking {rule!r} went unnoticed")
+
+
+# ---- issue 21: pauses, hand-over time, no second move -------------------------------------------
+
+FAULTS: dict[str, list[Op]] = {
+    "kill": [*joins("r0", "r1", "r2"), Op(30, "kill", "r1")],
+    "pause": [*joins("r0", "r1", "r2"), Op(30, "pause", "r1"), Op(60, "heal", "r1")],
+    "partition": [*joins("r0", "r1", "r2"), Op(30, "partition", "r1", True), Op(60, "heal", "r1")],
+}
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_a_hand_over_takes_at_most_one_and_a_half_lease_durations(fault: str, seed: int) -> None:
+    """Virtual time: after a replica dies, pauses or is cut off, the others serve its ranges
+    within 1.5 lease durations (the lease must look expired first: one lease duration after
+    its last renewal was seen; then a fence, a claim and the cache catching up)."""
+    sim = run(FAULTS[fault], seed)
+    [(op, seconds)] = sim.hand_overs
+    assert op.kind == fault
+    assert seconds is not None
+    assert seconds <= 1.5 * sim.config.timing.lease_duration
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("fault", ["pause", "partition"])
+def test_a_replica_that_comes_back_moves_nothing_for_a_lease_duration(
+    fault: str, seed: int
+) -> None:
+    """A replica paused or cut off past its lease comes back to find its lease fenced: it
+    rejoins not ready, so the ranges the others took over stay put (no second move right after
+    the hand-over); it takes its share back as a joiner, a lease duration later."""
+    sim = run(FAULTS[fault], seed)
+    assert sim.returns == []
+    assert sim.replicas["r1"].state.ready  # rejoined in the end, with its share
+    assert sim.replicas["r1"].state.active
+
+
+def test_a_reconcile_that_spans_a_pause_does_not_write() -> None:
+    """Virtual time: r1 is paused (SIGSTOP) with reconciles in flight; its clock goes on past
+    its deadline; on resume their own timers run first, before anything else of r1. Their
+    writes are refused by the fence (the deadline is read from the clock at the write), while
+    r0 and r2, which took the ranges over, reconciled the same objects and wrote."""
+    sim = run(FAULTS["pause"], 0, config=Config(max_reconcile=8.0, work_gap=0.1))
+    frozen = [i for i in sim.intervals if i.replica == "r1" and i.paused]
+    assert frozen and all(i.refused and not i.wrote for i in frozen)
+    pause, resume = 30.0, 60.0
+    taken_over = {
+        i.obj for i in sim.intervals if i.replica != "r1" and i.wrote and pause < i.start < resume
+    }
+    assert {i.obj for i in frozen} & taken_over
+    assert sim.refused >= len(frozen)

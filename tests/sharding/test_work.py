@@ -42,7 +42,8 @@ def test_only_keys_of_taken_ranges_are_queued_and_admitted() -> None:
     h.work.offer(OBJ_LOW)
     h.work.offer(OBJ_HIGH)
     assert h.queued == ["ns/low"]
-    assert h.work.admit("ns/low") and not h.work.admit("ns/high") and not h.work.admit("ns/x")
+    assert h.work.admit("ns/low") is not None
+    assert h.work.admit("ns/high") is None and h.work.admit("ns/x") is None
     assert h.work.skipped == 2
     h.work.finish("ns/low")
 
@@ -55,12 +56,12 @@ def test_stopping_reports_drained_once_no_reconcile_runs(running: bool) -> None:
     h.act(Start(LOW | HIGH))
     h.work.offer(OBJ_LOW)
     if running:
-        assert h.work.admit("ns/low")
+        assert h.work.admit("ns/low") is not None
     h.act(StopTaking(LOW))
     assert h.work.taking == HIGH
     assert h.drained == ([] if running else [LOW])
     if running:
-        assert not h.work.admit("ns/low")  # no new reconcile on a stopping range
+        assert h.work.admit("ns/low") is None  # no new reconcile on a stopping range
         h.work.finish("ns/low")
         assert h.drained == [LOW]
 
@@ -69,7 +70,7 @@ def test_a_resumed_range_is_taken_again_and_never_reported() -> None:
     h = Harness()
     h.act(Start(LOW))
     h.work.offer(OBJ_LOW)
-    assert h.work.admit("ns/low")
+    assert h.work.admit("ns/low") is not None
     h.act(StopTaking(LOW))
     h.act(Resume(LOW))
     h.work.finish("ns/low")
@@ -80,7 +81,7 @@ async def test_stop_all_cancels_running_reconciles_at_once() -> None:
     h = Harness()
     h.act(Start(LOW))
     h.work.offer(OBJ_LOW)
-    assert h.work.admit("ns/low")
+    assert h.work.admit("ns/low") is not None
     reached = anyio.Event()
     cancelled: list[bool] = []
 
@@ -96,7 +97,7 @@ async def test_stop_all_cancels_running_reconciles_at_once() -> None:
         h.act(StopAll())
     assert cancelled == [True]
     assert h.work.taking == EMPTY and h.work.stop_alls == 1
-    assert not h.work.admit("ns/low")
+    assert h.work.admit("ns/low") is None
 
 
 def test_objects_of_ranges_not_kept_exit_the_cache() -> None:

@@ -7,12 +7,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
+import anyio
 import pytest
 
 from aioinformer.errors import NotFoundError
 from aioinformer.testing import FakeApiServer
 from aioinformer.testing._apiserver import _admin as admin_module
 from aioinformer.testing._apiserver._manifests import load_manifests
+from aioinformer.testing.pytest_plugin import _serving as serving
 
 from .watching import decode, raw_lines
 
@@ -46,7 +48,7 @@ items:
 async def admin() -> AsyncIterator[tuple[FakeApiServer, aiohttp.ClientSession]]:
     """A server with the admin API on, and a session to it."""
     async with (
-        FakeApiServer(admin_api=True) as server,
+        serving(FakeApiServer(admin_api=True)) as server,
         aiohttp.ClientSession(base_url=server.url) as http,
     ):
         yield server, http
@@ -84,7 +86,8 @@ async def test_admin_watch_faults(admin: tuple[FakeApiServer, aiohttp.ClientSess
     """Raw lines, malformed lines, watch errors and drops act on open watches."""
     server, http = admin
     async with http.get("/api/v1/pods", params={"watch": "1"}) as watch:
-        await server.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await server.requests.wait_for_watches(1)
         await _post(http, "inject-raw-line", {"line": '{"type":"X","object":{}}'})
         await _post(http, "inject-malformed-line")
         assert await _post(
@@ -94,7 +97,8 @@ async def test_admin_watch_faults(admin: tuple[FakeApiServer, aiohttp.ClientSess
     assert lines[0] == b'{"type":"X","object":{}}\n'
     assert decode(lines[2:]) == [{"type": "ERROR", "object": decode(lines[2:])[0]["object"]}]
     async with http.get("/api/v1/pods", params={"watch": "1"}) as watch:
-        await server.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await server.requests.wait_for_watches(1)
         assert await _post(http, "stall-watches", {"resource": "pods"}) == {"stalled": 1}
         assert await _post(http, "drop-watches") == {"dropped": 1}
         with pytest.raises(aiohttp.ClientPayloadError):

@@ -1,17 +1,19 @@
 """Issue 12's deletion rows driven by kubectl 1.32 against the standalone fake server.
 
 Each test states the real kube-apiserver's (and controllers') behaviour it checks and where
-it is specified. Skipped without kubectl.
+it is specified. The server runs no kubelet here (the kubelet's part is
+``test_conformance_kubectl_kubelet.py``'s). Skipped without kubectl.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 
 import pytest
 
-from .standalone import Kubectl
+from .standalone import Kubectl, Standalone
 
 # kubectl against the standalone server (whole programs): left out of make test-lowest.
 pytestmark = [
@@ -21,8 +23,23 @@ pytestmark = [
     ),
 ]
 
+
+@pytest.fixture(scope="module")
+def standalone_server() -> Iterator[Standalone]:
+    """The module's standalone fake, without its kubelet (``--no-kubelet``): graceful pod
+    deletion waits, as on a control plane without nodes (envtest)."""
+    standalone = Standalone("--no-kubelet")
+    yield standalone
+    assert standalone.stop() == 0
+
+
 _HOLD = '{"metadata": {"finalizers": ["example.com/hold"]}}'
 _RELEASE = '{"metadata": {"finalizers": null}}'
+
+
+def _wait(kubectl: Kubectl, *args: str) -> None:
+    """``kubectl wait`` (20 s at most): what a test of a cluster does for the controllers."""
+    kubectl("wait", "--timeout=20s", *args)
 
 
 def test_delete_cascade_foreground_removes_the_replicasets_before_the_deployment(
@@ -62,11 +79,10 @@ def test_delete_cascade_foreground_removes_the_replicasets_before_the_deployment
     marked = json.loads(kubectl("get", "deployment", "web", "-n", "fg", "-o", "json"))
     assert marked["metadata"]["finalizers"] == ["foregroundDeletion"]
     assert marked["metadata"]["deletionTimestamp"]
-    held = json.loads(kubectl("get", "replicaset", "web-1", "-n", "fg", "-o", "json"))
-    assert held["metadata"]["deletionTimestamp"]
+    # The collector works after the DELETE answered: wait for it as on a cluster.
+    _wait(kubectl, "--for=jsonpath={.metadata.deletionTimestamp}", "replicaset/web-1", "-n", "fg")
     kubectl("patch", "replicaset", "web-1", "-n", "fg", "--type=merge", "-p", _RELEASE)
-    assert "NotFound" in kubectl.fails("get", "replicaset", "web-1", "-n", "fg")
-    assert "NotFound" in kubectl.fails("get", "deployment", "web", "-n", "fg")
+    _wait(kubectl, "--for=delete", "replicaset/web-1", "deployment/web", "-n", "fg")
 
 
 def test_deleting_a_namespace_passes_through_terminating(kubectl: Kubectl) -> None:
@@ -84,14 +100,15 @@ def test_deleting_a_namespace_passes_through_terminating(kubectl: Kubectl) -> No
         "term",
         "Terminating",
     ]
-    assert "NotFound" in kubectl.fails("get", "configmap", "plain", "-n", "term")
+    # The namespace controller empties it after the DELETE answered.
+    _wait(kubectl, "--for=delete", "configmap/plain", "-n", "term")
     failed = kubectl.fails("create", "configmap", "new", "-n", "term")
     assert (
         'configmaps "new" is forbidden: unable to create new content in namespace term '
         "because it is being terminated"
     ) in failed
     kubectl("patch", "configmap", "held", "-n", "term", "--type=merge", "-p", _RELEASE)
-    assert "NotFound" in kubectl.fails("get", "namespace", "term")
+    _wait(kubectl, "--for=delete", "namespace/term")
 
 
 def test_a_scheduled_pod_is_terminating_until_a_forced_delete(kubectl: Kubectl) -> None:

@@ -297,11 +297,13 @@ async def test_deletecollection_deletes_the_selected_objects(
 async def test_deleting_a_namespace_deletes_its_contents(
     fake_apiserver: FakeApiServer, api: ApiClient
 ) -> None:
-    """A namespace delete takes the objects inside it along."""
+    """A namespace delete takes the objects inside it along (the namespace controller, once
+    the DELETE answered)."""
     core = CoreV1Api(api)
     await core.create_namespace({"metadata": {"name": "team"}})
     await core.create_namespaced_config_map("team", {"metadata": {"name": "c"}})
     await core.delete_namespace("team")
+    await fake_apiserver.objects.wait_idle()
     assert fake_apiserver.objects.list("configmaps", namespace="team") == []
 
 

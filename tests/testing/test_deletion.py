@@ -243,10 +243,27 @@ def test_an_unknown_propagation_policy_is_422() -> None:
 # -- propagation and garbage collection -----------------------------------------------------
 
 
-def test_background_deletes_the_owner_then_its_dependents() -> None:
-    """``Background`` (the default): the owner goes at once, then the garbage collector
-    deletes each dependent whose owners are all gone, down the tree."""
-    server = _server()
+async def test_background_deletes_the_owner_then_its_dependents_after_the_delete() -> None:
+    """``Background`` (the default): the owner goes at once and the DELETE answers; then
+    the garbage collector deletes each dependent whose owners are all gone, down the tree
+    ("the Kubernetes API server deletes the owner object immediately and the garbage
+    collector controller cleans up the dependent objects in the background")."""
+    async with FakeApiServer() as server:
+        _tree(server)
+        rv = server.objects.resource_version
+        server.objects.delete("deployments.apps", "web")
+        deleted = [(kind, name) for t, kind, name in _history(server, rv) if t == "DELETED"]
+        assert deleted == [("Deployment", "web")]
+        assert len(server.objects.list("replicasets.apps")) == 1
+        await server.objects.wait_idle()
+        deleted = [(kind, name) for t, kind, name in _history(server, rv) if t == "DELETED"]
+        assert deleted == [("Deployment", "web"), ("ReplicaSet", "web-1"), ("Pod", "web-1-a")]
+
+
+def test_with_sync_gc_the_dependents_go_inside_the_delete() -> None:
+    """``FakeApiServer(sync_gc=True)`` keeps the former behaviour: the collector works
+    inside the DELETE, so the dependents are gone when it returns (no server running)."""
+    server = FakeApiServer(sync_gc=True)
     _tree(server)
     rv = server.objects.resource_version
     server.objects.delete("deployments.apps", "web")
@@ -254,118 +271,146 @@ def test_background_deletes_the_owner_then_its_dependents() -> None:
     assert deleted == [("Deployment", "web"), ("ReplicaSet", "web-1"), ("Pod", "web-1-a")]
 
 
-def test_foreground_removes_the_dependents_before_the_owner() -> None:
+async def test_work_queued_before_the_server_runs_is_done_when_it_starts() -> None:
+    """The controllers run while the server runs: a delete made before it starts leaves
+    the dependents until it does."""
+    server = _server()
+    _tree(server)
+    server.objects.delete("deployments.apps", "web")
+    assert len(server.objects.list("replicasets.apps")) == 1
+    async with server:
+        await server.objects.wait_idle()
+        assert server.objects.list("replicasets.apps") == []
+
+
+async def test_foreground_removes_the_dependents_before_the_owner() -> None:
     """``Foreground``: the owner is marked (``deletionTimestamp`` + ``foregroundDeletion``
     finalizer) and stays while a dependent with ``blockOwnerDeletion`` exists; the collector
     deletes the dependents (in foreground where they own others), then drops the finalizer
     and the owner goes. Its ReplicaSets are gone before the Deployment."""
-    server = _server()
-    _tree(server)
-    rv = server.objects.resource_version
-    marked = server.objects.delete("deployments.apps", "web", propagation_policy="Foreground")
-    assert marked["metadata"]["finalizers"] == ["foregroundDeletion"]
-    assert marked["metadata"]["deletionTimestamp"]
-    events = _history(server, rv)
-    deleted = [(kind, name) for t, kind, name in events if t == "DELETED"]
-    assert deleted == [("Pod", "web-1-a"), ("ReplicaSet", "web-1"), ("Deployment", "web")]
-    assert events[0] == ("MODIFIED", "Deployment", "web")
+    async with FakeApiServer() as server:
+        _tree(server)
+        rv = server.objects.resource_version
+        marked = server.objects.delete("deployments.apps", "web", propagation_policy="Foreground")
+        assert marked["metadata"]["finalizers"] == ["foregroundDeletion"]
+        assert marked["metadata"]["deletionTimestamp"]
+        await server.objects.wait_idle()
+        events = _history(server, rv)
+        deleted = [(kind, name) for t, kind, name in events if t == "DELETED"]
+        assert deleted == [("Pod", "web-1-a"), ("ReplicaSet", "web-1"), ("Deployment", "web")]
+        assert events[0] == ("MODIFIED", "Deployment", "web")
 
 
-def test_a_blocking_dependent_holds_a_foreground_owner() -> None:
+async def test_a_blocking_dependent_holds_a_foreground_owner() -> None:
     """A dependent that cannot go yet (a finalizer) keeps a foreground owner with its
     ``deletionTimestamp``; once the dependent is gone the owner goes. A non-blocking
     dependent (``blockOwnerDeletion`` unset) does not hold it."""
-    server = _server()
-    web = server.objects.create("deployments.apps", deployment("web"))
-    held = _replicaset("held")
-    held["metadata"]["finalizers"] = ["example.com/hold"]
-    _owned(server, web, "ReplicaSet", held)
-    server.objects.delete("deployments.apps", "web", propagation_policy="Foreground")
-    assert server.objects.get("deployments.apps", "web")["metadata"]["deletionTimestamp"]
-    assert server.objects.get("replicasets.apps", "held")["metadata"]["deletionTimestamp"]
-    server.objects.patch("replicasets.apps", "held", {"metadata": {"finalizers": None}})
-    assert server.objects.list("deployments.apps") == []
-    other = server.objects.create("deployments.apps", deployment("other"))
-    loose = _replicaset("loose")
-    loose["metadata"]["finalizers"] = ["example.com/hold"]
-    _owned(server, other, "ReplicaSet", loose, block=False)
-    server.objects.delete("deployments.apps", "other", propagation_policy="Foreground")
-    assert server.objects.list("deployments.apps") == []
+    async with FakeApiServer() as server:
+        web = server.objects.create("deployments.apps", deployment("web"))
+        held = _replicaset("held")
+        held["metadata"]["finalizers"] = ["example.com/hold"]
+        _owned(server, web, "ReplicaSet", held)
+        server.objects.delete("deployments.apps", "web", propagation_policy="Foreground")
+        await server.objects.wait_idle()
+        assert server.objects.get("deployments.apps", "web")["metadata"]["deletionTimestamp"]
+        assert server.objects.get("replicasets.apps", "held")["metadata"]["deletionTimestamp"]
+        server.objects.patch("replicasets.apps", "held", {"metadata": {"finalizers": None}})
+        await server.objects.wait_idle()
+        assert server.objects.list("deployments.apps") == []
+        other = server.objects.create("deployments.apps", deployment("other"))
+        loose = _replicaset("loose")
+        loose["metadata"]["finalizers"] = ["example.com/hold"]
+        _owned(server, other, "ReplicaSet", loose, block=False)
+        server.objects.delete("deployments.apps", "other", propagation_policy="Foreground")
+        await server.objects.wait_idle()
+        assert server.objects.list("deployments.apps") == []
 
 
-def test_orphan_removes_the_owner_references_and_keeps_the_dependents() -> None:
+async def test_orphan_removes_the_owner_references_and_keeps_the_dependents() -> None:
     """``Orphan``: the owner gets the ``orphan`` finalizer; the collector removes the
     references to it from every dependent, then the finalizer, and the owner goes."""
-    server = _server()
-    _tree(server)
-    server.objects.delete("deployments.apps", "web", propagation_policy="Orphan")
-    assert server.objects.list("deployments.apps") == []
-    rs = server.objects.get("replicasets.apps", "web-1")
-    assert "ownerReferences" not in rs["metadata"]
-    assert server.objects.get("pods", "web-1-a")["metadata"]["ownerReferences"]
+    async with FakeApiServer() as server:
+        _tree(server)
+        marked = server.objects.delete("deployments.apps", "web", propagation_policy="Orphan")
+        assert marked["metadata"]["finalizers"] == ["orphan"]
+        await server.objects.wait_idle()
+        assert server.objects.list("deployments.apps") == []
+        rs = server.objects.get("replicasets.apps", "web-1")
+        assert "ownerReferences" not in rs["metadata"]
+        assert server.objects.get("pods", "web-1-a")["metadata"]["ownerReferences"]
 
 
-def test_a_dependent_with_another_living_owner_only_loses_the_reference() -> None:
+async def test_a_dependent_with_another_living_owner_only_loses_the_reference() -> None:
     """The collector deletes a dependent only when all its owners are gone; otherwise it
     removes the references to the owners that are gone."""
-    server = _server()
-    a = server.objects.create("configmaps", {"metadata": {"name": "a"}})
-    b = server.objects.create("configmaps", {"metadata": {"name": "b"}})
-    shared = _owned(server, a, "ConfigMap", {"metadata": {"name": "shared"}})
-    refs = shared["metadata"]["ownerReferences"] + [
-        {"apiVersion": "v1", "kind": "ConfigMap", "name": "b", "uid": b["metadata"]["uid"]}
-    ]
-    server.objects.patch("configmaps", "shared", {"metadata": {"ownerReferences": refs}})
-    server.objects.delete("configmaps", "a")
-    left = server.objects.get("configmaps", "shared")["metadata"]["ownerReferences"]
-    assert [r["name"] for r in left] == ["b"]
-    server.objects.delete("configmaps", "b")
-    with pytest.raises(NotFoundError):
-        server.objects.get("configmaps", "shared")
+    async with FakeApiServer() as server:
+        a = server.objects.create("configmaps", {"metadata": {"name": "a"}})
+        b = server.objects.create("configmaps", {"metadata": {"name": "b"}})
+        shared = _owned(server, a, "ConfigMap", {"metadata": {"name": "shared"}})
+        refs = shared["metadata"]["ownerReferences"] + [
+            {"apiVersion": "v1", "kind": "ConfigMap", "name": "b", "uid": b["metadata"]["uid"]}
+        ]
+        server.objects.patch("configmaps", "shared", {"metadata": {"ownerReferences": refs}})
+        server.objects.delete("configmaps", "a")
+        await server.objects.wait_idle()
+        left = server.objects.get("configmaps", "shared")["metadata"]["ownerReferences"]
+        assert [r["name"] for r in left] == ["b"]
+        server.objects.delete("configmaps", "b")
+        await server.objects.wait_idle()
+        with pytest.raises(NotFoundError):
+            server.objects.get("configmaps", "shared")
 
 
-def test_delete_collection_applies_the_same_rules_to_each_object() -> None:
+async def test_delete_collection_applies_the_same_rules_to_each_object() -> None:
     """``DeleteCollection`` deletes each object with the request's options (``Store.
     DeleteCollection``): an orphaning collection delete keeps the dependents."""
-    server = _server()
-    _tree(server)
-    server.objects.delete_collection("deployments.apps", propagation_policy="Orphan")
-    assert server.objects.list("deployments.apps") == []
-    assert len(server.objects.list("replicasets.apps")) == 1
+    async with FakeApiServer() as server:
+        _tree(server)
+        server.objects.delete_collection("deployments.apps", propagation_policy="Orphan")
+        await server.objects.wait_idle()
+        assert server.objects.list("deployments.apps") == []
+        assert len(server.objects.list("replicasets.apps")) == 1
 
 
 # -- namespaces -----------------------------------------------------------------------------
 
 
-def test_a_namespace_passes_through_terminating_then_goes() -> None:
+async def test_a_namespace_passes_through_terminating_then_goes() -> None:
     """Deleting a namespace marks it (``deletionTimestamp``, ``status.phase: Terminating``)
-    and answers it; the namespace controller deletes its content, reports its conditions
-    (``pkg/controller/namespace/deletion``), removes the ``kubernetes`` finalizer and the
-    namespace is gone."""
-    server = _server()
-    server.objects.create("namespaces", {"metadata": {"name": "demo"}})
-    server.objects.create("configmaps", {"metadata": {"name": "c", "namespace": "demo"}})
-    rv = server.objects.resource_version
-    answered = server.objects.delete("namespaces", "demo")
-    assert answered["status"]["phase"] == "Terminating"
-    assert answered["spec"]["finalizers"] == ["kubernetes"]
-    assert _history(server, rv) == [
-        ("MODIFIED", "Namespace", "demo"),
-        ("DELETED", "ConfigMap", "c"),
-        ("MODIFIED", "Namespace", "demo"),
-        ("DELETED", "Namespace", "demo"),
-    ]
+    and answers it with its content still there; then the namespace controller deletes the
+    content, reports its conditions (``pkg/controller/namespace/deletion``), removes the
+    ``kubernetes`` finalizer and the namespace is gone."""
+    async with FakeApiServer() as server:
+        server.objects.create("namespaces", {"metadata": {"name": "demo"}})
+        server.objects.create("configmaps", {"metadata": {"name": "c", "namespace": "demo"}})
+        rv = server.objects.resource_version
+        answered = server.objects.delete("namespaces", "demo")
+        assert answered["status"]["phase"] == "Terminating"
+        assert answered["spec"]["finalizers"] == ["kubernetes"]
+        assert len(server.objects.list("configmaps", namespace="demo")) == 1
+        await server.objects.wait_idle()
+        assert _history(server, rv) == [
+            ("MODIFIED", "Namespace", "demo"),
+            ("DELETED", "ConfigMap", "c"),
+            ("MODIFIED", "Namespace", "demo"),
+            ("DELETED", "Namespace", "demo"),
+        ]
 
 
-def test_a_terminating_namespace_refuses_new_content_until_it_is_empty() -> None:
+async def test_a_terminating_namespace_refuses_new_content_until_it_is_empty() -> None:
     """Content that stays (a finalizer) keeps the namespace ``Terminating``; a create in it
     is 403 from ``NamespaceLifecycle`` admission with the real message and a
     ``NamespaceTerminating`` cause; once the content is gone, so is the namespace."""
-    server = _server()
+    async with FakeApiServer() as server:
+        await _terminating_namespace(server)
+
+
+async def _terminating_namespace(server: FakeApiServer) -> None:
     server.objects.create("namespaces", {"metadata": {"name": "demo"}})
     held = {"metadata": {"name": "held", "namespace": "demo", "finalizers": ["example.com/x"]}}
     server.objects.create("configmaps", held)
     server.objects.delete("namespaces", "demo")
+    await server.objects.wait_idle()
     ns = server.objects.get("namespaces", "demo")
     assert ns["status"]["phase"] == "Terminating"
     reported = {
@@ -398,5 +443,6 @@ def test_a_terminating_namespace_refuses_new_content_until_it_is_empty() -> None
         }
     ]
     server.objects.patch("configmaps", "held", {"metadata": {"finalizers": None}}, namespace="demo")
+    await server.objects.wait_idle()
     with pytest.raises(NotFoundError):
         server.objects.get("namespaces", "demo")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+import anyio
 import pytest
 
 from aioinformer.errors import (
@@ -82,7 +83,8 @@ async def test_watch_faults_need_a_started_server_and_requests_start_empty() -> 
     with pytest.raises(LifecycleError):
         server.faults.drop_watches()
     with pytest.raises(LifecycleError):
-        await server.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await server.requests.wait_for_watches(1)
     server.faults.restart()
     assert server.requests.records == [] and server.requests.active_watches() == 0
 
@@ -96,9 +98,10 @@ async def test_records_are_a_copy_and_wait_for_sees_later_requests(
         snapshot = fake_apiserver.requests.records
         await api.call_api("/api/v1/namespaces", "GET", _preload_content=False)
         assert len(fake_apiserver.requests.records) == len(snapshot) + 1
-        record = await fake_apiserver.requests.wait_for(
-            lambda r: r.resource == "namespaces", start=len(snapshot)
-        )
+        with anyio.fail_after(10):
+            record = await fake_apiserver.requests.wait_for(
+                lambda r: r.resource == "namespaces", start=len(snapshot)
+            )
     assert (record.verb, record.status) == ("list", 200)
 
 
@@ -110,9 +113,9 @@ def test_the_server_keeps_lifecycle_address_and_resources_and_three_entry_points
     """Issue 11: the facade splits into obvious entry points; none of the old flat members
     is left on the server."""
     assert _public(FakeApiServer) == {
-        "start",
         "run",
         "aclose",
+        "wait_stopped",
         "state",
         "statistics",
         "host",
@@ -139,6 +142,7 @@ def test_the_server_keeps_lifecycle_address_and_resources_and_three_entry_points
         "finish_deletion",
         "list",
         "resource_version",
+        "wait_idle",
     }
     assert _public(ServerFaults) == {
         "drop_watches",

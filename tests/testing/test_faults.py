@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import aiohttp
+import anyio
 import pytest
 from kubernetes_asyncio.client import ApiClient, ApiException, CoreV1Api
 from kubernetes_asyncio.watch import Watch
@@ -58,7 +59,8 @@ async def test_drop_watches_can_target_one_resource(
         http.get("/api/v1/pods", params=_watch_params(fake_apiserver)) as pods,
         http.get("/api/v1/configmaps", params=_watch_params(fake_apiserver)) as configmaps,
     ):
-        await fake_apiserver.requests.wait_for_watches(2)
+        with anyio.fail_after(10):
+            await fake_apiserver.requests.wait_for_watches(2)
         assert fake_apiserver.faults.drop_watches("pods") == 1
         with pytest.raises(aiohttp.ClientPayloadError):
             await raw_lines(pods)
@@ -84,7 +86,8 @@ async def test_stall_watches_silences_open_watches_only() -> None:
             ) as fresh:
                 assert decode(await raw_lines(fresh, 1))[0]["object"]["metadata"]["name"] == "a"
             assert server.requests.active_watches() == 2
-        await server.requests.wait_for_watches(0, exactly=True)
+        with anyio.fail_after(10):
+            await server.requests.wait_for_watches(0, exactly=True)
 
 
 @pytest.mark.parametrize(
@@ -182,7 +185,8 @@ async def test_malformed_line_reaches_the_client_and_the_stream_continues(
             resource_version=fake_apiserver.objects.resource_version,
         )
         reading = asyncio.create_task(take(stream, 2))
-        await fake_apiserver.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await fake_apiserver.requests.wait_for_watches(1)
         fake_apiserver.faults.inject_malformed_line()
         fake_apiserver.objects.create("configmaps", _cm("a"))
         first, added = await reading
@@ -198,7 +202,8 @@ async def test_raw_lines_are_sent_verbatim(
 ) -> None:
     """inject_raw_line delivers any line, e.g. an unknown event type."""
     async with http.get("/api/v1/pods", params=_watch_params(fake_apiserver)) as resp:
-        await fake_apiserver.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await fake_apiserver.requests.wait_for_watches(1)
         fake_apiserver.faults.inject_raw_line(b'{"type":"SURPRISE","object":{}}')
         assert await raw_lines(resp, 1) == [b'{"type":"SURPRISE","object":{}}\n']
 
@@ -208,7 +213,8 @@ async def test_inject_watch_error_sends_an_error_event_then_ends(
 ) -> None:
     """Every open watch gets an ERROR with the Status and then a clean end."""
     async with http.get("/api/v1/pods", params=_watch_params(fake_apiserver)) as resp:
-        await fake_apiserver.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await fake_apiserver.requests.wait_for_watches(1)
         assert fake_apiserver.faults.inject_watch_error(500, "InternalError", "etcd is sad") == 1
         events = decode(await raw_lines(resp))
     assert [e["type"] for e in events] == ["ERROR"]
@@ -216,7 +222,8 @@ async def test_inject_watch_error_sends_an_error_event_then_ends(
     async with Watch() as watch:
         stream = watch.stream(CoreV1Api(api).list_namespaced_pod, "default", timeout_seconds=5)
         listing = asyncio.create_task(take(stream, 1))
-        await fake_apiserver.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await fake_apiserver.requests.wait_for_watches(1)
         fake_apiserver.faults.inject_watch_error(410, "Expired", "too old resource version: 1 (2)")
         with pytest.raises(ApiException) as caught:
             await listing
@@ -232,7 +239,8 @@ async def test_restart_drops_connections_resets_history_and_keeps_objects(
     async with http.get(
         "/api/v1/namespaces/default/configmaps", params=_watch_params(fake_apiserver)
     ) as resp:
-        await fake_apiserver.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await fake_apiserver.requests.wait_for_watches(1)
         fake_apiserver.faults.restart()
         with pytest.raises(aiohttp.ClientPayloadError):
             await raw_lines(resp)
@@ -275,7 +283,8 @@ async def test_stop_listening_refuses_connections_until_started_again(
     """While stopped, connects get ECONNREFUSED and open watches drop; then the same port serves."""
     port = fake_apiserver.port
     async with http.get("/api/v1/pods", params=_watch_params(fake_apiserver)) as resp:
-        await fake_apiserver.requests.wait_for_watches(1)
+        with anyio.fail_after(10):
+            await fake_apiserver.requests.wait_for_watches(1)
         await fake_apiserver.faults.stop_listening()
         with pytest.raises(aiohttp.ClientPayloadError):
             await raw_lines(resp)

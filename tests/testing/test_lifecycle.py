@@ -21,17 +21,19 @@ from .watching import raw_lines
 async def test_close_ends_open_watches_promptly_and_leaves_no_tasks() -> None:
     """Exiting the server closes normal and stalled watches cleanly within the bound."""
     tasks_before = asyncio.all_tasks()
-    async with aiohttp.ClientSession() as http:
+    async with aiohttp.ClientSession() as http, anyio.create_task_group() as tg:
         server = FakeApiServer()
-        await server.start()
+        await tg.start(server.run)
         url = f"{server.url}/api/v1/pods"
         normal = await http.get(url, params={"watch": "1"})
         stalled = await http.get(url, params={"watch": "1", "resourceVersion": "0"})
-        await server.requests.wait_for_watches(2)
+        with anyio.fail_after(5):
+            await server.requests.wait_for_watches(2)
         server.faults.stall_watches()
         reading = asyncio.create_task(raw_lines(normal))
         with anyio.fail_after(2.5):  # aclose's own bound, with room: stalled watches end too
             await server.aclose()
+        assert server.state is State.STOPPED  # aclose returns once run returned
         assert await reading == []
         assert await raw_lines(stalled) == []
         normal.release()
@@ -49,14 +51,50 @@ async def test_url_configuration_and_api_client_point_at_the_server() -> None:
 
 
 async def test_a_server_runs_once_and_close_is_idempotent() -> None:
-    """Starting twice or after close raises LifecycleError; closing twice is harmless."""
+    """Running twice or after close raises LifecycleError; closing twice is harmless."""
     server = FakeApiServer()
     async with server:
         with pytest.raises(LifecycleError):
-            await server.start()
+            await server.run()
     await server.aclose()
     with pytest.raises(LifecycleError):
-        await server.start()
+        await server.run()
+    with pytest.raises(LifecycleError):
+        async with server:
+            pass
+
+
+async def test_a_server_closed_before_it_ran_never_listens() -> None:
+    """Closing a server that never ran makes ``run`` return at once (as every component's);
+    ``tg.start(server.run)`` and ``async with`` refuse it."""
+    server = FakeApiServer()
+    await server.aclose()
+    assert server.state is State.STOPPED
+    await server.run()
+    with pytest.RaisesGroup(LifecycleError):
+        async with anyio.create_task_group() as tg:
+            await tg.start(server.run)
+    with pytest.raises(LifecycleError):
+        async with server:
+            pass
+    assert server.port == 0
+
+
+async def test_a_taken_port_fails_the_start_with_oserror() -> None:
+    """When the port is taken, ``async with`` raises the listener's OSError unwrapped (and
+    ``tg.start(server.run)`` raises it into the caller's task group); the server ends
+    stopped."""
+    async with FakeApiServer() as first:
+        second = FakeApiServer(port=first.port)
+        with pytest.raises(OSError):
+            async with second:
+                pass
+        assert second.state is State.STOPPED
+        third = FakeApiServer(port=first.port)
+        with pytest.RaisesGroup(OSError):
+            async with anyio.create_task_group() as tg:
+                await tg.start(third.run)
+        assert third.state is State.STOPPED
 
 
 async def test_in_process_api_works_before_start() -> None:
@@ -115,7 +153,8 @@ async def test_statistics_is_a_frozen_snapshot() -> None:
     async with server, aiohttp.ClientSession() as http:
         server.objects.create("pods", pod("p"))
         watch = await http.get(f"{server.url}/api/v1/pods", params={"watch": "1"})
-        await server.requests.wait_for_watches(1)
+        with anyio.fail_after(5):
+            await server.requests.wait_for_watches(1)
         stats = server.statistics()
         assert stats.state is State.RUNNING and stats.url == server.url
         assert stats.objects == 2 and stats.open_watches == 1

@@ -5,6 +5,8 @@
 # mypy: disable-error-code="arg-type, index"
 from __future__ import annotations
 
+import logging
+
 import aiohttp
 import anyio
 import pytest
@@ -76,11 +78,13 @@ async def test_wait_for_request_waits_for_a_request_after_the_call(
     async with http.get("/api/v1/pods"):
         pass
     mark = len(fake_apiserver.requests.records)
-    assert (await fake_apiserver.requests.wait_for(is_list, start=0)).resource == "pods"
+    with anyio.fail_after(10):
+        assert (await fake_apiserver.requests.wait_for(is_list, start=0)).resource == "pods"
     found: dict[str, RequestRecord] = {}
 
     async def wait(name: str, start: int | None) -> None:
-        found[name] = await fake_apiserver.requests.wait_for(is_list, start=start)
+        with anyio.fail_after(10):
+            found[name] = await fake_apiserver.requests.wait_for(is_list, start=start)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(wait, "after the call", None)
@@ -97,22 +101,26 @@ def is_list(record: RequestRecord) -> bool:
     return record.verb == "list"
 
 
-async def test_wait_for_request_times_out_saying_what_it_waited_for(
-    fake_apiserver: FakeApiServer, http: aiohttp.ClientSession
+async def test_a_wait_cancelled_by_its_bound_says_what_it_waited_for(
+    fake_apiserver: FakeApiServer, http: aiohttp.ClientSession, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Without a matching request it raises TimeoutError after ``timeout``, naming the
-    predicate (a lambda's source, a function's name) and the requests seen meanwhile."""
-    with pytest.raises(TimeoutError) as raised:
-        await fake_apiserver.requests.wait_for(lambda r: r.verb == "delete", timeout=0.05)
-    assert str(raised.value) == (
-        'no request matching lambda r: r.verb == "delete" within 0.05 s (from request #0; 0 since)'
+    """The waiter takes no timeout; when the caller's bound cancels it, the log says (INFO,
+    ``aioinformer.testing``) what was awaited (a lambda's source, a function's name) and
+    which requests came meanwhile."""
+    caplog.set_level(logging.INFO, logger="aioinformer.testing")
+    with anyio.move_on_after(0) as scope:
+        await fake_apiserver.requests.wait_for(lambda r: r.verb == "delete")
+    assert scope.cancelled_caught
+    assert caplog.messages[-1] == (
+        'stopped waiting for a request matching lambda r: r.verb == "delete"'
+        " (from request #0; 0 since)"
     )
     async with http.get("/api/v1/pods"):
         pass
-    with pytest.raises(TimeoutError) as raised:
-        await fake_apiserver.requests.wait_for(is_delete, start=0, timeout=0.05)
-    assert str(raised.value) == (
-        "no request matching is_delete within 0.05 s (from request #0; 1 since,"
+    with pytest.raises(TimeoutError), anyio.fail_after(0):
+        await fake_apiserver.requests.wait_for(is_delete, start=0)
+    assert caplog.messages[-1] == (
+        "stopped waiting for a request matching is_delete (from request #0; 1 since,"
         " the last ones: GET /api/v1/pods (list 200))"
     )
 
@@ -126,19 +134,23 @@ async def test_watches_are_logged_when_their_stream_starts(
 ) -> None:
     """A watch shows up in the log (status 200) while it is still open, and is counted."""
     async with http.get("/apis/apps/v1/deployments", params={"watch": "true"}) as resp:
-        record = await fake_apiserver.requests.wait_for(lambda r: r.verb == "watch", start=0)
+        with anyio.fail_after(10):
+            record = await fake_apiserver.requests.wait_for(lambda r: r.verb == "watch", start=0)
         assert (record.status, record.resource, record.group) == (200, "deployments", "apps")
-        await fake_apiserver.requests.wait_for_watches(1, resource="deployments.apps")
+        with anyio.fail_after(10):
+            await fake_apiserver.requests.wait_for_watches(1, resource="deployments.apps")
         assert fake_apiserver.requests.active_watches("apps/v1/deployments") == 1
         assert fake_apiserver.requests.active_watches("pods") == 0
         resp.close()
-    await fake_apiserver.requests.wait_for_watches(0, exactly=True)
+    with anyio.fail_after(10):
+        await fake_apiserver.requests.wait_for_watches(0, exactly=True)
 
 
-async def test_wait_for_watches_times_out(fake_apiserver: FakeApiServer) -> None:
-    """Waiting for watches that never open raises TimeoutError."""
-    with pytest.raises(TimeoutError):
-        await fake_apiserver.requests.wait_for_watches(1, timeout=0.05)
+async def test_wait_for_watches_is_bounded_by_the_caller(fake_apiserver: FakeApiServer) -> None:
+    """Waiting for watches that never open lasts until the caller's bound (no timeout of its
+    own)."""
+    with pytest.raises(TimeoutError), anyio.fail_after(0.05):
+        await fake_apiserver.requests.wait_for_watches(1)
 
 
 async def test_discovery_and_unknown_paths_are_logged(

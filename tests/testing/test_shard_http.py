@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from aioinformer.testing import FakeApiServer
+from aioinformer.testing.pytest_plugin import _serving as serving
 
 from .watching import decode, raw_lines
 
@@ -310,7 +311,7 @@ async def test_deletecollection_deletes_only_its_shard(
 
 @pytest.fixture
 async def old_server() -> AsyncIterator[FakeApiServer]:
-    async with FakeApiServer(sharded_list_and_watch=False, admin_api=True) as server:
+    async with serving(FakeApiServer(sharded_list_and_watch=False, admin_api=True)) as server:
         yield server
 
 

@@ -202,11 +202,16 @@ def test_update_validation_repeats_metadata_causes_as_real() -> None:
 
 
 def test_status_updates_check_metadata_and_counters() -> None:
-    """``ValidateDeploymentStatusUpdate`` and friends: metadata rules and counters ≥ 0."""
+    """``ValidateDeploymentStatusUpdate`` and friends: metadata rules, counters ≥ 0, and
+    no counter above ``status.replicas`` (``ValidateDeploymentStatus``: 0 > -1)."""
     old = workload("apps", "Deployment")
     new = copy.deepcopy(old)
     new["status"] = {"replicas": -1}
     errors = validate_status_update("apps", "Deployment", new, old, namespaced=True)
+    above = "Invalid value: 0: cannot be greater than status.replicas"
     assert [str(e) for e in errors] == [
-        "status.replicas: Invalid value: -1: must be greater than or equal to 0"
+        "status.replicas: Invalid value: -1: must be greater than or equal to 0",
+        f"status.updatedReplicas: {above}",
+        f"status.readyReplicas: {above}",
+        f"status.availableReplicas: {above}",
     ]

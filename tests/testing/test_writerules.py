@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from aioinformer.testing._apiserver._api._failure import StatusFailure
+from aioinformer.testing._apiserver._registry._rest_types import dry_run
 from aioinformer.testing._apiserver._registry._strategy_service import ServiceAllocator
 from aioinformer.testing._apiserver._registry._writerules import (
     Kind,
@@ -17,7 +18,6 @@ from aioinformer.testing._apiserver._registry._writerules import (
     before_status_update,
     before_update,
     decode,
-    dry_run,
 )
 
 DEPLOYMENT = Kind("apps", "v1", "Deployment", True)

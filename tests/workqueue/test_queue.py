@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import anyio
 import pytest
 
 from aioinformer.errors import QueueShutDown
@@ -13,7 +14,16 @@ GUARD = 5.0
 
 
 async def get(q: WorkQueue[str]) -> str:
-    return await asyncio.wait_for(q.get(), GUARD)
+    with anyio.fail_after(GUARD):
+        return await q.get()
+
+
+async def collect(q: WorkQueue[str], into: list[str | QueueShutDown]) -> None:
+    """One get(), its item (or its QueueShutDown) appended to ``into``."""
+    try:
+        into.append(await q.get())
+    except QueueShutDown as exc:
+        into.append(exc)
 
 
 async def test_items_come_out_in_fifo_order() -> None:
@@ -74,35 +84,46 @@ async def test_done_of_an_item_not_processing_is_ignored() -> None:
 async def test_get_waits_for_an_add() -> None:
     """A get() on an empty queue blocks until an item is added."""
     q: WorkQueue[str] = WorkQueue()
-    getter = asyncio.create_task(q.get())
-    await asyncio.sleep(0)
-    assert not getter.done()
-    q.add("x")
-    assert await asyncio.wait_for(getter, GUARD) == "x"
+    got: list[str | QueueShutDown] = []
+    with anyio.fail_after(GUARD):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(collect, q, got)
+            await anyio.wait_all_tasks_blocked()
+            assert got == []  # blocked in get()
+            q.add("x")
+    assert got == ["x"]
 
 
 async def test_each_waiting_getter_gets_a_distinct_item() -> None:
     """Several blocked getters each receive one different item."""
     q: WorkQueue[str] = WorkQueue()
-    getters = [asyncio.create_task(q.get()) for _ in range(3)]
-    await asyncio.sleep(0)
-    for item in ["a", "b", "c"]:
-        q.add(item)
-    got = await asyncio.wait_for(asyncio.gather(*getters), GUARD)
-    assert sorted(got) == ["a", "b", "c"]
+    got: list[str | QueueShutDown] = []
+    with anyio.fail_after(GUARD):
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(collect, q, got)
+            await anyio.wait_all_tasks_blocked()
+            for item in ["a", "b", "c"]:
+                q.add(item)
+    assert sorted(map(str, got)) == ["a", "b", "c"]
 
 
 async def test_cancelled_woken_getter_passes_the_wakeup_on() -> None:
-    """A getter cancelled after being woken does not strand the item: another getter takes it."""
+    """A getter cancelled after being woken does not strand the item: another getter takes it.
+
+    asyncio's ``Task.cancel`` itself is under test (it lands even in a task already woken, where
+    an anyio scope would let the woken get() return first), so the tasks are asyncio's, owned by
+    an ``asyncio.TaskGroup``."""
     q: WorkQueue[str] = WorkQueue()
-    first = asyncio.create_task(q.get())
-    second = asyncio.create_task(q.get())
-    await asyncio.sleep(0)
-    q.add("x")  # wakes `first`
-    first.cancel()
-    assert await asyncio.wait_for(second, GUARD) == "x"
-    with pytest.raises(asyncio.CancelledError):
-        await first
+    with anyio.fail_after(GUARD):
+        async with asyncio.TaskGroup() as tg:
+            first = tg.create_task(q.get())
+            second = tg.create_task(q.get())
+            await anyio.wait_all_tasks_blocked()
+            q.add("x")  # wakes `first`
+            first.cancel()
+    assert first.cancelled()
+    assert second.result() == "x"
 
 
 async def test_shutdown_hands_out_queued_items_then_raises() -> None:
@@ -131,11 +152,14 @@ async def test_adds_after_shutdown_are_ignored() -> None:
 async def test_shutdown_wakes_blocked_getters() -> None:
     """Getters blocked on an empty queue raise QueueShutDown when it shuts down."""
     q: WorkQueue[str] = WorkQueue()
-    getters = [asyncio.create_task(q.get()) for _ in range(3)]
-    await asyncio.sleep(0)
-    q.shutdown()
-    results = await asyncio.wait_for(asyncio.gather(*getters, return_exceptions=True), GUARD)
-    assert all(isinstance(r, QueueShutDown) for r in results)
+    results: list[str | QueueShutDown] = []
+    with anyio.fail_after(GUARD):
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(collect, q, results)
+            await anyio.wait_all_tasks_blocked()
+            q.shutdown()
+    assert len(results) == 3 and all(isinstance(r, QueueShutDown) for r in results)
 
 
 async def test_item_readded_in_flight_before_shutdown_is_still_handed_out() -> None:
@@ -155,8 +179,14 @@ async def test_item_readded_in_flight_before_shutdown_is_still_handed_out() -> N
 async def test_shutdown_with_drain_returns_at_once_when_idle() -> None:
     """shutdown_with_drain() on an idle queue returns immediately and shuts it down."""
     q: WorkQueue[str] = WorkQueue()
-    await asyncio.wait_for(q.shutdown_with_drain(), GUARD)
+    with anyio.fail_after(GUARD):
+        await q.shutdown_with_drain()
     assert q.shutting_down
+
+
+async def drain(q: WorkQueue[str], drained: anyio.Event) -> None:
+    await q.shutdown_with_drain()
+    drained.set()
 
 
 async def test_shutdown_with_drain_waits_for_queued_and_processing_items() -> None:
@@ -165,16 +195,19 @@ async def test_shutdown_with_drain_waits_for_queued_and_processing_items() -> No
     q.add("a")
     q.add("b")
     assert await get(q) == "a"
-    drain = asyncio.create_task(q.shutdown_with_drain())
-    await asyncio.sleep(0)
-    q.done("a")
-    await asyncio.sleep(0)
-    assert not drain.done()  # "b" is still queued
-    assert await get(q) == "b"
-    await asyncio.sleep(0)
-    assert not drain.done()  # "b" is processing
-    q.done("b")
-    await asyncio.wait_for(drain, GUARD)
+    drained = anyio.Event()
+    with anyio.fail_after(GUARD):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(drain, q, drained)
+            await anyio.wait_all_tasks_blocked()
+            q.done("a")
+            await anyio.wait_all_tasks_blocked()
+            assert not drained.is_set()  # "b" is still queued
+            assert await get(q) == "b"
+            await anyio.wait_all_tasks_blocked()
+            assert not drained.is_set()  # "b" is processing
+            q.done("b")
+    assert drained.is_set()
 
 
 async def test_shutdown_cancels_a_pending_drain() -> None:
@@ -182,11 +215,14 @@ async def test_shutdown_cancels_a_pending_drain() -> None:
     q: WorkQueue[str] = WorkQueue()
     q.add("a")
     await get(q)
-    drain = asyncio.create_task(q.shutdown_with_drain())
-    await asyncio.sleep(0)
-    assert not drain.done()
-    q.shutdown()
-    await asyncio.wait_for(drain, GUARD)
+    drained = anyio.Event()
+    with anyio.fail_after(GUARD):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(drain, q, drained)
+            await anyio.wait_all_tasks_blocked()
+            assert not drained.is_set()
+            q.shutdown()
+    assert drained.is_set()
 
 
 async def test_items_of_any_hashable_type_work() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+import anyio.lowlevel
+
 from aioinformer.errors import QueueShutDown
 from aioinformer.workqueue import WorkQueue
 
@@ -32,7 +34,7 @@ async def test_sixteen_workers_never_share_a_key_and_see_every_last_add() -> Non
             generation[key] += 1
             q.add(key)
             for _ in range(local.randrange(3)):
-                await asyncio.sleep(0)  # interleave with workers and other producers
+                await anyio.lowlevel.checkpoint()  # interleave with workers and other producers
 
     async def worker(seed: int) -> None:
         nonlocal max_parallel, processed
@@ -49,7 +51,7 @@ async def test_sixteen_workers_never_share_a_key_and_see_every_last_add() -> Non
                 max_parallel = max(max_parallel, len(active))
                 seen[key] = max(seen[key], generation[key])
                 for _ in range(local.randrange(4)):
-                    await asyncio.sleep(0)  # hold the key across other tasks' steps
+                    await anyio.lowlevel.checkpoint()  # hold the key across other tasks' steps
                 active.discard(key)
                 processed += 1
             finally:

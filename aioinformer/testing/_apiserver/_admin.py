@@ -43,9 +43,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import orjson
 from aiohttp import web
 
-from ...errors import ApiError
 from ._api import _status as status
-from ._api._failure import StatusFailure
+from ._boundary import ApiError, status_failure
 
 if TYPE_CHECKING:
     from ._faults import ServerFaults
@@ -66,6 +65,7 @@ class AdminTarget(Protocol):
 
     @property
     def requests(self) -> ServerRequests: ...
+
 
 #: Answers one POST: the server, the JSON arguments and the request; returns the JSON answer
 #: (or a whole response). A missing or mistyped argument raises KeyError, TypeError or
@@ -200,9 +200,7 @@ class AdminApi:
         except (KeyError, TypeError, ValueError) as exc:
             raise status.bad_request(f"bad arguments for {action}: {exc!r}") from None
         except ApiError as exc:  # what the public API raises: answer its Status again
-            raise StatusFailure(
-                exc.code, exc.reason, exc.message, details=exc.status.get("details")
-            ) from None
+            raise status_failure(exc) from None
         return result if isinstance(result, web.StreamResponse) else _answer(result)
 
     async def _arguments(self, request: web.Request) -> dict[str, Any]:

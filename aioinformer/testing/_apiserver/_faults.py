@@ -1,89 +1,28 @@
-"""Fault injection: ``server.faults``, and the request-level faults it arms.
+"""Fault injection: ``server.faults``.
 
-Request-level faults (:class:`RequestFaults`: injected failure answers and latency) are
-consulted by the HTTP face for every request. Connection-level faults (dropping, stalling,
-malformed lines, restarts, refusing connections) act on watchers and connections at once.
-:class:`ServerFaults` is the public face of both.
+Request-level faults (injected failure answers and latency: :mod:`._http._request_faults`) are
+consulted by the HTTP face for every request that follows. Connection-level faults (dropping,
+stalling, malformed lines, restarts, refusing connections) act on watchers and connections at
+once. :class:`ServerFaults` is the public face of both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from ...errors import LifecycleError
-from ._api._failure import StatusFailure
 from ._api._resources import ResourceInfo, ResourceRegistry
 from ._api._status import status_error
-from ._boundary import client_errors
-from ._http._routing import RequestInfo
+from ._boundary import LifecycleError, client_errors
+from ._http._request_faults import FailRule, RequestFaults
 from ._network import Listener
 from ._registry._storage import Storage
 from ._registry._watch import WatchHub
 from ._selectors._shard import ShardingGate
 
-__all__ = ["MALFORMED_LINE", "FailRule", "RequestFaults", "ServerFaults"]
+__all__ = ["MALFORMED_LINE", "ServerFaults"]
 
 #: The line :meth:`ServerFaults.inject_malformed_line` sends.
 MALFORMED_LINE = b'{"type":"MODIFIED","object":{"metadata":{"name":\n'
-
-
-@dataclass(slots=True)
-class FailRule:
-    """Answer the next ``remaining`` matching requests with ``code``.
-
-    :ivar verb: only requests with this verb (None: any).
-    :ivar resource: only requests for this resource (None: any).
-    """
-
-    remaining: int
-    code: int
-    retry_after: float | None = None
-    verb: str | None = None
-    resource: ResourceInfo | None = None
-    message: str = ""
-
-    def matches(self, info: RequestInfo) -> bool:
-        """Whether a request is one this rule answers."""
-        if self.verb is not None and info.verb != self.verb:
-            return False
-        if self.resource is not None:
-            wanted = (self.resource.group, self.resource.version, self.resource.plural)
-            if (info.group, info.version, info.resource) != wanted:
-                return False
-        return True
-
-
-class RequestFaults:
-    """The request-level faults armed on a server."""
-
-    def __init__(self) -> None:
-        self.rules: list[FailRule] = []
-        self.latency = 0.0
-
-    def add(self, rule: FailRule) -> None:
-        """Arm a rule (rules are consulted oldest first)."""
-        if rule.remaining > 0:
-            self.rules.append(rule)
-
-    def take(self, info: RequestInfo) -> StatusFailure | None:
-        """The injected failure for this request, consuming one use of the rule, or None."""
-        for rule in self.rules:
-            if rule.matches(info):
-                rule.remaining -= 1
-                if rule.remaining <= 0:
-                    self.rules.remove(rule)
-                return status_error(
-                    rule.code,
-                    message=rule.message or "",
-                    retry_after=rule.retry_after,
-                )
-        return None
-
-    def clear(self) -> None:
-        """Disarm everything."""
-        self.rules.clear()
-        self.latency = 0.0
 
 
 class ServerFaults:

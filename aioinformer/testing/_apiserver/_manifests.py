@@ -7,10 +7,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..._objects import KubeObject
-from ...errors import ApiError, NotFoundError
 from ._api import _status as status
-from ._boundary import client_error
+from ._api._objects import KubeObject
+from ._boundary import ApiError, NotFoundError, client_error
 
 if TYPE_CHECKING:
     from ._server import FakeApiServer

@@ -11,7 +11,7 @@ import socket
 
 from aiohttp import web
 
-from ...errors import LifecycleError
+from ._boundary import LifecycleError
 
 __all__ = ["Listener"]
 

@@ -8,10 +8,9 @@ from typing import Any, TypeVar, cast
 
 import orjson
 
-from ..._objects import KubeObject
+from ._api._objects import KubeObject
 from ._api._resources import ResourceInfo, ResourceRegistry
 from ._boundary import client_errors
-from ._crd._rules import view
 from ._registry._collections import delete_collection, matching
 from ._registry._deletion import DeleteOptions
 from ._registry._podlog import pick_container
@@ -130,7 +129,7 @@ class ServerObjects:
         :raises NotFoundError: when it does not exist.
         """
         info = self._registry.resolve(resource)
-        return _copy(view(info, self._storage.get(info, name, namespace or "default")))
+        return _copy(self._rest.view(info, self._storage.get(info, name, namespace or "default")))
 
     @client_errors
     def update(
@@ -218,8 +217,10 @@ class ServerObjects:
         """Delete an object as ``DELETE`` would; returns its final state, or its marked
         state when it stays (finalizers, a pod's grace period, a terminating namespace).
 
-        What follows runs at once, as the cluster's controllers would: dependents are
-        garbage-collected, a namespace is emptied and removed (see :mod:`._gc`).
+        What follows is the cluster's controllers' work, done as on a cluster right after
+        this returns (or before it returns, with ``FakeApiServer(sync_gc=True)``):
+        dependents are garbage-collected, a namespace is emptied and removed (see
+        :mod:`._registry._gc`); :meth:`wait_idle` waits until they are done.
 
         :param preconditions: ``{"uid": ..., "resourceVersion": ...}`` that must match (409).
         :param grace_period_seconds: a pod's grace period (default: its
@@ -241,6 +242,16 @@ class ServerObjects:
             ),
         )
         return _copy(written.obj)
+
+    async def wait_idle(self) -> None:
+        """Wait until the garbage collector and the namespace controller have nothing left
+        to do: every dependent of a deleted owner is gone (or marked, when finalizers or a
+        pod's grace period keep it), and every terminating namespace has been emptied as
+        far as it can be. Returns at once when they are idle (always, with
+        ``FakeApiServer(sync_gc=True)``). Takes no timeout: bound it with
+        :func:`anyio.fail_after`. Work queued before the server runs is done once it
+        starts."""
+        await self._rest.controllers.wait_idle()
 
     @client_errors
     def finish_deletion(
@@ -329,4 +340,4 @@ class ServerObjects:
         info = self._registry.resolve(resource)
         matcher = compile_selectors(label_selector, field_selector, info)
         found = matching(self._storage, info, namespace=namespace, matcher=matcher)
-        return [view(info, obj) for obj in _copy(found)]
+        return [self._rest.view(info, obj) for obj in _copy(found)]

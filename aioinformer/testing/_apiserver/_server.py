@@ -14,9 +14,9 @@ address and resources, a server has three entry points:
 
 * :attr:`~FakeApiServer.objects` (:class:`~._objects.ServerObjects`): create, get, update,
   patch, delete and list objects in process, synchronously, exactly as HTTP writes do;
-* :attr:`~FakeApiServer.faults` (:class:`~.faults.ServerFaults`): drop or stall watches,
+* :attr:`~FakeApiServer.faults` (:class:`~aioinformer.testing.ServerFaults`): drop or stall watches,
   fail requests, compact history, inject bad lines, restart, add latency, refuse connections;
-* :attr:`~FakeApiServer.requests` (:class:`~.request_log.ServerRequests`): the requests
+* :attr:`~FakeApiServer.requests` (:class:`~aioinformer.testing.ServerRequests`): the requests
   answered so far and the watches open now, with awaitable lookups.
 
 The standalone server (``aioinformer fake-apiserver``) exposes the faults over HTTP too, see
@@ -25,32 +25,32 @@ The standalone server (``aioinformer fake-apiserver``) exposes the faults over H
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
 import anyio
 from aiohttp import web
-from anyio import TASK_STATUS_IGNORED, AsyncContextManagerMixin, CancelScope
-from anyio.abc import TaskStatus
+from anyio import CancelScope
 
 from ..._clock import SYSTEM_CLOCK, Clock
-from ..._lifecycle import State
-from ...errors import LifecycleError
+from ..._lifecycle import Service, State
 from ._admin import AdminApi
 from ._api._resources import ResourceInfo, ResourceRegistry
 from ._api._status import status_error
 from ._boundary import client_error, client_errors
-from ._faults import RequestFaults, ServerFaults
+from ._crd._controller import CrdController
+from ._faults import ServerFaults
 from ._http._api import ApiHandler
 from ._http._listoptions import MIN_REQUEST_TIMEOUT
+from ._http._request_faults import RequestFaults
+from ._http._request_log import RequestLog
 from ._network import Listener
 from ._objects import ServerObjects
 from ._registry._rest import RestStorage
 from ._registry._storage import Storage
 from ._registry._watch import WatchHub
-from ._request_log import RequestLog, ServerRequests
+from ._request_log import ServerRequests
 from ._selectors._shard import ShardingGate
 
 if TYPE_CHECKING:
@@ -77,18 +77,23 @@ class FakeApiServerStatistics:
     resource_version: int
 
 
-class FakeApiServer(AsyncContextManagerMixin):
+class FakeApiServer(Service):
     """An in-process Kubernetes API server for tests, with the project's one lifecycle.
 
     * ``async with FakeApiServer() as server:`` listens on entering (the block sees a
-      serving server) and stops on leaving; an exception of the block comes out unwrapped.
+      serving server: its :attr:`url` is known) and stops on leaving; an exception of the
+      block comes out unwrapped.
     * ``await tg.start(server.run)`` starts it in a task group and returns once it listens;
       ``run`` serves until :meth:`aclose` is called or its task is cancelled.
     * :meth:`aclose` stops it, bounded (about 2 s at most) and idempotent.
     * :meth:`statistics` returns a :class:`FakeApiServerStatistics`; :attr:`state` a
-      :class:`~aioinformer._lifecycle.State`.
-    * :meth:`start` listens without a task group (kept for fixtures whose set-up and
-      tear-down may run in different tasks, where no task group can stay open).
+      :class:`~aioinformer.State`.
+    * Waiters (``server.requests.wait_for(...)``, ``wait_for_watches(...)``) take no
+      timeout: bound them with :func:`anyio.fail_after`.
+
+    A pytest-asyncio fixture sets up and tears down in different tasks, where no task group
+    (and so no ``async with``) can span the ``yield``: the ``fake_apiserver`` fixture runs the
+    server in a task of its own; see :mod:`aioinformer.testing.pytest_plugin` for the pattern.
 
     :param host: the address to listen on.
     :param port: the port; 0 (the default) picks a free one, kept across
@@ -109,6 +114,23 @@ class FakeApiServer(AsyncContextManagerMixin):
     :param min_request_timeout: like kube-apiserver's ``--min-request-timeout``: a watch
         without ``timeoutSeconds`` is ended by the server after a random time between this
         and twice this, in seconds (default 1800: 30 to 60 minutes).
+    :param sync_gc: run the garbage collector and the namespace controller inside the
+        write that sets them off (default False: as on a cluster, they run in a task of the
+        server right after the write has answered; ``await server.objects.wait_idle()``
+        waits until they are done).
+    :param kubelet: run a kubelet for every node (default False, like envtest; the
+        standalone ``aioinformer fake-apiserver`` runs one): a pod with ``spec.nodeName``
+        is accepted (``ContainerCreating``) and ``Running`` ``pod_start_delay`` seconds
+        later, and a marked pod stops ``pod_stop_delay`` seconds after its deletion began
+        (at most its grace period) and is removed by the kubelet's final ``DELETE``. See
+        :mod:`._registry._kubelet`.
+    :param pod_start_delay: seconds, on ``clock``, from a pod's acceptance to ``Running``
+        (default 1).
+    :param pod_stop_delay: seconds, on ``clock``, its containers take to stop once the pod
+        is deleted, bounded by the grace period (default 1); None: they ignore SIGTERM and
+        are killed when the grace period ends.
+    :param clock: the clock the kubelet's delays are measured on (default: the system
+        clock; a :class:`~aioinformer.testing.FakeClock` makes them the test's to advance).
     """
 
     def __init__(
@@ -124,6 +146,11 @@ class FakeApiServer(AsyncContextManagerMixin):
         max_body_size: int = 64 * 1024 * 1024,
         sharded_list_and_watch: bool = True,
         min_request_timeout: float = MIN_REQUEST_TIMEOUT,
+        sync_gc: bool = False,
+        kubelet: bool = False,
+        pod_start_delay: float = 1.0,
+        pod_stop_delay: float | None = 1.0,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._min_request_timeout = min_request_timeout
         self._sharding = ShardingGate(enabled=sharded_list_and_watch)
@@ -135,15 +162,23 @@ class FakeApiServer(AsyncContextManagerMixin):
             history_limit=history_limit,
             auto_create_namespaces=auto_create_namespaces,
         )
-        self._rest = RestStorage(self._storage)
+        # Closing is the listener's: aiohttp's shutdown is bounded by 2 s.
+        self._stop_timeout = 2.5
+        self._rest = RestStorage(self._storage, sync_gc=sync_gc)
+        self._kubelet = (
+            self._rest.start_kubelet(
+                clock=clock, start_delay=pod_start_delay, stop_delay=pod_stop_delay
+            )
+            if kubelet
+            else None
+        )
+        # CRDs and their custom resources: apiextensions-apiserver, the registry's delegate.
+        self._rest.add_delegate(CrdController(self._rest))
         self._bookmark_interval = bookmark_interval
         self._admin_enabled = admin_api
         self._request_faults = RequestFaults()
         self._log = RequestLog()
         self._hub: WatchHub | None = None
-        self._state = State.NEW
-        self._closed: anyio.Event | None = None
-        self._clock: Clock = SYSTEM_CLOCK
         self._objects = ServerObjects(self._registry, self._rest)
         self._faults = ServerFaults(
             registry=self._registry,
@@ -177,15 +212,13 @@ class FakeApiServer(AsyncContextManagerMixin):
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    @property
-    def state(self) -> State:
-        """Where the server is in its life: ``NEW``, ``RUNNING`` (listening) or ``STOPPED``."""
-        return self._state
+    #: ``async with`` returns once the server listens (its address is what a test needs).
+    _ready_on_enter = True
 
     def statistics(self) -> FakeApiServerStatistics:
         """A snapshot: state, URL, stored objects, open watches, requests, resource version."""
         return FakeApiServerStatistics(
-            state=self._state,
+            state=self.state,
             url=self.url,
             objects=sum(len(self._storage.objects(info)) for info in self._registry),
             open_watches=0 if self._hub is None else self._hub.count(),
@@ -193,21 +226,18 @@ class FakeApiServer(AsyncContextManagerMixin):
             resource_version=self._storage.resource_version,
         )
 
-    async def start(self) -> None:
-        """Start listening and return (``run`` and ``async with`` call it); :meth:`aclose`
-        stops it. Prefer ``async with`` or ``await tg.start(server.run)``.
+    async def _serve(self, ready: Callable[[], None]) -> None:
+        """Listen, report ready, serve until a stop is requested; then end the watches and
+        close every connection (shielded, so a cancelled ``run`` closes too; bounded by
+        aiohttp's 2 s shutdown).
 
-        :raises LifecycleError: when started twice or after :meth:`aclose`.
+        :raises OSError: when it cannot listen (the port is taken).
         """
-        if self._state is not State.NEW:
-            raise LifecycleError(f"a FakeApiServer can start once; it is {self._state.value}")
-        self._state = State.STARTING
-        self._closed = anyio.Event()
-        self._hub = WatchHub(self._storage, bookmark_interval=self._bookmark_interval)
+        hub = self._hub = WatchHub(self._storage, bookmark_interval=self._bookmark_interval)
         handler = ApiHandler(
             registry=self._registry,
             rest=self._rest,
-            hub=self._hub,
+            hub=hub,
             faults=self._request_faults,
             log=self._log,
             admin=AdminApi(self).handle if self._admin_enabled else None,
@@ -216,62 +246,22 @@ class FakeApiServer(AsyncContextManagerMixin):
         )
         app = web.Application(client_max_size=self._max_body_size)
         app.router.add_route("*", "/{tail:.*}", handler.handle)
-        await self._listener.open(app)
         try:
-            await self._listener.start_listening()
-        except BaseException:
-            await self.aclose()
-            raise
-        self._state = State.RUNNING
-
-    async def run(self, *, task_status: TaskStatus[None] = TASK_STATUS_IGNORED) -> None:
-        """Serve until :meth:`aclose` is called or this task is cancelled (then close).
-
-        :param task_status: reports readiness once the server listens, so
-            ``await tg.start(server.run)`` returns a serving server.
-        :raises LifecycleError: when it started before.
-        :raises OSError: when it cannot listen (the port is taken).
-        """
-        await self.start()
-        try:
-            async with anyio.create_task_group() as tg:
-                self._start_helpers(tg)
-                task_status.started()
-                assert self._closed is not None
-                await self._closed.wait()
-                tg.cancel_scope.cancel()
+            async with anyio.create_task_group() as controllers:
+                # The cluster's controllers (the garbage collector, the namespace
+                # controller) and the kubelet work while the server runs.
+                controllers.start_soon(self._rest.controllers.run)
+                if self._kubelet is not None:
+                    controllers.start_soon(self._kubelet.run)
+                await self._listener.open(app)
+                await self._listener.start_listening()
+                ready()
+                await self._wait_stop_requested()
+                controllers.cancel_scope.cancel()
         finally:
             with CancelScope(shield=True):
-                await self.aclose()
-
-    def _start_helpers(self, tg: anyio.abc.TaskGroup) -> None:
-        """Start the server's own background tasks (none yet)."""
-
-    async def aclose(self) -> None:
-        """Stop serving: open watches end, connections close (bounded: about 2 s at most).
-
-        Idempotent; a server closed before it started cannot start any more.
-        """
-        if self._state is State.STOPPED:
-            return
-        self._state = State.STOPPED
-        if self._closed is not None:
-            self._closed.set()
-        if self._hub is not None:
-            self._hub.end_all()
-        await self._listener.close()
-
-    @asynccontextmanager
-    async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
-        # start()/aclose() rather than a task group around the block: the server runs no task
-        # of its own (aiohttp serves), and a pytest-asyncio fixture enters and leaves the
-        # block in different tasks, which a task group's cancel scope cannot span.
-        await self.start()
-        try:
-            yield self
-        finally:
-            with CancelScope(shield=True):
-                await self.aclose()
+                hub.end_all()
+                await self._listener.close()
 
     # -- address -----------------------------------------------------------------------------
 

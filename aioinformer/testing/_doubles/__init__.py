@@ -1,1 +1,2 @@
-"""Test doubles on the client side: the fake clock and the in-memory lister-watchers."""
+"""Test doubles on the client side: the fake clock, the in-memory source of objects and the
+scripted lister-watcher."""

@@ -63,7 +63,7 @@ class _Timeout:
 
 
 class FakeClock:
-    """A :class:`~aioinformer._clock.Clock` whose time moves only in :meth:`advance` (or
+    """A :class:`~aioinformer.Clock` whose time moves only in :meth:`advance` (or
     :meth:`jump`), for deterministic timing tests.
 
     Pass it as ``clock=`` to a reflector, informer, factory, work queue or leader elector.

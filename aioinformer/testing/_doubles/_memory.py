@@ -1,5 +1,7 @@
 """An in-memory source of objects, listed and watched without HTTP: the lister-watcher seam of
-a factory or an informer in tests (httpx's ``MockTransport``, for informers).
+a factory or an informer in tests, answering like a small API server from the objects it holds
+(for scripted answers and recorded requests, see
+:class:`~aioinformer.testing.ScriptedListerWatcher`).
 
 ::
 
@@ -17,6 +19,9 @@ from collections.abc import AsyncIterator, Callable
 
 import anyio
 
+from ..._builtin_resources import BUILTIN_RESOURCES
+from ..._cache._field_selectors import parse_field_selector
+from ..._cache._selectors import parse_label_selector
 from ..._listwatch import (
     ListerWatcher,
     ListOptions,
@@ -27,10 +32,7 @@ from ..._listwatch import (
     as_resource,
 )
 from ..._objects import KubeObject, meta_namespace_key
-from .._apiserver._api._failure import StatusFailure
-from .._apiserver._api._resources import ResourceInfo, ResourceRegistry
-from .._apiserver._boundary import client_error
-from .._apiserver._selectors._matching import compile_selectors
+from ...errors import ApiError, SelectorSyntaxError, api_error_from_status
 
 __all__ = ["MemorySource"]
 
@@ -44,10 +46,13 @@ class MemorySource:
     current version (``limit`` is ignored: one page); a watch from version ``v`` first replays
     the changes after ``v`` (the whole history is kept), then follows new ones, so nothing
     written between a list and its watch is lost. A watch from ``""`` or ``"0"`` starts with
-    an ``ADDED`` event per object. Label and field selectors apply as the fake API server
-    applies them (an invalid one raises its 400 as
-    :class:`~aioinformer.errors.BadRequestError`). No faults, no bookmarks: for those, use
-    :class:`~aioinformer.testing.FakeApiServer` over HTTP.
+    an ``ADDED`` event per object. Label and field selectors filter as an API server's do; a
+    selector that does not parse, or a field the resource cannot select on (only
+    ``metadata.name``, ``metadata.namespace`` and a built-in kind's selectable fields), raises
+    :class:`~aioinformer.errors.BadRequestError`, the server's 400. It is a client-side double
+    (httpx's ``MockTransport``): selectors are parsed with the client's own parsers, so a test
+    of selectors themselves belongs against :class:`~aioinformer.testing.FakeApiServer`, the
+    oracle, which also has faults and bookmarks.
 
     Resources are :class:`~aioinformer.Resource` s or names as the factory takes them
     (``"configmaps"``, ``"v1/configmaps"``).
@@ -189,33 +194,44 @@ class _MemoryListerWatcher:
         if self._tweak is not None:
             options = self._tweak(options)
         try:
-            selected = compile_selectors(
-                options.label_selector or "", options.field_selector or "", _info(self.resource)
-            )
-        except StatusFailure as failure:
-            raise client_error(failure) from None
+            labels = parse_label_selector(options.label_selector)
+            fields = parse_field_selector(options.field_selector)
+        except SelectorSyntaxError as exc:
+            raise _bad_request(str(exc)) from None
+        allowed = _field_labels(self.resource)
+        for label in sorted(fields.fields):
+            if label not in allowed:
+                raise _bad_request(f"field label not supported: {label}")
         namespace = self.namespace
 
         def matches(obj: KubeObject) -> bool:
             if namespace and (obj.get("metadata") or {}).get("namespace") != namespace:
                 return False
-            return selected is None or selected(obj)
+            return labels.matches_object(obj) and fields.matches_object(obj)
 
         return matches
 
 
-_BUILTIN = ResourceRegistry()
+def _bad_request(message: str) -> ApiError:
+    """The API server's 400 for a selector it refuses."""
+    status = {"kind": "Status", "status": "Failure", "message": message}
+    return api_error_from_status({**status, "reason": "BadRequest", "code": 400})
 
 
-def _info(resource: Resource) -> ResourceInfo:
-    """What the fake's selectors need to know of a resource (kind, scope, selectable fields)."""
-    known = _BUILTIN.lookup(resource.group, resource.version, resource.plural)
-    if known is not None:
-        return known
-    kind = resource.kind or resource.plural
-    return ResourceInfo(
-        resource.group, resource.version, resource.plural, kind, resource.namespaced
-    )
+def _field_labels(resource: Resource) -> frozenset[str]:
+    """The field labels a field selector may use on a resource: the object's name (and
+    namespace when namespaced), and a built-in kind's selectable fields."""
+    labels = {"metadata.name"}
+    if resource.namespaced:
+        labels.add("metadata.namespace")
+    for row in BUILTIN_RESOURCES:
+        if (row.group, row.version, row.plural) == (
+            resource.group,
+            resource.version,
+            resource.plural,
+        ):
+            labels.update(row.selectable_fields)
+    return frozenset(labels)
 
 
 class _MemoryWatch:

@@ -1,2 +1,2 @@
-"""The fake server's vocabulary: the resources it serves, the one failure exception and
-the ``Status`` bodies it answers with."""
+"""The fake server's vocabulary: the object type, the resources it serves, the one failure
+exception and the ``Status`` bodies it answers with."""

@@ -43,7 +43,7 @@ class ResourceInfo:
     :param verbs: the verbs discovery lists (and the server allows).
     :param subresources: the subresources served (``"status"``, ``"scale"``).
     :param custom: the serving view of the CRD that defines the resource (a
-        :class:`._crd_kind.CustomKind`; None otherwise). Every version of such a resource
+        :class:`._crd._kind.CustomKind`; None otherwise). Every version of such a resource
         shares one table of objects, kept in the storage version.
     """
 
@@ -108,7 +108,7 @@ def _served(row: BuiltinResource) -> ResourceInfo:
 
 #: The resources every fake API server serves: the package's table of built-in resources
 #: (:mod:`aioinformer._builtin_resources`), CustomResourceDefinitions included (creating one
-#: serves its resource: :mod:`._crd_serving`).
+#: serves its resource: :mod:`._crd._writes`).
 BUILTIN_RESOURCES: tuple[ResourceInfo, ...] = tuple(_served(row) for row in TABLE)
 
 

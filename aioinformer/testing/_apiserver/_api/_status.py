@@ -12,7 +12,6 @@ from typing import Any, Protocol
 
 from ._failure import StatusFailure
 
-
 __all__ = [
     "already_exists",
     "bad_request",
@@ -37,6 +36,7 @@ class ResourceInfo(Protocol):
 
     @property
     def group_resource(self) -> str: ...
+
 
 _REASONS: dict[int, str] = {
     400: "BadRequest",

@@ -6,29 +6,35 @@ write of a CRD (a real server runs them moments later; a client that waits for
 
 * ``controller/status`` (naming), ``controller/establish``, ``controller/apiapproval``: the
   CRD's ``status.acceptedNames`` and conditions ``NamesAccepted``/``Established`` are written
-  as a status update (:func:`._crd_lifecycle.accepted_status`); an established CRD's served
+  as a status update (:func:`~._lifecycle.accepted_status`); an established CRD's served
   versions are then served (``customresource_handler.go``, discovery from
   ``customresource_discovery_controller.go``), each version a :class:`.ResourceInfo` whose
-  ``custom`` is the CRD's serving view (:class:`._crd_kind.CustomKind`);
+  ``custom`` is the CRD's serving view (:class:`~._kind.CustomKind`);
 * ``registry/customresourcedefinition/etcd.go`` and ``controller/finalizer``: a DELETE marks
   the CRD (``deletionTimestamp``, the ``customresourcecleanup.apiextensions.k8s.io`` finalizer,
   ``Terminating``; discovery then lists only delete, get, list and watch), deletes every
   object of the resource, then removes the finalizer, and the CRD and its resource are gone.
   Objects held by their own finalizers keep the CRD terminating until they go.
+
+The controller is the registry's delegate for all of this
+(:class:`~.._registry._rest_types.RestDelegate`, registered by the server as kube-apiserver
+registers apiextensions-apiserver): it hands the registry the strategies of CRDs and custom
+resources (:mod:`._strategy`), deletes CRDs itself, and hears of every committed write.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ...._objects import KubeObject
 from .._api import _status as status
-from .._api._resources import ResourceInfo
+from .._api._objects import KubeObject
+from .._api._resources import ResourceInfo, ResourceRegistry
 from .._registry._history import DELETED, MODIFIED
 from .._registry._object_rules import check_preconditions, now
-from .._registry._rest_types import Written
+from .._registry._rest_types import ResourceStrategy, Written
+from .._registry._storage import Storage
 from ._kind import CustomKind
 from ._lifecycle import (
     accepted_status,
@@ -38,23 +44,48 @@ from ._lifecycle import (
     group_versions,
     is_established,
 )
-from ._rules import CRD_GROUP, CRD_PLURAL, is_crd
+from ._strategy import CRD_GROUP, CRD_PLURAL, CRDS, CUSTOM_RESOURCES, is_crd
 
-if TYPE_CHECKING:
-    from .._registry._rest import RestStorage
+__all__ = ["CrdController", "CrdHost"]
 
-__all__ = ["CrdController"]
+
+class CrdHost(Protocol):
+    """What the CRD controllers need of the REST layer (:class:`~.._registry._rest.RestStorage`):
+    the storage and the served resources, and DELETE for a CRD's objects."""
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def registry(self) -> ResourceRegistry: ...
+
+    def delete(self, info: ResourceInfo, *, name: str, namespace: str = "") -> Written: ...
 
 
 class CrdController:
-    """Serves the resources of one server's CRDs (the registry calls it after each write)."""
+    """Serves the resources of one server's CRDs: the registry's delegate for CRDs and custom
+    resources (``rest.add_delegate(CrdController(rest))``)."""
 
-    def __init__(self, rest: RestStorage) -> None:
+    def __init__(self, rest: CrdHost) -> None:
         self._rest = rest
         self._storage = rest.storage
         self._registry = rest.registry
         #: CRD name → the (group, plural) it serves.
         self._served: dict[str, tuple[str, str]] = {}
+
+    # -- the delegate ----------------------------------------------------------------------
+
+    def strategy(self, info: ResourceInfo) -> ResourceStrategy | None:
+        """The strategy of CRDs and of their custom resources; None for other resources."""
+        if isinstance(info.custom, CustomKind):
+            return CUSTOM_RESOURCES
+        if is_crd(info):
+            return CRDS
+        return None
+
+    def deletes(self, info: ResourceInfo) -> bool:
+        """A CRD is deleted by :meth:`delete` (its objects first)."""
+        return is_crd(info)
 
     def _crds(self) -> ResourceInfo:
         info = self._registry.lookup(CRD_GROUP, "v1", CRD_PLURAL)
@@ -133,7 +164,7 @@ class CrdController:
 
     # -- deletion --------------------------------------------------------------------------
 
-    def delete(self, name: str, preconditions: Mapping[str, Any]) -> Written:
+    def delete(self, info: ResourceInfo, name: str, preconditions: Mapping[str, Any]) -> Written:
         """DELETE of a CRD: marked, its objects deleted, then gone (see the module)."""
         info = self._crds()
         old = self._storage.objects(info).get(name)

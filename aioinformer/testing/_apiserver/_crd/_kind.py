@@ -1,7 +1,8 @@
 """A CustomResourceDefinition as its resource is served, and the ``/scale`` subresource.
 
 :class:`CustomKind` is built once per CRD (``crdHandler.getOrCreateServingInfoFor``): per
-version its compiled schema (:mod:`._crd_schema`, defaults pruned), the schema of ``status``
+version its compiled schema (:mod:`._crd._schema`, defaults pruned), its compiled CEL rules
+(:mod:`._cel`), the schema of ``status``
 (what a status update validates), whether ``/status`` and ``/scale`` are served, the printer
 columns and the deprecation warning
 (``defaultDeprecationWarning``: ``stable.example.com/v1beta1 CronTab is deprecated; use
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._api._failure import StatusFailure
+from ._cel import CompiledSchema, rules_of
 from ._lifecycle import _version_key, storage_version
 from ._schema import Schema, compile_schema, json_copy
 from ._values import go_number
@@ -54,6 +56,8 @@ class CustomVersion:
     warning: str = ""
     selectable: tuple[str, ...] = ()
     openapi: Mapping[str, Any] | None = None
+    #: The schema's ``x-kubernetes-validations``, compiled (None: the schema has none).
+    rules: CompiledSchema | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +113,7 @@ class CustomKind:
                     if isinstance(chosen, Mapping)
                 ),
                 openapi=json_copy(dict(props)) if isinstance(props, Mapping) else None,
+                rules=rules_of(props) if isinstance(props, Mapping) else None,
             )
         return cls(
             group=group,

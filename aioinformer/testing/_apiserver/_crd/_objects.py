@@ -17,7 +17,9 @@ Ports of the behaviour of apiextensions-apiserver: the handler's codecs
   ``status``; ``generation`` 1, then bumped by any change outside ``metadata`` and, with
   ``/status``, ``status``), validation: type meta, metadata (names are DNS subdomains), the
   schema (with ratcheting on update), the scale paths' values, embedded resources, list
-  types ``set``/``map`` (422 ``CronTab.stable.example.com "x" is invalid: …``);
+  types ``set``/``map``, then the CEL rules of ``x-kubernetes-validations`` (:mod:`._cel`;
+  on update and status update with ``oldSelf``), all answered as 422
+  ``CronTab.stable.example.com "x" is invalid: …``;
 * :func:`to_storage`: the storage version (``strategy: None`` changes only ``apiVersion``),
   pruned by its schema;
 * :func:`read_custom`: what a read answers: pruned and defaulted by the storage version's
@@ -43,6 +45,8 @@ from .._validation._content import is_path_segment_name, is_qualified_name
 from .._validation._fielderrors import FieldError, duplicate, go_json, invalid, invalid_failure
 from .._validation._fieldvalidation import duplicate_fields, strict_outcome
 from .._validation._meta import validate_object_meta, validate_object_meta_update
+from ._cel import BLOCKING_TYPES, blocking_error
+from ._cel import validate as validate_rules
 from ._kind import CustomKind, nested_value
 from ._meta import DecodeError, coerce_embedded, decode_meta, validate_embedded
 from ._schema import Schema, apply_defaults, json_copy, prune, prune_nulls
@@ -256,8 +260,31 @@ def list_type_errors(
     return errors
 
 
+def _cel(
+    kind: CustomKind,
+    version: str,
+    obj: dict[str, Any],
+    old: dict[str, Any] | None,
+    errors: list[FieldError],
+    warnings: list[str],
+) -> list[FieldError]:
+    """The ``x-kubernetes-validations`` step of the strategies: the rules' errors, or (when
+    ``errors`` already holds a blocking one, ``hasBlockingErr``) the note that they did not
+    run. Errors ratcheted on unchanged values are added to ``warnings``."""
+    rules = kind.version(version).rules
+    if rules is None:
+        return []
+    if any(error.type in BLOCKING_TYPES for error in errors):
+        return [blocking_error()]
+    return validate_rules(rules, obj, old, warnings=warnings)
+
+
 def _validate(
-    kind: CustomKind, version: str, obj: dict[str, Any], old: dict[str, Any] | None
+    kind: CustomKind,
+    version: str,
+    obj: dict[str, Any],
+    old: dict[str, Any] | None,
+    warnings: list[str],
 ) -> list[FieldError]:
     """``customResourceStrategy.Validate`` (``old`` None) or ``ValidateUpdate``."""
     errors = _type_meta(kind, version, obj)
@@ -274,7 +301,7 @@ def _validate(
     errors += validate_embedded(obj, schema)
     if old is None or not list_type_errors(schema, old):
         errors += list_type_errors(schema, obj)
-    return errors
+    return errors + _cel(kind, version, obj, old, errors, warnings)
 
 
 def _finalizer_warnings(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[str]:
@@ -332,10 +359,11 @@ def before_custom_create(
     begin_create(obj, uid=uid, now=now, name=name)
     status = kind.version(version).status
     prepare_create(kind.group, kind.kind, obj, builtin=False, status=status)
-    errors = _validate(kind, version, obj, None)
+    warnings: list[str] = []
+    errors = _validate(kind, version, obj, None, warnings)
     if errors:
         raise _fail(kind, obj, errors)
-    return _finalizer_warnings(obj, None)
+    return warnings + _finalizer_warnings(obj, None)
 
 
 def _require_version(kind: CustomKind, obj: Mapping[str, Any]) -> None:
@@ -356,10 +384,11 @@ def before_custom_update(
     begin_update(new, old)
     status = kind.version(version).status
     prepare_update(kind.group, kind.kind, new, old, builtin=False, status=status)
-    errors = _common(kind, new, old) + _validate(kind, version, new, old)
+    warnings: list[str] = []
+    errors = _common(kind, new, old) + _validate(kind, version, new, old, warnings)
     if errors:
         raise _fail(kind, new, errors)
-    return _finalizer_warnings(new, old)
+    return warnings + _finalizer_warnings(new, old)
 
 
 def before_custom_status_update(
@@ -373,6 +402,7 @@ def before_custom_status_update(
     _require_version(kind, new)
     begin_update(new, old)
     prepare_status_update(kind.group, kind.kind, new, old, builtin=False)
+    warnings: list[str] = []
     errors = _common(kind, new, old)
     type_errors = _type_meta(kind, version, new)
     if type_errors:
@@ -389,9 +419,10 @@ def before_custom_status_update(
         found = list_type_errors(schema, new)
         if found and not list_type_errors(schema, old):
             errors += found
+        errors += _cel(kind, version, new, old, errors, warnings)
     if errors:
         raise _fail(kind, new, errors)
-    return []
+    return warnings
 
 
 def to_storage(kind: CustomKind, obj: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Ports of the behaviour of apiextensions-apiserver ``pkg/apis/apiextensions/validation``
 (``ValidateCustomResourceDefinitionOpenAPISchema`` with ``specStandardValidatorV3``,
 ``validateMapListKeysMapSet``; the static checks of ``x-kubernetes-validations`` rules, whose
-CEL is not compiled here) and of ``pkg/apiserver/schema/defaulting`` (``ValidateDefaults``):
+CEL :mod:`._cel` compiles) and of ``pkg/apiserver/schema/defaulting`` (``ValidateDefaults``):
 
 * unsupported JSON-schema keywords (``id``, ``$ref``, ``definitions``, ``dependencies``,
   ``patternProperties``, ``additionalItems``, ``uniqueItems``, ``type: null``, array
@@ -265,7 +265,8 @@ def _map_list_keys_map_set(s: Mapping[str, Any], path: str) -> list[FieldError]:
 
 
 def _validation_rules(s: Mapping[str, Any], path: str) -> list[FieldError]:
-    """The static checks of ``x-kubernetes-validations`` (their CEL is not compiled)."""
+    """The static checks of ``x-kubernetes-validations`` (their CEL is compiled afterwards,
+    :func:`.._cel.compile_rules`, once the schema is found valid)."""
     errors: list[FieldError] = []
     for i, rule in enumerate(s.get("x-kubernetes-validations") or ()):
         rule = as_map(rule)

@@ -18,7 +18,8 @@ nullable at the root), subresources (``scale`` paths under ``.spec``/``.status``
 columns, selectable fields, conversion (``None``; ``Webhook`` only for a CRD with one version:
 the fake calls no webhooks), ``status.storedVersions``, API approval of ``*.k8s.io`` groups,
 ``spec.preserveUnknownFields``; on update also the immutable group, plural, and once
-established scope and kind. CEL rules are checked for shape only, not compiled.
+established scope and kind. CEL rules are checked for shape, then compiled (:mod:`._cel`):
+a rule that does not compile, or whose estimated cost is over budget, is a 422 here.
 
 The parts checked field by field (names, deprecation warnings, subresources, printer columns,
 selectable fields, conversion, stored versions, API approval) port
@@ -53,6 +54,7 @@ from .._validation._meta import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from ._cel import CompiledSchema, compile_rules
 from ._schema import Schema, compile_schema
 from ._schema_rules import SchemaOptions, default_errors, relaxed_options, schema_rule_errors
 from ._structural import is_zero, structural_error, validate_structural
@@ -439,7 +441,14 @@ def _schema(
     else:
         compiled = Schema(schema)
         errors += default_errors(where, schema, compiled, pruned=opts.pruned_defaults)
-    errors += schema_rule_errors(where, schema, opts)
+    rule_errors = schema_rule_errors(where, schema, opts)
+    if not (errors or late or rule_errors):
+        # The CEL rules compile once the structural schema is valid (``celContext`` of
+        # ``ValidateCustomResourceDefinitionOpenAPISchema``).
+        rules = compile_rules(schema, where)
+        if not isinstance(rules, CompiledSchema):
+            rule_errors += rules
+    errors += rule_errors
     return errors or late
 
 
@@ -540,7 +549,7 @@ def _crd_name(crd: Mapping[str, Any]) -> Any:
 
 
 def validate_crd(crd: Mapping[str, Any]) -> list[FieldError]:
-    """The errors of a create (after :func:`._crd_lifecycle.prepare_crd_create`)."""
+    """The errors of a create (after :func:`~._lifecycle.prepare_crd_create`)."""
     errors = validate_object_meta(crd.get("metadata"), namespaced=False, name_fn=_crd_name(crd))
     errors += _spec(as_map(crd.get("spec")), SchemaOptions(), True)
     return errors + tail_errors(crd, None)
@@ -549,7 +558,7 @@ def validate_crd(crd: Mapping[str, Any]) -> list[FieldError]:
 def validate_crd_update(
     crd: Mapping[str, Any], old: Mapping[str, Any], *, established: bool
 ) -> list[FieldError]:
-    """The errors of an update (after :func:`._crd_lifecycle.prepare_crd_update`); rules the
+    """The errors of an update (after :func:`~._lifecycle.prepare_crd_update`); rules the
     old CRD already broke are relaxed as the real server relaxes them."""
     errors = validate_object_meta_update(crd.get("metadata"), old.get("metadata"))
     opts = _relaxed(as_map(old.get("spec")))

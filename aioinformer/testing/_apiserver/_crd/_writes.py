@@ -6,18 +6,18 @@ caller does):
 
 * create: … decode the body as the built-in kind → :func:`crd_before_create` (defaults,
   system metadata, ``PrepareForCreate``, validation, warnings) → store → the controllers:
-  :func:`._crd_lifecycle.accepted_status` written as a status update, after which the
-  resource is served (:class:`._crd_kind.CustomKind`, discovery from
-  :func:`._crd_lifecycle.discovery_resources`);
+  :func:`~._lifecycle.accepted_status` written as a status update, after which the
+  resource is served (:class:`~._kind.CustomKind`, discovery from
+  :func:`~._lifecycle.discovery_resources`);
 * update (PUT or patched): … decode → :func:`crd_before_update` → store (and rebuild the
   serving view);
 * status update: … decode → :func:`crd_before_status_update` → store;
-* every read: :func:`._crd_lifecycle.default_crd` (defaults apply on each decode).
+* every read: :func:`~._lifecycle.default_crd` (defaults apply on each decode).
 
-Each raises :class:`._failure.StatusFailure` 422 ``CustomResourceDefinition.apiextensions.k8s.io
-"<name>" is invalid: …`` and returns the ``Warning`` texts to send. CRDs, like custom
-resources, allow no unconditional update: an update without ``metadata.resourceVersion`` is
-refused.
+Each raises :class:`~._api._failure.StatusFailure` 422
+``CustomResourceDefinition.apiextensions.k8s.io "<name>" is invalid: …`` and returns the ``Warning``
+texts to send. CRDs, like custom resources, allow no unconditional update: an update without
+``metadata.resourceVersion`` is refused.
 """
 
 from __future__ import annotations

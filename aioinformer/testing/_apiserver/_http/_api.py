@@ -21,7 +21,6 @@ from .._api._resources import ResourceInfo, ResourceRegistry
 from .._apply._managed import manager_from_user_agent
 from .._apply._patch import patch_type_of
 from .._apply._writes import accepted_patch_types
-from .._faults import RequestFaults
 from .._registry._collections import delete_collection
 from .._registry._listing import (
     ListRequest,
@@ -32,9 +31,7 @@ from .._registry._listing import (
 )
 from .._registry._rest import RestStorage
 from .._registry._scale import get_scale
-from .._registry._subresources import CONNECT_SUBRESOURCES, serve_subresource
 from .._registry._watch import WatchHub
-from .._request_log import RequestLog, RequestRecord
 from .._selectors._shard import ShardingGate
 from . import _discovery as discovery
 from ._discovery_aggregated import aggregated_media_type, api_discovery, apis_discovery
@@ -49,7 +46,10 @@ from ._io import (
 from ._listoptions import MIN_REQUEST_TIMEOUT, server_watch_timeout, validate_list_options
 from ._openapi import v2_acceptable
 from ._openapi_served import ServedDocuments
+from ._request_faults import RequestFaults
+from ._request_log import RequestLog, RequestRecord
 from ._routing import RequestInfo, parse_request, truthy
+from ._subresources import CONNECT_SUBRESOURCES, serve_subresource
 
 __all__ = ["ApiHandler", "json_response"]
 
@@ -202,7 +202,7 @@ class ApiHandler:
             return await self._patch(request, info, res, query)
         if verb == "delete":
             return await self._delete(request, info, res)
-        output = Output(request, res, query)
+        output = Output(request, res, query, self._rest.strategy(res))
         if verb == "get" and info.subresource == "scale":
             return json_response(get_scale(self._rest, res, info.name, info.namespace))
         if verb == "get":
@@ -243,7 +243,7 @@ class ApiHandler:
         self, request: web.Request, info: RequestInfo, res: ResourceInfo, query: dict[str, str]
     ) -> web.StreamResponse:
         """POST and PUT."""
-        output = Output(request, res, query)
+        output = Output(request, res, query, self._rest.strategy(res))
         body, raw = await object_body(request, res)
         options = write_options(
             request.query, field_manager=_field_manager(request, query), raw=raw
@@ -314,7 +314,7 @@ class ApiHandler:
                 "the body of the request was in an unknown format - accepted media types "
                 f"include: {', '.join(accepted)}",
             )
-        output = Output(request, res, query)
+        output = Output(request, res, query, self._rest.strategy(res))
         body = await patch_body(request)
         if patch_type == "apply":
             manager = query.get("fieldManager", "")
@@ -335,7 +335,7 @@ class ApiHandler:
     async def _delete(
         self, request: web.Request, info: RequestInfo, res: ResourceInfo
     ) -> web.StreamResponse:
-        output = Output(request, res, dict(request.query))
+        output = Output(request, res, dict(request.query), self._rest.strategy(res))
         options = await delete_options(request, res, request.query)
         written = self._rest.delete(res, name=info.name, namespace=info.namespace, options=options)
         obj = written.obj

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._api._resources import ResourceInfo, ResourceRegistry
-from .._registry._subresources import discovery_entries
 from .._schema._published import schemas
+from ._subresources import discovery_entries
 
 __all__ = ["api_group", "api_group_list", "api_resource_list", "api_versions", "version_info"]
 

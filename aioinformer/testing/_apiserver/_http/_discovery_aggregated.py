@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._api._resources import ResourceInfo, ResourceRegistry
-from .._registry._subresources import aggregated_entries
+from ._subresources import aggregated_entries
 
 __all__ = ["aggregated_media_type", "api_discovery", "apis_discovery"]
 

@@ -4,11 +4,11 @@ conversion (``Table``, ``PartialObjectMetadata``).
 * options come from the query (``dryRun`` may repeat; a DELETE may carry them in its
   ``DeleteOptions`` body too);
 * create and update bodies are JSON, YAML or protobuf by their ``Content-Type``
-  (:func:`._protobuf.body_format`: anything else is 415); PATCH bodies are JSON (YAML for
+  (:func:`~._protobuf._decode.body_format`: anything else is 415); PATCH bodies are JSON (YAML for
   apply);
 * every ``Warning`` text is its own ``Warning: 299 - "…"`` header;
 * an ``Accept`` asking ``as=Table`` or ``as=PartialObjectMetadata[List]`` converts the
-  answer (:mod:`._table`); a watch converts each event's object, the first Table carrying
+  answer (:mod:`._tables._table`); a watch converts each event's object, the first Table carrying
   the column definitions (apiserver ``handlers/response.go``, ``watchEmbeddedEncoder``).
 """
 
@@ -25,10 +25,10 @@ from .._api import _status as status
 from .._api._failure import StatusFailure
 from .._api._resources import ResourceInfo
 from .._apply._patch import patch_type_of
-from .._crd._rules import view_result
 from .._protobuf._decode import body_format, decode_protobuf_object
 from .._registry._deletion import DeleteOptions
-from .._registry._rest_types import WriteOptions, kind_of
+from .._registry._rest_types import ResourceStrategy, WriteOptions
+from .._registry._writerules import kind_of
 from .._tables._table import Target, include_object, negotiate, to_partial, to_table
 from .._validation._fieldvalidation import warning_header
 
@@ -150,14 +150,22 @@ async def delete_options(
 
 
 class Output:
-    """What the ``Accept`` header asks the answer to become.
+    """What the ``Accept`` header asks the answer to become (``strategy``: the resource's, which
+    reads stored objects in the requested version).
 
     :raises StatusFailure: 406 for an ``Accept`` the server cannot serve, 400 for a bad
         ``includeObject``.
     """
 
-    def __init__(self, request: web.Request, info: ResourceInfo, query: Mapping[str, str]):
+    def __init__(
+        self,
+        request: web.Request,
+        info: ResourceInfo,
+        query: Mapping[str, str],
+        strategy: ResourceStrategy,
+    ):
         self.info = info
+        self._strategy = strategy
         self.target: Target | None = negotiate(request.headers.get("Accept"))
         self.include = include_object(query) if self._table else ""
 
@@ -172,7 +180,7 @@ class Output:
         never converted. ``stored``: ``result`` holds stored objects (a custom resource's
         are read in the requested version; a bookmark is not)."""
         if stored:
-            result = view_result(self.info, result)
+            result = self._strategy.view_result(self.info, result)
         target = self.target
         if target is None or result.get("kind") == "Status":
             return result

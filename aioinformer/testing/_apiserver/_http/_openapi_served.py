@@ -9,7 +9,7 @@ registered.
 from __future__ import annotations
 
 from .._api._resources import ResourceInfo, ResourceRegistry
-from .._registry._rest_types import kind_of
+from .._registry._writerules import kind_of
 from .._schema._published import schemas
 from ._openapi import Endpoint, OpenAPIDocuments
 

@@ -6,7 +6,7 @@ package's ``generated.proto``. Packages: ``meta`` (``meta.k8s.io/v1``), ``apps``
 ``rbac`` (``rbac.authorization.k8s.io``), ``networking`` (``networking.k8s.io``),
 ``policy``, ``scheduling`` (``scheduling.k8s.io``), ``authn`` (``authentication.k8s.io``),
 ``as1``/``as2`` (``autoscaling`` v1/v2), ``coordination`` (``coordination.k8s.io``) and
-``events`` (``events.k8s.io``), all ``v1`` unless named. Syntax: :mod:`._protobuf_wire`.
+``events`` (``events.k8s.io``), all ``v1`` unless named. Syntax: :mod:`._protobuf._wire`.
 """
 
 from __future__ import annotations

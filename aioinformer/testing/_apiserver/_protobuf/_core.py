@@ -3,7 +3,7 @@
 Facts from the Go types of kubernetes/api v0.37.0-beta.0 (``core/v1/types.go``: the
 ``protobuf`` tag's field number, the ``json`` tag's name and ``omitempty``, pointer or not),
 each field checked against ``core/v1/generated.proto`` (number, name, scalar or message
-type, ``repeated``/``map``). The syntax is described in :mod:`._protobuf_wire`.
+type, ``repeated``/``map``). The syntax is described in :mod:`._protobuf._wire`.
 """
 
 from __future__ import annotations

@@ -173,7 +173,7 @@ def decode_protobuf_object(
         e.g. ``"TokenRequest"``), the default for an envelope without one.
     :param custom: whether the endpoint serves a custom resource (never protobuf).
     :returns: ``{"kind", "apiVersion", "metadata", …}`` as the Go object's JSON (see
-        :mod:`._protobuf_wire`), before defaulting and validation.
+        :mod:`._protobuf._wire`), before defaulting and validation.
     :raises StatusFailure: 400 for bytes a real server rejects (with its message), 400 for a
         custom resource, 415 for a built-in kind the fake has no table for.
     """

@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ...._objects import KubeObject
 from .._api._failure import StatusFailure
+from .._api._objects import KubeObject
 from .._api._resources import ResourceInfo
 from ._deletion import DeleteOptions
+from ._rest_types import Written
+from ._storage import Storage
 
-if TYPE_CHECKING:
-    from ._rest import RestStorage
-    from ._storage import Storage
+__all__ = ["CollectionHost", "delete_collection", "matching"]
 
-__all__ = ["delete_collection", "matching"]
+
+class CollectionHost(Protocol):
+    """What DELETECOLLECTION needs of the REST layer (:class:`._rest.RestStorage`)."""
+
+    @property
+    def storage(self) -> Storage: ...
+
+    def delete(
+        self, info: ResourceInfo, *, name: str, namespace: str, options: DeleteOptions
+    ) -> Written: ...
+
 
 #: A predicate over a whole object (compiled selectors), None for "every object".
 Matcher = Callable[[Mapping[str, Any]], bool] | None
@@ -35,7 +45,7 @@ def matching(
 
 
 def delete_collection(
-    rest: RestStorage,
+    rest: CollectionHost,
     info: ResourceInfo,
     *,
     namespace: str = "",

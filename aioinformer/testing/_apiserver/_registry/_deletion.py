@@ -31,28 +31,54 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ...._objects import KubeObject
 from .._api import _status as status
 from .._api._failure import StatusFailure
+from .._api._objects import KubeObject
 from .._api._resources import ResourceInfo
 from .._validation._fielderrors import FieldError, invalid, invalid_failure, not_supported
 from ._history import DELETED, MODIFIED, with_resource_version
 from ._object_rules import check_preconditions, now, object_key
+from ._podlog import PodLogs
 from ._rest_types import Written
-
-if TYPE_CHECKING:
-    from ._rest import RestStorage
+from ._storage import Storage
 
 __all__ = [
     "FOREGROUND",
     "ORPHAN",
     "DeleteOptions",
+    "DeletionHost",
     "delete_object",
     "deleted_by_update",
     "is_namespace",
 ]
+
+
+class DeletionHost(Protocol):
+    """What a deletion needs of the REST layer (:class:`._rest.RestStorage`)."""
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def pod_logs(self) -> PodLogs: ...
+
+    def release(self, info: ResourceInfo, obj: Mapping[str, Any]) -> None:
+        """Give back what a removed object held (a Service's IPs and ports)."""
+        ...
+
+    def committed(
+        self,
+        info: ResourceInfo,
+        obj: KubeObject,
+        *,
+        gone: bool = False,
+        previous: KubeObject | None = None,
+    ) -> None:
+        """A committed update or removal: the delegates and the controllers hear of it."""
+        ...
+
 
 #: The garbage collector's finalizers (``metav1.FinalizerOrphanDependents`` and
 #: ``metav1.FinalizerDeleteDependents``).
@@ -265,7 +291,7 @@ def deleted_by_update(info: ResourceInfo, new: Mapping[str, Any], old: Mapping[s
 
 
 def delete_object(
-    rest: RestStorage, info: ResourceInfo, name: str, namespace: str, options: DeleteOptions
+    rest: DeletionHost, info: ResourceInfo, name: str, namespace: str, options: DeleteOptions
 ) -> Written:
     """DELETE one object (see the module docstring).
 
@@ -328,7 +354,7 @@ def delete_object(
 
 
 def _store(
-    rest: RestStorage,
+    rest: DeletionHost,
     info: ResourceInfo,
     key: str,
     ns: str,
@@ -341,13 +367,12 @@ def _store(
         return Written(new)
     new["metadata"]["resourceVersion"] = str(rest.storage.next_resource_version())
     rest.storage.commit(info, MODIFIED, key, ns, new, old)
-    rest.crds.written(info, new, gone=False)
-    rest.controllers.changed(info, new)
+    rest.committed(info, new)
     return Written(new)
 
 
 def remove(
-    rest: RestStorage, info: ResourceInfo, obj: KubeObject, options: DeleteOptions | None = None
+    rest: DeletionHost, info: ResourceInfo, obj: KubeObject, options: DeleteOptions | None = None
 ) -> Written:
     """Take an object out of storage (a DELETED event with a new resource version)."""
     if options is not None and options.dry:
@@ -363,13 +388,12 @@ def remove(
     rest.release(info, final)
     if _is_pod(info):
         rest.pod_logs.forget(ns, str(meta["name"]))
-    rest.crds.written(info, final, gone=True)
-    rest.controllers.changed(info, final, gone=True)
+    rest.committed(info, final, gone=True)
     return Written(final, gone=True)
 
 
 def _delete_namespace(
-    rest: RestStorage, info: ResourceInfo, key: str, old: KubeObject, options: DeleteOptions
+    rest: DeletionHost, info: ResourceInfo, key: str, old: KubeObject, options: DeleteOptions
 ) -> Written:
     """The namespace registry's ``Delete``: mark it ``Terminating`` (the namespace controller
     of :mod:`._gc` empties it), or remove it once its ``spec.finalizers`` are gone."""

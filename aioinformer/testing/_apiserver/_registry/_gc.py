@@ -1,9 +1,18 @@
 """The controllers a deletion sets off on a real cluster: the garbage collector and the
-namespace controller (both in kube-controller-manager), run by the fake at once.
+namespace controller (both in kube-controller-manager).
 
-The real controllers work from watches, a little later; the fake runs them synchronously,
-right after the write that concerns them, in the same order of events a watcher of a real
-cluster sees (the owner first, then its dependents; a foreground owner last):
+The real controllers work from watches, a little after the write that concerns them: the
+DELETE has answered before any dependent goes ("the Kubernetes API server deletes the owner
+object immediately and the garbage collector controller cleans up the dependent objects in
+the background", Garbage Collection concept page). The fake does the same by default: each
+write that concerns them queues work, which a task of the running server does at once after
+the write, one item at a time with a checkpoint between items, so a request can see the
+namespace ``Terminating`` with its content still there, or the owner gone and its dependents
+not yet (:meth:`Controllers.wait_idle` waits until the queue is empty). Work queued while the
+server is not running is done when it starts. With ``sync=True`` the work is done inside the
+write instead, before it returns (the fake's former behaviour). Either way the order of
+events a watcher sees is a real cluster's (the owner first, then its dependents; a
+foreground owner last):
 
 * **garbage collector** (``pkg/controller/garbagecollector``, and the "Garbage Collection"
   concept page): when an owner is gone, each dependent (an object whose
@@ -24,26 +33,49 @@ cluster sees (the owner first, then its dependents; a foreground owner last):
 
 from __future__ import annotations
 
+import logging
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ...._objects import KubeObject
+import anyio
+import anyio.lowlevel
+
 from .._api._failure import StatusFailure
-from .._api._resources import ResourceInfo
-from ._deletion import FOREGROUND, ORPHAN, DeleteOptions, delete_object, is_namespace, remove
+from .._api._objects import KubeObject
+from .._api._resources import ResourceInfo, ResourceRegistry
+from ._deletion import (
+    FOREGROUND,
+    ORPHAN,
+    DeleteOptions,
+    DeletionHost,
+    delete_object,
+    is_namespace,
+    remove,
+)
 from ._history import DELETED, MODIFIED, StoredEvent
 from ._namespaces import namespace_conditions, same_conditions
 from ._object_rules import now, object_key
-from ._rest_types import WriteOptions
+from ._rest_types import WriteOptions, Written
 
-if TYPE_CHECKING:
-    from ._rest import RestStorage
+__all__ = ["Controllers", "ControllersHost"]
 
-__all__ = ["Controllers"]
+logger = logging.getLogger(__name__)
 
 #: The field manager of the controllers' writes.
 MANAGER = "kube-controller-manager"
 _KUBERNETES = "kubernetes"
+
+
+class ControllersHost(DeletionHost, Protocol):
+    """What the controllers need of the REST layer (:class:`._rest.RestStorage`): deletions,
+    and the patches they write as ``kube-controller-manager``."""
+
+    @property
+    def registry(self) -> ResourceRegistry: ...
+
+    def patch(
+        self, info: ResourceInfo, patch: Any, *, name: str, namespace: str, options: WriteOptions
+    ) -> Written: ...
 
 
 def _meta(obj: KubeObject) -> dict[str, Any]:
@@ -60,14 +92,21 @@ class Controllers:
     """The garbage collector and the namespace controller of one fake server.
 
     :meth:`changed` is told of every stored change that may concern them (a deletion, an
-    object marked for deletion); work they cause is queued and done before the outer call
-    returns, so a chain of deletions never recurses deeply.
+    object marked for deletion); the work it causes is queued. Asynchronous (the default),
+    :meth:`run` does it, after the write; with ``sync`` it is done before the outer call
+    returns. Either way a chain of deletions never recurses deeply.
+
+    :param sync: do the work inside the write that caused it.
     """
 
-    def __init__(self, rest: RestStorage) -> None:
+    def __init__(self, rest: ControllersHost, *, sync: bool = False) -> None:
         self._rest = rest
         self._queue: deque[tuple[ResourceInfo, KubeObject, KubeObject | None, bool]] = deque()
         self._busy = False
+        self.sync = sync
+        #: Set by :meth:`run` (made in its task: writes may come before any event loop runs).
+        self._wake: anyio.Event | None = None
+        self._idle_waiters: list[anyio.Event] = []
         #: uid → where the object is; owner uid → where its dependents are.
         self._uids: dict[str, tuple[ResourceInfo, str]] = {}
         self._owned: dict[str, set[tuple[ResourceInfo, str]]] = {}
@@ -92,12 +131,60 @@ class Controllers:
         self._queue.append((info, obj, previous, gone))
         if self._busy:
             return
+        if not self.sync:
+            if self._wake is not None:
+                self._wake.set()
+            return
         self._busy = True
         try:
             while self._queue:
                 self._process(*self._queue.popleft())
         finally:
             self._busy = False
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and nothing being done."""
+        return not self._queue and not self._busy
+
+    async def wait_idle(self) -> None:
+        """Return once the queue is empty and no item is being worked on (at once when it
+        is: synchronous controllers always are). Work queued before the server runs is done
+        when it starts."""
+        while not self.idle:
+            waiter = anyio.Event()
+            self._idle_waiters.append(waiter)
+            await waiter.wait()
+
+    def _became_idle(self) -> None:
+        waiters, self._idle_waiters = self._idle_waiters, []
+        for waiter in waiters:
+            waiter.set()
+
+    async def run(self) -> None:
+        """Do the queued work, one item at a time with a checkpoint in between, until
+        cancelled (the server runs this in its task group). An item that fails is logged and
+        dropped, as a controller's failed sync is; the others go on."""
+        try:
+            await self._work()
+        finally:
+            self._wake = None
+
+    async def _work(self) -> None:
+        while True:
+            self._wake = anyio.Event()
+            if not self._queue:
+                self._became_idle()
+                await self._wake.wait()
+                continue
+            self._busy = True
+            try:
+                self._process(*self._queue.popleft())
+            except Exception:
+                logger.exception("fake API server: the garbage collector failed on an item")
+            finally:
+                self._busy = False
+            await anyio.lowlevel.checkpoint()
 
     # -- lookups ---------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from ...._objects import KubeObject
+from .._api._objects import KubeObject
 
 __all__ = [
     "ADDED",

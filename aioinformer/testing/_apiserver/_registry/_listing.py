@@ -30,9 +30,9 @@ from typing import Any
 
 import orjson
 
-from ...._objects import KubeObject
 from .._api import _status as status
 from .._api._failure import StatusFailure
+from .._api._objects import KubeObject
 from .._api._resources import BUILTIN_RESOURCES, ResourceInfo
 from .._selectors._matching import Matcher, compile_selectors
 from .._selectors._shard import ShardFilter, ShardingGate, ShardSelectorRefused, parse_shard_filter

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from ...._objects import KubeObject
 from .._api import _status as status
+from .._api._objects import KubeObject
 from .._api._resources import ResourceInfo
 
 __all__ = [

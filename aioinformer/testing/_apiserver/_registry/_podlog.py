@@ -7,7 +7,18 @@ On a cluster the API server proxies ``GET pods/<name>/log`` to the kubelet
 * ``text/plain`` lines; ``container`` selects one (required when the pod has several:
   400 "a container name must be specified for pod …, choose one of: […]"; an unknown one is
   400 "container … is not valid for pod …");
-* a pod without ``spec.nodeName`` has no kubelet: 400 "pod … does not have a host assigned";
+* a pod without ``spec.nodeName`` has no kubelet to ask: 204 No Content (``LogLocation``
+  returns no location, which ``StreamObject`` answers with 204);
+* lines the test wrote are served as the container's log (the test speaks for the kubelet);
+* otherwise the node's kubelet answers from the container's status
+  (``validateContainerLogStatus`` in ``pkg/kubelet/kubelet_pods.go``): 400 "container "app"
+  in pod "web" is waiting to start: ContainerCreating" (``image can't be pulled`` for
+  ``ErrImagePull``, ``trying and failing to pull image`` for ``ImagePullBackOff``), "… is
+  waiting to start - no logs yet" without a state, "… is not available" without a status,
+  "… is terminated" for a terminated container without ``containerID``; a running or
+  terminated container's log is empty. Without the fake's kubelet a pod on a node that has
+  no Node object is 404 ``nodes "<node>" not found`` (the API server cannot find the
+  kubelet to proxy to);
 * ``tailLines``, ``limitBytes``, ``timestamps`` (each line prefixed with its RFC 3339 time),
   ``sinceSeconds``; ``previous=true`` is 400 (the fake keeps no previous container);
 * ``follow=true`` streams what is appended until the container is finished
@@ -119,6 +130,54 @@ def _stamp(moment: float) -> str:
     return text + "000Z"
 
 
+def _container_log_status(
+    pod: Mapping[str, Any], container: str, *, previous: bool, written: bool
+) -> None:
+    """``validateContainerLogStatus``: whether the kubelet has a log to serve.
+
+    :raises StatusFailure: 400 with the kubelet's words.
+    """
+    name = str(pod["metadata"]["name"])
+    about = f'container "{container}" in pod "{name}"'
+    pod_status = pod.get("status") or {}
+    entry = None
+    for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+        for candidate in pod_status.get(key) or ():
+            if isinstance(candidate, dict) and candidate.get("name") == container:
+                entry = candidate
+    last = ((entry or {}).get("lastState") or {}).get("terminated")
+    if previous:
+        if (last or {}).get("containerID"):
+            return
+        raise status.bad_request(
+            f'previous terminated container "{container}" in pod "{name}" not found'
+        )
+    if written:
+        return
+    if entry is None:
+        raise status.bad_request(f"{about} is not available")
+    state = entry.get("state") or {}
+    if state.get("running") is not None:
+        return
+    if state.get("terminated") is not None:
+        if state["terminated"].get("containerID") or (last or {}).get("containerID"):
+            return
+        raise status.bad_request(f"{about} is terminated")
+    if last is not None:
+        if last.get("containerID"):
+            return
+        raise status.bad_request(f"{about} is terminated")
+    waiting = state.get("waiting")
+    if waiting is not None:
+        reason = str(waiting.get("reason") or "")
+        shown = {
+            "ErrImagePull": "image can't be pulled",
+            "ImagePullBackOff": "trying and failing to pull image",
+        }.get(reason, reason)
+        raise status.bad_request(f"{about} is waiting to start: {shown}")
+    raise status.bad_request(f"{about} is waiting to start - no logs yet")
+
+
 class PodLogs:
     """The logs of every container the test wrote to, by namespace, pod and container."""
 
@@ -145,22 +204,33 @@ class PodLogs:
             log.finished = True
             log.wake()
 
-    def check(self, pod: Mapping[str, Any], options: LogOptions) -> str:
-        """The container to read, after the checks a real server makes.
+    def check(self, pod: Mapping[str, Any], options: LogOptions, *, node_found: bool) -> str | None:
+        """The container to read after the checks a real server makes, or None when there
+        is nothing to read (no node: 204).
 
-        :raises StatusFailure: 400.
+        :param node_found: the pod's node has a kubelet to ask (the fake's kubelet runs, or
+            its Node object exists).
+        :raises StatusFailure: 400, 404 (no Node).
         """
         container = pick_container(pod, options.container)
         name = str(pod["metadata"]["name"])
-        if not (pod.get("spec") or {}).get("nodeName"):
-            raise status.bad_request(f"pod {name} does not have a host assigned")
-        if options.previous:
-            raise status.bad_request(
-                f'previous terminated container "{container}" in pod "{name}" not found'
-            )
         if options.tail_lines is not None and options.tail_lines < 0:
             error = invalid("tailLines", options.tail_lines, "must be greater than or equal to 0")
             raise invalid_failure("", "PodLogOptions", name, [error])
+        node = str((pod.get("spec") or {}).get("nodeName") or "")
+        if not node:
+            return None
+        ns = str(pod["metadata"].get("namespace") or "")
+        log = self._logs.get((ns, name, container))
+        written = log is not None and bool(log.lines or log.finished)
+        if not (node_found or written):
+            raise status.status_error(
+                404,
+                "NotFound",
+                f'nodes "{node}" not found',
+                details={"name": node, "kind": "nodes"},
+            )
+        _container_log_status(pod, container, previous=options.previous, written=written)
         return container
 
     def text(self, namespace: str, pod: str, container: str, options: LogOptions) -> bytes:

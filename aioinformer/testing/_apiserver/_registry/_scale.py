@@ -13,7 +13,8 @@ own update rules (``generation`` bumped; ``managedFields`` name the subresource 
 answer is the new ``Scale``.
 
 Custom resources (apiextensions-apiserver ``registry/customresource/etcd.go``): the CRD's
-``specReplicasPath``/``statusReplicasPath``/``labelSelectorPath`` (:mod:`._crd_kind`).
+``specReplicasPath``/``statusReplicasPath``/``labelSelectorPath`` (``.._crd._kind``), through
+the resource's strategy (:meth:`._rest_types.ResourceStrategy.scale` and ``scaled``).
 
 A server-side apply on ``/scale`` is served as a merge of the applied ``spec.replicas``
 (no managed fields of its own).
@@ -24,22 +25,53 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._api._failure import StatusFailure
+from .._api._objects import KubeObject
 from .._api._resources import ResourceInfo
 from .._api._status import bad_request, not_found
 from .._apply._writes import patched_object
-from .._crd._kind import CustomKind, apply_scale, scale_of
-from .._crd._rules import decode_body, view
 from .._validation._fielderrors import invalid, invalid_failure
 from ._object_rules import check_resource_version, object_key
-from ._rest_types import WriteOptions, Written
+from ._rest_types import ResourceStrategy, WriteOptions, Written
+from ._storage import Storage
 
-if TYPE_CHECKING:
-    from ._rest import RestStorage
+__all__ = [
+    "ScaleHost",
+    "builtin_scale",
+    "builtin_scaled",
+    "get_scale",
+    "label_selector_text",
+    "patch_scale",
+    "update_scale",
+]
 
-__all__ = ["get_scale", "label_selector_text", "patch_scale", "update_scale"]
+
+class ScaleHost(Protocol):
+    """What ``/scale`` needs of the REST layer (:class:`._rest.RestStorage`)."""
+
+    @property
+    def storage(self) -> Storage: ...
+
+    def strategy(self, info: ResourceInfo) -> ResourceStrategy: ...
+
+    def locate(
+        self, info: ResourceInfo, name: str, namespace: str
+    ) -> tuple[str, str, KubeObject]: ...
+
+    def replace(
+        self,
+        info: ResourceInfo,
+        key: str,
+        namespace: str,
+        old: KubeObject,
+        new: dict[str, Any],
+        subresource: str,
+        options: WriteOptions,
+        warnings: list[str],
+    ) -> Written: ...
+
 
 #: The ``Scale`` kind, for patches of it (strategic merge by its schema).
 _SCALE = ResourceInfo("autoscaling", "v1", "scale", "Scale", True, subresources=())
@@ -73,7 +105,8 @@ def _selector(info: ResourceInfo, obj: Mapping[str, Any]) -> str:
     return label_selector_text(selector)
 
 
-def _builtin_scale(info: ResourceInfo, obj: Mapping[str, Any]) -> dict[str, Any]:
+def builtin_scale(info: ResourceInfo, obj: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``Scale`` of a built-in workload (``ScaleREST.Get``)."""
     meta = obj.get("metadata") or {}
     keys = ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
     replicas = (obj.get("spec") or {}).get("replicas") or 0
@@ -90,30 +123,24 @@ def _builtin_scale(info: ResourceInfo, obj: Mapping[str, Any]) -> dict[str, Any]
     }
 
 
-def _scale(info: ResourceInfo, obj: Mapping[str, Any], *, for_update: bool = False) -> Any:
-    custom = info.custom
-    if isinstance(custom, CustomKind):
-        return scale_of(custom, info.version, obj, for_update=for_update)
-    return _builtin_scale(info, obj)
-
-
-def _current(rest: RestStorage, info: ResourceInfo, name: str, namespace: str) -> Any:
+def _current(rest: ScaleHost, info: ResourceInfo, name: str, namespace: str) -> Any:
     if "scale" not in info.subresources:
         raise StatusFailure(404, "NotFound", "the server could not find the requested resource")
     ns = (namespace or "default") if info.namespaced else ""
     found = rest.storage.objects(info).get(object_key(ns, name))
     if found is None:
         raise not_found(info, name)
-    return view(info, found)
+    return rest.strategy(info).view(info, found)
 
 
-def get_scale(rest: RestStorage, info: ResourceInfo, name: str, namespace: str) -> Any:
+def get_scale(rest: ScaleHost, info: ResourceInfo, name: str, namespace: str) -> Any:
     """GET ``…/{name}/scale``.
 
     :raises StatusFailure: 404 (no object, or no scale subresource), 500 (a custom
         resource whose replicas cannot be read).
     """
-    return _scale(info, _current(rest, info, name, namespace))
+    found = _current(rest, info, name, namespace)
+    return rest.strategy(info).scale(info, found, for_update=False)
 
 
 def _validate(scale: Mapping[str, Any]) -> int:
@@ -132,8 +159,23 @@ def _validate(scale: Mapping[str, Any]) -> int:
     return replicas
 
 
+def builtin_scaled(old: dict[str, Any], scale: dict[str, Any]) -> dict[str, Any]:
+    """A built-in workload after a ``Scale`` update (``scaleUpdatedObjectInfo``): a copy of
+    ``old`` with the validated replicas and the Scale's ``resourceVersion`` (none:
+    unconditional).
+
+    :raises StatusFailure: 400 for replicas of the wrong type, 422 for negative ones.
+    """
+    replicas = _validate(scale)
+    new = copy.deepcopy(old)
+    new.setdefault("spec", {})["replicas"] = replicas
+    version_seen = (scale.get("metadata") or {}).get("resourceVersion")
+    new["metadata"]["resourceVersion"] = version_seen or ""
+    return new
+
+
 def _write(
-    rest: RestStorage,
+    rest: ScaleHost,
     info: ResourceInfo,
     old: dict[str, Any],
     scale: Any,
@@ -148,26 +190,19 @@ def _write(
         raise bad_request(
             f"the name of the object ({in_body}) does not match the name on the URL ({name})"
         )
-    custom = info.custom
-    if isinstance(custom, CustomKind):
-        new = apply_scale(custom, info.version, old, scale)
-    else:
-        replicas = _validate(scale)
-        new = copy.deepcopy(old)
-        new.setdefault("spec", {})["replicas"] = replicas
-        version_seen = (scale.get("metadata") or {}).get("resourceVersion")
-        new["metadata"]["resourceVersion"] = version_seen or ""
+    strategy = rest.strategy(info)
+    new = strategy.scaled(info, old, scale)
     options.check("UpdateOptions")
-    obj, warnings = decode_body(info, new, options, operation="update")
-    ns, key, current = rest._locate(info, name, namespace)
+    obj, warnings = strategy.decode(info, new, options, operation="update")
+    ns, key, current = rest.locate(info, name, namespace)
     check_resource_version(info, current, obj["metadata"].get("resourceVersion"))
     # The main resource's update rules; managed fields are recorded for ``scale``.
-    written = rest._replace(info, key, ns, current, obj, "scale", options, warnings)
-    return Written(_scale(info, written.obj), written.warnings)
+    written = rest.replace(info, key, ns, current, obj, "scale", options, warnings)
+    return Written(strategy.scale(info, written.obj, for_update=False), written.warnings)
 
 
 def update_scale(
-    rest: RestStorage,
+    rest: ScaleHost,
     info: ResourceInfo,
     body: Any,
     *,
@@ -183,7 +218,7 @@ def update_scale(
 
 
 def patch_scale(
-    rest: RestStorage,
+    rest: ScaleHost,
     info: ResourceInfo,
     patch: Any,
     name: str,
@@ -193,7 +228,7 @@ def patch_scale(
 ) -> Written:
     """PATCH ``…/{name}/scale``: the patch applies to the current ``Scale``."""
     old = _current(rest, info, name, namespace)
-    old_scale = _scale(info, old, for_update=True)
+    old_scale = rest.strategy(info).scale(info, old, for_update=True)
     options.check("PatchOptions", patch_type)
     if patch_type == "apply":
         spec = patch.get("spec") if isinstance(patch, dict) else None

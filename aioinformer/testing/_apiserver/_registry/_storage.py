@@ -1,7 +1,7 @@
 """Objects, the global resource version and the write log (the fake's etcd).
 
 One global integer counts writes, like an etcd revision; every stored write takes the next
-value and produces one :class:`~.history.StoredEvent`, handed synchronously to every
+value and produces one :class:`~._history.StoredEvent`, handed synchronously to every
 subscriber (the watch hub). All methods are synchronous and never await, so a reader that
 snapshots state and subscribes in one step cannot miss or duplicate an event.
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...._objects import KubeObject
 from .._api import _status as status
+from .._api._objects import KubeObject
 from .._api._resources import ResourceInfo, ResourceRegistry
 from .._schema._published import require_schemas
 from ._history import DELETED, ResourceHistory, StoredEvent

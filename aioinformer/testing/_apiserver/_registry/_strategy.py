@@ -108,7 +108,7 @@ def rules(group: str, kind: str, *, builtin: bool = True, status: bool = False) 
 
 def is_dry_run(values: list[str]) -> bool:
     """Whether a request's ``dryRun`` asks not to store (values are checked beforehand by
-    :func:`._fieldvalidation.validate_options`: only ``All`` is accepted)."""
+    :func:`~._validation._fieldvalidation.validate_options`: only ``All`` is accepted)."""
     return "All" in values
 
 

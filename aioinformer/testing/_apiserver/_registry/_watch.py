@@ -19,9 +19,9 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from ...._objects import KubeObject
 from .._api import _status as status
 from .._api._failure import StatusFailure
+from .._api._objects import KubeObject
 from .._api._resources import ResourceInfo
 from .._selectors._matching import Matcher
 from ._history import ADDED, DELETED, ERROR, StoredEvent, encode_event

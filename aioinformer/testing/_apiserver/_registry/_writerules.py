@@ -1,37 +1,39 @@
-"""The write path of a real API server, as a few calls for the fake's storage.
+"""The write path of the built-in kinds: their :class:`._rest_types.ResourceStrategy`.
 
-One request goes through these steps (``…`` marks what the caller already does):
+One request goes through these steps (``…`` marks what the caller, :mod:`._rest`, does):
 
-* create: :func:`check_options` → :func:`decode` of the body → :func:`before_create` →
+* create: … the options checked → :func:`decode` of the body → :func:`before_create` →
   (``dryRun=All``: answer the result, store nothing) → store;
-* update: :func:`check_options` → :func:`decode` → … preconditions → :func:`before_update`
-  → store;
-* patch: :func:`check_options` → … apply the patch to the stored object →
-  :func:`decode` of the result (``operation`` the patch type) → :func:`before_update`;
+* update: … the options → :func:`decode` → … preconditions → :func:`before_update` → store;
+* patch: … the options → … apply the patch to the stored object → :func:`decode` of the
+  result (``operation`` the patch type) → :func:`before_update`;
 * status update or patch: as above with :func:`before_status_update`.
 
-Each function raises :class:`._failure.StatusFailure` with the real answer (400 for bodies
+Each function raises :class:`~._api._failure.StatusFailure` with the real answer (400 for bodies
 the Go decoder refuses and for ``fieldValidation=Strict`` problems, 422 ``Invalid`` with the
-causes) and returns the ``Warning`` texts to send (:func:`._fieldvalidation.warning_header`).
-Kinds without a built-in schema (custom resources) skip decoding and defaulting.
+causes) and returns the ``Warning`` texts to send
+(:func:`.._validation._fieldvalidation.warning_header`). Kinds without a built-in schema (custom
+resources served with ``FakeApiServer.register_resource``) skip decoding and defaulting.
+:data:`BUILTIN` is these steps as the registry's strategy, with the built-in kinds' ``/scale``
+(:mod:`._scale`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
+
+import orjson
 
 from .._api._failure import StatusFailure
+from .._api._resources import ResourceInfo
 from .._schema._decode import DecodeError, decode_object
 from .._schema._published import schemas
 from .._validation._fielderrors import go_json, invalid, invalid_failure
-from .._validation._fieldvalidation import (
-    duplicate_fields,
-    go_format,
-    strict_outcome,
-    validate_options,
-)
+from .._validation._fieldvalidation import directive as field_directive
+from .._validation._fieldvalidation import duplicate_fields, go_format, strict_outcome
 from .._validation._kinds import (
     validate_create,
     validate_status_update,
@@ -40,6 +42,8 @@ from .._validation._kinds import (
 )
 from ._defaults import apply_defaults
 from ._defaults_pod import admit_pod
+from ._rest_types import WriteOptions
+from ._scale import builtin_scale, builtin_scaled
 from ._strategy import (
     begin_create,
     begin_update,
@@ -51,18 +55,19 @@ from ._strategy import (
 from ._strategy_service import ServiceAllocator, keep_allocated
 
 __all__ = [
+    "BUILTIN",
+    "BuiltinStrategy",
     "Kind",
     "before_create",
     "before_status_update",
     "before_update",
-    "check_options",
+    "copy_json",
     "decode",
-    "dry_run",
+    "decoded",
+    "kind_of",
     "stored_form",
     "strict_failure_for_patch",
 ]
-
-check_options = validate_options
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +241,96 @@ def before_status_update(kind: Kind, new: dict[str, Any], old: dict[str, Any]) -
     return []
 
 
-def dry_run(values: Sequence[str]) -> bool:
-    """Whether ``dryRun`` (validated by :func:`check_options`) asks not to store."""
-    return "All" in values
+@functools.lru_cache(maxsize=1024)
+def kind_of(info: ResourceInfo) -> Kind:
+    """What the write rules need to know of a served resource."""
+    return Kind(
+        info.group,
+        info.version,
+        info.kind,
+        info.namespaced,
+        status_subresource="status" in info.subresources,
+    )
+
+
+def copy_json(obj: Any) -> Any:
+    return orjson.loads(orjson.dumps(obj))
+
+
+def decoded(kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
+    """A custom resource's body is not rebuilt by decoding: copy it before the rules write."""
+    return obj if kind.builtin else cast(dict[str, Any], copy_json(obj))
+
+
+class BuiltinStrategy:
+    """The registry's strategy of the built-in kinds (and of custom resources served without
+    a CRD): the steps above; objects are stored and read as they are."""
+
+    def decode(
+        self,
+        info: ResourceInfo,
+        body: Any,
+        options: WriteOptions,
+        *,
+        operation: str,
+        raw: bytes | None = None,
+        patch: Any = None,
+    ) -> tuple[dict[str, Any], list[str]]:
+        kind = kind_of(info)
+        directive = field_directive(options.field_validation)
+        obj, warnings = decode(
+            kind, body, raw=raw, directive=directive, operation=operation, patch=patch
+        )
+        return decoded(kind, obj), warnings
+
+    def before_create(
+        self,
+        info: ResourceInfo,
+        obj: dict[str, Any],
+        *,
+        uid: str,
+        now: str,
+        name: Callable[[str], str],
+        services: ServiceAllocator,
+        dry_run: bool,
+    ) -> list[str]:
+        return before_create(
+            kind_of(info), obj, uid=uid, now=now, name=name, services=services, dry_run=dry_run
+        )
+
+    def before_update(
+        self,
+        info: ResourceInfo,
+        new: dict[str, Any],
+        old: dict[str, Any],
+        *,
+        services: ServiceAllocator,
+        dry_run: bool,
+    ) -> list[str]:
+        return before_update(kind_of(info), new, old, services=services, dry_run=dry_run)
+
+    def before_status_update(
+        self, info: ResourceInfo, new: dict[str, Any], old: dict[str, Any]
+    ) -> list[str]:
+        return before_status_update(kind_of(info), new, old)
+
+    def stored(self, info: ResourceInfo, obj: dict[str, Any]) -> dict[str, Any]:
+        return obj
+
+    def view(self, info: ResourceInfo, obj: Mapping[str, Any]) -> Any:
+        return obj
+
+    def view_result(self, info: ResourceInfo, result: Mapping[str, Any]) -> Any:
+        return result
+
+    def scale(self, info: ResourceInfo, obj: Mapping[str, Any], *, for_update: bool) -> Any:
+        return builtin_scale(info, obj)
+
+    def scaled(
+        self, info: ResourceInfo, old: dict[str, Any], scale: dict[str, Any]
+    ) -> dict[str, Any]:
+        return builtin_scaled(old, scale)
+
+
+#: The strategy of every resource no delegate claims.
+BUILTIN = BuiltinStrategy()

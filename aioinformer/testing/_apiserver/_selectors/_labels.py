@@ -1,7 +1,7 @@
 """Label selectors as kube-apiserver parses and applies them (the fake's own implementation).
 
 The behaviour of ``labels.Parse`` (``k8s.io/apimachinery/pkg/labels/selector.go``), written
-anew for the fake so that it shares nothing with the client's :mod:`aioinformer.selectors`:
+anew for the fake so that it shares nothing with the client's :mod:`aioinformer._cache._selectors`:
 
 * Tokens: whitespace (space, tab, CR, LF) separates; the operators are ``=``, ``==``, ``!=``,
   ``!``, ``<``, ``>``, ``(``, ``)`` and ``,``; anything else up to the next operator or
@@ -12,8 +12,8 @@ anew for the fake so that it shares nothing with the client's :mod:`aioinformer.
   ``key=v``/``key==v``/``key!=v`` (an omitted value is the empty value), ``key in (a,b)``,
   ``key notin (a,b)`` (an omitted value in the set is the empty value; ``()`` is ``{""}``),
   ``key>n`` and ``key<n``. The empty selector matches everything.
-* Keys and values follow the label rules (:mod:`._apimachinery`); ``>``/``<`` take a 64-bit
-  integer that is also a valid label value (so no negative numbers), and match only labels
+* Keys and values follow the label rules (:mod:`._validation._apimachinery`); ``>``/``<`` take a
+  64-bit integer that is also a valid label value (so no negative numbers), and match only labels
   whose value parses as one.
 * Failures are answered 400 with the exact message kube-apiserver sends, e.g.
   ``unable to parse requirement: found '', expected: ',' or ')'``.

@@ -1,7 +1,7 @@
 """Label and field selectors as the fake API server applies them (private).
 
 The fake parses and matches selectors itself (:mod:`._labels`, :mod:`._fields`), sharing no
-code with the client's :mod:`aioinformer.selectors`: it is the oracle the client is tested
+code with the client's :mod:`aioinformer._cache._selectors`: it is the oracle the client is tested
 against, and golden cases check both against what kube-apiserver does. As on the server, the
 label selector is decoded before the field selector, so its error wins; every refusal is a
 400 BadRequest carrying the server's message.

@@ -4,7 +4,7 @@ Ports of the behaviour of kubernetes ``pkg/apis/batch/validation`` (``ValidateJo
 ``validateGeneratedSelector``, ``ValidateJobSpec``/``validateJobSpec``,
 ``ValidateCronJobCreate``, ``validateCronJobSpec``, ``validateConcurrencyPolicy``,
 ``validateScheduleFormat``, ``validateTimeZone``, ``ValidateJobTemplateSpec``) on defaulted
-objects whose selector the strategy generated (see :mod:`._strategy`).
+objects whose selector the strategy generated (see :mod:`._registry._strategy`).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from .._api._failure import StatusFailure
 __all__ = [
     "OMIT",
     "FieldError",
+    "Printed",
     "aggregate",
     "duplicate",
     "forbidden",
@@ -110,8 +111,17 @@ def _go_float(value: float) -> str:
     return text
 
 
+class Printed(str):
+    """A bad value given as Go prints it, shown as is (a struct's ``%#v``, such as the
+    ``apiextensions.ValidationRule{...}`` of a CEL rule that does not compile)."""
+
+    __slots__ = ()
+
+
 def go_value(value: Any) -> str:
     """A bad value as ``ErrorBody`` prints it."""
+    if isinstance(value, Printed):
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

@@ -8,7 +8,7 @@ scheduling gates), the immutable selectors of Deployments, ReplicaSets and Daemo
 (selector, template, completions, completion mode, failure and success policies, managedBy),
 a Service's cluster IP (``validateUpgradeDowngradeClusterIPs``), ConfigMaps and Secrets marked
 ``immutable`` (and a Secret's ``type``), and a PersistentVolumeClaim's spec. The metadata
-rules (name, namespace, uid, creation time) are in :mod:`._validation_meta`.
+rules (name, namespace, uid, creation time) are in :mod:`._validation._meta`.
 """
 
 from __future__ import annotations

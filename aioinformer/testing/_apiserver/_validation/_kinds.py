@@ -2,8 +2,8 @@
 
 The registry's strategies (kubernetes ``pkg/registry``) validate with the kind's functions
 from ``pkg/apis/*/validation``; apiserver's ``rest.BeforeCreate``/``BeforeUpdate`` add the
-common metadata checks. This module routes a kind to its rules (:mod:`._validation_pod`,
-:mod:`._validation_apps`, :mod:`._validation_batch`, :mod:`._validation_core`,
+common metadata checks. This module routes a kind to its rules (:mod:`._validation._pod`,
+:mod:`._validation._apps`, :mod:`._validation._batch`, :mod:`._validation._core`,
 :mod:`._immutable`) and reproduces what is common:
 
 * create: the kind's ``Validate`` (metadata with the kind's name rule, then the spec);
@@ -53,6 +53,7 @@ from ._fielderrors import FieldError
 from ._immutable import update_errors
 from ._meta import nonnegative, validate_object_meta, validate_object_meta_update
 from ._pod import validate_pod_spec
+from ._status import status_update_errors
 
 __all__ = ["validate_create", "validate_status_update", "validate_update", "warnings_on_create"]
 
@@ -224,11 +225,17 @@ def validate_status_update(
     namespaced: bool,
     builtin: bool = True,
 ) -> list[FieldError]:
-    """The errors of a status update: the metadata rules and non-negative counters (the
-    ``Validate*StatusUpdate`` functions of the workload kinds)."""
+    """The errors of a status update: the metadata rules, then the kind's
+    ``Validate*StatusUpdate`` (:mod:`._status`: Job, Pod, the apps workloads, Namespace;
+    non-negative counters for the other apps and batch kinds)."""
     errors = _common_update(new, old, namespaced) + _meta_update(new, old, builtin)
+    if not builtin:
+        return errors
+    own = status_update_errors(group, kind, new, old)
+    if own is not None:
+        return errors + own
     status = new.get("status")
-    if builtin and group in ("apps", "batch") and isinstance(status, Mapping):
+    if group in ("apps", "batch") and isinstance(status, Mapping):
         for name in _STATUS_COUNTERS:
             errors.extend(nonnegative(status.get(name), f"status.{name}"))
     return errors

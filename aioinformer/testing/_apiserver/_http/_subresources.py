@@ -1,6 +1,6 @@
 """The connect-style subresources: ``pods/log``, ``pods/eviction``, ``serviceaccounts/token``.
 
-* ``pods/log`` (``GET``): :mod:`._podlog`.
+* ``pods/log`` (``GET``): :mod:`.._registry._podlog`.
 * ``pods/eviction`` (``POST`` a ``policy/v1`` Eviction; ``pkg/registry/core/pod/storage/
   eviction.go``): the name must match the URL's (400), the pod must exist (404); the pod is
   deleted with the Eviction's ``deleteOptions`` (a scheduled pod gets its grace period) and
@@ -28,15 +28,15 @@ from aiohttp import web
 from .._api import _status as status
 from .._api._failure import StatusFailure
 from .._api._resources import ResourceInfo
-from .._http._io import json_response
 from .._protobuf._decode import body_format, decode_protobuf_object
+from .._registry._deletion import DeleteOptions
+from .._registry._object_rules import now
+from .._registry._podlog import LogOptions
 from .._validation._fielderrors import invalid, invalid_failure
-from ._deletion import DeleteOptions
-from ._object_rules import now
-from ._podlog import LogOptions
+from ._io import json_response
 
 if TYPE_CHECKING:
-    from ._rest import RestStorage
+    from .._registry._rest import RestStorage
 
 __all__ = [
     "CONNECT_SUBRESOURCES",
@@ -141,7 +141,12 @@ async def _log(
 ) -> web.StreamResponse:
     options = LogOptions.parse(request.query)
     name = str(pod["metadata"]["name"])
-    container = rest.pod_logs.check(pod, options)
+    node = str((pod.get("spec") or {}).get("nodeName") or "")
+    nodes = rest.registry.resolve("v1/nodes")
+    found = rest.kubelet is not None or node in rest.storage.objects(nodes)
+    container = rest.pod_logs.check(pod, options, node_found=found)
+    if container is None:
+        return web.Response(status=204)
     if not options.follow:
         body = rest.pod_logs.text(ns, name, container, options)
         return web.Response(body=body, content_type="text/plain")
