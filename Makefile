@@ -22,7 +22,7 @@ LOWEST_VENV ?= .venv-lowest
 UV_VENV     ?= .venv-uv
 UV          := $(UV_VENV)/bin/uv
 
-.PHONY: all venv test test-lowest lint typecheck pytest demo bench bench-profile docs soak replicas-chaos clean
+.PHONY: all venv test test-lowest lint typecheck pytest demo bench bench-startup bench-profile docs soak replicas-chaos clean
 
 all: test
 
@@ -107,6 +107,12 @@ demo: $(STAMP)
 bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench.py --mode $(BENCH)
 	$(BIN)/python benchmarks/shards.py --mode $(BENCH)
+	$(BIN)/python benchmarks/import_time.py
+
+# Start-up costs (issue 19): import aioinformer against import aiohttp, a pytest run with the
+# plugin against one without, connect() against earlier implementations (~2 minutes).
+bench-startup: $(STAMP)
+	$(BIN)/python benchmarks/import_time.py
 
 bench-profile: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/profile_b1.py
