@@ -97,7 +97,7 @@ def _plain_http_init() -> Callable[[ApiClient, Configuration], None]:
 
     The same code as kubernetes_asyncio's own ``__init__`` (so the client has exactly the
     fields it would have, in any version), run with globals in which ``rest.RESTClientObject``
-    is :class:`_PlainHttpRESTClient`: nothing outside this function object changes. Should a
+    is ``_PlainHttpRESTClient``: nothing outside this function object changes. Should a
     version build its REST client another way, the result is an ordinary ``ApiClient``.
     """
     from kubernetes_asyncio.client import ApiClient, rest
