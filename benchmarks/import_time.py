@@ -264,9 +264,9 @@ def report(groups: Sequence[Group], rounds: int, load: tuple[float, float]) -> s
                 continue
             ratio, low, high = group.ratio(baseline)
             base = statistics.median(group.times[baseline])
-            goal = "-" if group.goal is None else f"<= {group.goal}x"
-            if group.goal is not None and "pass" not in baseline:
-                goal += " met" if ratio <= group.goal else " MISSED"
+            goal = "-"
+            if group.goal is not None and "pass" not in baseline:  # python -c pass: context
+                goal = f"<= {group.goal}x " + ("met" if ratio <= group.goal else "MISSED")
             lines.append(
                 f"| {group.name} | {group.subject}: {subject * 1000:.1f} ms |"
                 f" {baseline}: {base * 1000:.1f} ms |"
