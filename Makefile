@@ -16,26 +16,38 @@ SRC    := $(wildcard aioinformer tests benchmarks examples docs)
 SOAK_SECONDS ?= 300
 SOAK_RATE    ?= 50
 
-.PHONY: all venv test lint typecheck pytest demo bench bench-profile docs soak replicas-chaos clean
+# `make test-lowest`: the lowest versions pyproject.toml allows, in a venv of their own.
+LOWEST_VENV ?= .venv-lowest
+# uv (which resolves them: --resolution lowest-direct) comes from PyPI into a venv of its own.
+UV_VENV     ?= .venv-uv
+UV          := $(UV_VENV)/bin/uv
+
+.PHONY: all venv test test-lowest lint typecheck pytest demo bench bench-startup bench-profile docs soak replicas-chaos clean
 
 all: test
 
+# Each slow step says what it does first (the installs are quiet and take minutes).
 $(BIN)/python:
+	@echo "make: creating the virtual environment $(VENV) ($(PYTHON) -m venv)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "make: upgrading pip in $(VENV)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 
 # Re-installs only when the dependency list or the pins change.
 $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	@echo "make: installing aioinformer and the extras $(EXTRAS) into $(VENV) (a few minutes)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check \
 		-c constraints.txt -e '.[$(EXTRAS)]'
 	@touch $@
 
 $(BENCH_STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	@echo "make: installing the bench extra (the clients compared against, py-spy) into $(VENV)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check \
 		-c constraints.txt -e '.[$(EXTRAS),bench]'
 	@touch $@ $(STAMP)
 
 $(DOCS_STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	@echo "make: installing the docs extra (MkDocs, mkdocstrings) into $(VENV)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check \
 		-c constraints.txt -e '.[$(EXTRAS),docs]'
 	@touch $@ $(STAMP)
@@ -59,12 +71,48 @@ pytest: $(STAMP)
 
 test: lint typecheck pytest
 
+$(UV):
+	@echo "make: creating the virtual environment $(UV_VENV) for uv"
+	$(PYTHON) -m venv $(UV_VENV)
+	@echo "make: installing uv (the resolver of make test-lowest) into $(UV_VENV)"
+	$(UV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt uv
+
+# Every direct dependency (and extra) at the floor pyproject.toml gives it, the rest at the
+# newest release that fits (uv's lowest-direct resolution); the runtime dependencies exactly at
+# their floors even where a test tool asks for more (kubernetes 37 wants aiohttp>=3.14.3):
+# floors.txt, made from pyproject.toml, overrides them. Re-made when pyproject.toml changes.
+$(LOWEST_VENV)/.installed: pyproject.toml | $(UV)
+	rm -rf $(LOWEST_VENV)
+	@echo "make: creating $(LOWEST_VENV) with the lowest versions pyproject.toml allows"
+	$(UV) venv --quiet --python $(PYTHON) $(LOWEST_VENV)
+	$(PYTHON) -c 'import tomllib; deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"];\
+		print("\n".join(d.replace(">=", "==") for d in deps))' > $(LOWEST_VENV)/floors.txt
+	@echo "make: installing aioinformer and the extras $(EXTRAS) at their floors into $(LOWEST_VENV)"
+	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --resolution lowest-direct \
+		--override $(LOWEST_VENV)/floors.txt -e '.[$(EXTRAS)]'
+	@touch $@
+
+# The floors are real: with the lowest versions installed, every public namespace imports and
+# the fast part of the suite passes (`-m "not slow"`: no whole-program tests).
+test-lowest: $(LOWEST_VENV)/.installed
+	$(UV) pip freeze --python $(LOWEST_VENV)/bin/python --exclude-editable
+	$(LOWEST_VENV)/bin/python -c 'from aioinformer import *; import aioinformer.lowlevel, aioinformer.workqueue, aioinformer.testing, aioinformer.metrics, aioinformer.integrations'
+	@echo "make: running the fast part of the suite on the lowest versions"
+	$(LOWEST_VENV)/bin/pytest -q -m "not slow"
+
 demo: $(STAMP)
+	@echo "make: starting the demo (python -m examples.demo; Ctrl-C ends it)"
 	$(BIN)/python -m examples.demo
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench.py --mode $(BENCH)
 	$(BIN)/python benchmarks/shards.py --mode $(BENCH)
+	$(BIN)/python benchmarks/import_time.py
+
+# Start-up costs (issue 19): import aioinformer against import aiohttp, a pytest run with the
+# plugin against one without, connect() against earlier implementations (~2 minutes).
+bench-startup: $(STAMP)
+	$(BIN)/python benchmarks/import_time.py
 
 bench-profile: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/profile_b1.py
@@ -84,4 +132,4 @@ replicas-chaos: $(STAMP)
 	$(BIN)/python benchmarks/replicas_chaos.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site
+	rm -rf $(VENV) $(LOWEST_VENV) $(UV_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site

@@ -4,10 +4,12 @@ never a traceback and never an endless retry (issue 10, item 11)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
+import subprocess
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,10 +17,16 @@ import anyio
 import pytest
 from aiohttp import web
 
+from aioinformer import connect as aioinformer_connect
+from aioinformer._cli._fake_apiserver import KUBECONFIG_MARK
 from aioinformer.testing import FakeApiServer
 
 from ._examples import ROOT
+from ._kubeconfig import two_contexts
 from ._web import listening_socket, serve_aiohttp
+
+#: Whole programs: left out of `make test-lowest` (-m "not slow").
+pytestmark = pytest.mark.slow
 
 #: A fail-safe for each command (not a measurement).
 GUARD = 60.0
@@ -37,11 +45,14 @@ class Outcome:
         return self.stderr.splitlines()
 
 
-async def start(*args: str, prelude: str = "") -> asyncio.subprocess.Process:
-    """``aioinformer ARGS`` in a fresh interpreter (``prelude``: Python run first)."""
+async def start(
+    *args: str, prelude: str = "", env: Mapping[str, str] | None = None
+) -> asyncio.subprocess.Process:
+    """``aioinformer ARGS`` in a fresh interpreter (``prelude``: Python run first; ``env``:
+    its environment)."""
     code = f"{prelude}\nimport sys\nfrom aioinformer._cli import main\nsys.exit(main(sys.argv[1:]))"
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-c", code, *args,
+        sys.executable, "-c", code, *args, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
 
@@ -52,9 +63,11 @@ async def finish(process: asyncio.subprocess.Process) -> Outcome:
     return Outcome(process.returncode, out.decode(), err.decode())
 
 
-async def aioinformer(*args: str, prelude: str = "") -> Outcome:
+async def aioinformer(
+    *args: str, prelude: str = "", env: Mapping[str, str] | None = None
+) -> Outcome:
     """Run ``aioinformer ARGS`` to its end."""
-    return await finish(await start(*args, prelude=prelude))
+    return await finish(await start(*args, prelude=prelude, env=env))
 
 
 def assert_one_line(outcome: Outcome, line: str, code: int = 1) -> None:
@@ -114,19 +127,45 @@ async def test_watch_stops_when_the_server_refuses_the_selector(
     [
         (
             "127.0.0.1:8001",
-            "error: server URL '127.0.0.1:8001' has no scheme: write https://127.0.0.1:8001 (or"
+            "error: --server 127.0.0.1:8001 has no scheme: write https://127.0.0.1:8001 (or"
             " http:// for a plain-HTTP server such as the fake API server)",
         ),
         (
             "ftp://127.0.0.1:8001",
-            "error: server URL 'ftp://127.0.0.1:8001' has the scheme 'ftp': use http:// or"
-            " https://",
+            "error: --server ftp://127.0.0.1:8001 has the scheme 'ftp': use http:// or https://",
         ),
     ],
 )
 async def test_watch_with_a_server_url_without_an_http_scheme(server: str, line: str) -> None:
     """A URL without a scheme, or with another one, is refused before any request."""
     assert_one_line(await aioinformer("watch", "pods", "--server", server), line)
+
+
+async def test_watch_with_a_kubeconfig_problem_names_the_flags(tmp_path: Path) -> None:
+    """Configuration errors name the command's flags (``--kubeconfig``, ``--context``,
+    ``--server``), where ``connect()`` names its parameters; an unknown context lists the
+    file's contexts in both."""
+    missing = tmp_path / "absent"
+    assert_one_line(
+        await aioinformer("watch", "pods", "--kubeconfig", str(missing)),
+        f"error: --kubeconfig {missing}: no such file",
+    )
+    config = two_contexts(tmp_path / "config")
+    assert_one_line(
+        await aioinformer("watch", "pods", "--kubeconfig", str(config), "--context", "staging"),
+        f"error: no context named staging in {config} (contexts: ctx, other)",
+    )
+    config = two_contexts(tmp_path / "config", current=None)
+    assert_one_line(
+        await aioinformer("watch", "pods", "--kubeconfig", str(config)),
+        f"error: kubeconfig {config} has no current-context: use --context (contexts: ctx, other)",
+    )
+    env = {k: v for k, v in os.environ.items() if k != "KUBERNETES_SERVICE_HOST"}
+    assert_one_line(
+        await aioinformer("watch", "pods", env={**env, "KUBECONFIG": str(missing)}),
+        f"error: no cluster configuration found: no kubeconfig at {missing} and not running in"
+        " a cluster; use --kubeconfig or --server",
+    )
 
 
 async def test_watch_of_a_server_nobody_listens_on() -> None:
@@ -299,16 +338,103 @@ async def test_fake_apiserver_with_a_bad_manifest(
     assert_one_line(outcome, line.format(path=path))
 
 
+@pytest.mark.parametrize(
+    ("module", "what"),
+    [
+        ("kubernetes_validate", "the Kubernetes schemas"),
+        ("cel_expr_python", "the CEL runtime"),
+        ("google", "protobuf"),
+    ],
+)
+async def test_fake_apiserver_without_the_testing_extra(module: str, what: str) -> None:
+    """Without a package of the ``testing`` extra (kubernetes-validate, cel-expr-python,
+    protobuf) the command says what to install, in one line, with exit status 2 (the fake
+    server is imported only when the command runs)."""
+    missing = f"import sys; sys.modules[{module!r}] = None"
+    outcome = await aioinformer("fake-apiserver", "--port", "0", prelude=missing)
+    assert_one_line(
+        outcome,
+        f"error: the fake API server needs {what} of the testing extra: pip"
+        " install 'aioinformer[testing]'",
+        code=2,
+    )
+
+
+def test_the_command_line_imports_the_fake_only_to_run_it() -> None:
+    """Building the parser (``--help``, ``watch``) does not import ``aioinformer.testing``."""
+    code = (
+        "import sys\nfrom aioinformer._cli import build_parser\nbuild_parser()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('aioinformer.testing')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("kind", ["foreign file", "directory", "no parent"])
+async def test_fake_apiserver_kubeconfig_it_may_not_write(tmp_path: Path, kind: str) -> None:
+    """``--kubeconfig`` never replaces a file it did not write (your ~/.kube/config), and
+    names a directory or a missing parent; the file is left as it was."""
+    path = tmp_path / "config"
+    if kind == "foreign file":
+        path.write_text("apiVersion: v1\nkind: Config\n")
+        line = (
+            f"error: --kubeconfig {path} exists and was not written by aioinformer"
+            " fake-apiserver; choose another path (it is never overwritten)"
+        )
+    elif kind == "directory":
+        path.mkdir()
+        line = f"error: --kubeconfig {path} is a directory; name a file"
+    else:
+        path = tmp_path / "absent" / "config"
+        line = f"error: cannot write --kubeconfig {path}: no directory {path.parent}"
+    outcome = await aioinformer("fake-apiserver", "--port", "0", "--kubeconfig", str(path))
+    assert_one_line(outcome, line)
+    if kind == "foreign file":
+        assert path.read_text() == "apiVersion: v1\nkind: Config\n"
+
+
+async def test_fake_apiserver_writes_a_kubeconfig_for_itself(tmp_path: Path) -> None:
+    """``--kubeconfig PATH``: once listening, the command writes a kubeconfig whose current
+    context is the server (replacing one it wrote before) and prints ``export KUBECONFIG=``;
+    connect() finds the server through it; Ctrl-C ends the command with status 0."""
+    path = tmp_path / "fake.kubeconfig"
+    path.write_text(f"{KUBECONFIG_MARK}: an older run.\nclusters: []\n")
+    cluster = str(ROOT / "docs" / "cluster.yaml")
+    process = await start("fake-apiserver", "--port", "0", "-f", cluster, "--kubeconfig", str(path))
+    assert process.stdout is not None
+    try:
+        with anyio.fail_after(GUARD):
+            line = (await process.stdout.readline()).decode()
+        assert line == f"export KUBECONFIG={path}\n"
+        async with aioinformer_connect(kubeconfig=str(path)) as client:
+            assert (client.source, client.namespace) == ("kubeconfig", "default")
+            pods = await client.list("pods", namespace="default")
+        assert sorted(p["metadata"]["name"] for p in pods["items"]) == [
+            "db-1", "web-1", "web-2", "web-3",
+        ]  # fmt: skip
+    finally:
+        process.send_signal(signal.SIGINT)
+    outcome = await finish(process)
+    assert outcome.code == 0
+    assert "error" not in outcome.stderr and "Traceback" not in outcome.stderr
+    assert path.read_text().startswith(
+        f"{KUBECONFIG_MARK}: the fake API server at http://127.0.0.1:"
+    )
+
+
 def test_every_case_above_is_covered() -> None:
     """The issue's list of command-line cases, each with its test in this module."""
     cases: Sequence[str] = (
         "test_watch_with_a_bad_label_selector",
         "test_watch_stops_when_the_server_refuses_the_selector",
         "test_watch_with_a_server_url_without_an_http_scheme",
+        "test_watch_with_a_kubeconfig_problem_names_the_flags",
         "test_watch_of_a_server_that_is_not_kubernetes",
         "test_ctrl_c_during_discovery_against_a_silent_server",
         "test_fake_apiserver_on_a_port_in_use",
         "test_fake_apiserver_with_a_bad_manifest",
+        "test_fake_apiserver_without_the_testing_extra",
+        "test_fake_apiserver_kubeconfig_it_may_not_write",
         "test_without_rich_watch_says_once_how_to_get_the_live_view",
         "test_without_rich_demo_says_once_how_to_get_the_live_view",
     )

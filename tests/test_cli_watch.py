@@ -44,6 +44,7 @@ async def _read_until(stream: asyncio.StreamReader, needle: str, seen: list[str]
                 return
 
 
+@pytest.mark.slow
 @pytest.mark.fake_apiserver(system_objects=False)  # counts its own objects only
 async def test_watch_shows_objects_created_after_start(fake_apiserver: FakeApiServer) -> None:
     """`aioinformer watch pods -A --server URL` prints objects created after it started."""
@@ -69,6 +70,7 @@ async def test_watch_shows_objects_created_after_start(fake_apiserver: FakeApiSe
     assert any("ADDED" in line and "kube-system/after" in line for line in seen)
 
 
+@pytest.mark.slow
 async def test_watch_without_cluster_configuration_fails_clearly(tmp_path: Path) -> None:
     """No kubeconfig and no in-cluster account: a clear message and exit status 1."""
     env = {k: v for k, v in os.environ.items() if k != "KUBERNETES_SERVICE_HOST"}
@@ -85,6 +87,7 @@ async def test_watch_without_cluster_configuration_fails_clearly(tmp_path: Path)
     assert b"Traceback" not in err
 
 
+@pytest.mark.slow
 async def test_watch_of_an_unknown_resource_fails_clearly(fake_apiserver: FakeApiServer) -> None:
     """A resource the server does not have is an error message, not a traceback."""
     process = await asyncio.create_subprocess_exec(
@@ -149,9 +152,9 @@ async def test_connect_reports_a_broken_kubeconfig(tmp_path: Path) -> None:
     """A kubeconfig that does not load raises ConfigurationError naming the file."""
     config = tmp_path / "config"
     config.write_text("apiVersion: v1\nkind: Config\ncurrent-context: nope\n")
-    with pytest.raises(ConfigurationError, match="cannot load kubeconfig"):
+    with pytest.raises(ConfigurationError, match="no context named nope in"):
         await connect(kubeconfig=str(config))
-    with pytest.raises(ConfigurationError, match="does not exist"):
+    with pytest.raises(ConfigurationError, match="no such file"):
         await connect(kubeconfig=str(tmp_path / "absent"))
 
 
@@ -178,6 +181,7 @@ async def test_live_table_lists_objects_most_recent_first(fake_apiserver: FakeAp
     assert [row[1] for row in rows] == ["c", "b", "a"]
 
 
+@pytest.mark.slow
 async def test_watch_stops_on_sigint_before_the_first_sync(fake_apiserver: FakeApiServer) -> None:
     """Ctrl-C works while every list fails (RBAC, say); the exit status says it never synced."""
     fake_apiserver.faults.fail_next(100_000, 403, verb="list")

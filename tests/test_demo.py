@@ -10,10 +10,15 @@ import signal
 import sys
 from typing import Any
 
+import pytest
+
 from examples.demo import controller
 from examples.demo.command import build_parser, run
 
 from ._examples import ROOT
+
+#: Whole programs: left out of `make test-lowest` (-m "not slow").
+pytestmark = pytest.mark.slow
 
 CHECK = re.compile(r"^check: cache == server \((\d+) objects, same resource versions\): OK$")
 

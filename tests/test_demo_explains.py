@@ -6,6 +6,7 @@ import io
 import re
 
 import anyio
+import pytest
 from rich.console import Console
 
 from examples.demo.command import build_parser
@@ -90,6 +91,7 @@ def run_demo(
     return code, out.getvalue().splitlines()
 
 
+@pytest.mark.slow
 def test_the_plain_demo_starts_with_what_runs() -> None:
     """The first line says what runs: the fake server, the informers, the controller and
     what it writes."""
@@ -105,6 +107,7 @@ def test_the_plain_demo_starts_with_what_runs() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_second_ctrl_c_skips_the_checks_and_says_so() -> None:
     """When the wait for settling is aborted (the second Ctrl-C), the checks are skipped:
     "interrupted, checks skipped" and status 130, never a MISMATCH."""
@@ -115,6 +118,7 @@ def test_a_second_ctrl_c_skips_the_checks_and_says_so() -> None:
     assert not any("MISMATCH" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_ctrl_c_before_the_informer_synced_skips_the_checks_too() -> None:
     """Interrupted before the cache synced: the same, and the first Ctrl-C says what the
     second would do."""

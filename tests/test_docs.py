@@ -28,7 +28,7 @@ from aioinformer.integrations.aiohttp import INFORMERS
 from aioinformer.testing import FakeApiServer, load_manifests
 
 from ._codeblocks import GUARD, ROOT, Block, markdown_blocks, run_program, run_test_module
-from ._kubeconfig import kubeconfig_for
+from ._kubeconfig import fake_kubeconfig
 from ._web import serve_aiohttp, serve_asgi
 
 DOCS = ROOT / "docs"
@@ -69,12 +69,14 @@ def test_each_fragment_compiles(block: Block) -> None:
 @pytest.fixture
 async def cluster(fake_apiserver: FakeApiServer, tmp_path: Path) -> AsyncIterator[dict[str, str]]:
     """A fake API server holding ``docs/cluster.yaml``; yields the environment of a program
-    that finds it through ``$KUBECONFIG`` (its context's namespace: ``default``)."""
+    that finds it through ``$KUBECONFIG``: the kubeconfig ``aioinformer fake-apiserver
+    --kubeconfig`` writes, as Getting started does (its context's namespace: ``default``)."""
     await load_manifests(fake_apiserver, DOCS / "cluster.yaml")
-    config = kubeconfig_for(fake_apiserver, tmp_path / "kubeconfig", namespace="default")
+    config = fake_kubeconfig(fake_apiserver, tmp_path / "kubeconfig")
     yield {**os.environ, "KUBECONFIG": str(config), "PYTHONUNBUFFERED": "1"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", of_kind("program"))
 async def test_each_program_runs(block: Block, cluster: dict[str, str], tmp_path: Path) -> None:
     """Each program runs as written and prints what its page says (in any order for one
@@ -111,6 +113,7 @@ async def probe(url: str, runtime: Callable[[], InformerRuntime], block: Block) 
                 assert await response.json() == ["db-1", "web-1", "web-2", "web-3"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", of_kind("app"))
 async def test_each_fastapi_app_serves(
     block: Block,
@@ -126,6 +129,7 @@ async def test_each_fastapi_app_serves(
             await probe(url, lambda: module.app.state.informers, block)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", of_kind("aiohttp app"))
 async def test_each_aiohttp_app_serves(
     block: Block,
@@ -144,6 +148,7 @@ async def test_each_aiohttp_app_serves(
             await probe(url, lambda: app[INFORMERS], block)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", of_kind("test module"))
 def test_each_test_module_passes_in_a_fresh_project(block: Block, tmp_path: Path) -> None:
     """A test module passes with pytest-asyncio in strict mode in a bare directory."""
@@ -183,3 +188,13 @@ def test_every_module_the_design_page_names_exists() -> None:
     assert len(named) >= 30
     missing = [n for n in named if not (ROOT / "aioinformer" / n).exists()]
     assert [n for n in missing if not (ROOT / n).exists()] == []
+
+
+def test_no_page_writes_a_kubeconfig_by_hand() -> None:
+    """The pages point programs at the fake API server with ``aioinformer fake-apiserver
+    --kubeconfig``, not with a kubeconfig to copy (issue 19: first contact)."""
+    pages = [*PAGES, ROOT / "README.md"]
+    assert [
+        p.name for p in pages if re.search(r"^\s*kind:\s*Config\s*$", p.read_text(), re.M)
+    ] == []
+    assert "--kubeconfig fake.kubeconfig" in (DOCS / "getting-started.md").read_text()

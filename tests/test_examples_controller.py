@@ -22,6 +22,7 @@ def example() -> Iterator[ModuleType]:
         yield module
 
 
+@pytest.mark.slow
 def test_controller_example_runs_and_converges() -> None:
     """`python examples/controller.py` exits 0 and prints the ConfigMaps before and after."""
     result = run_example("controller.py")

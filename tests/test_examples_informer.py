@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ._examples import run_example
+
+#: Whole programs: left out of `make test-lowest` (-m "not slow").
+pytestmark = pytest.mark.slow
 
 
 def test_informer_events_example_prints_every_event() -> None:

@@ -40,6 +40,7 @@ def managers(obj: KubeObject) -> set[tuple[str, str, str]]:
     }
 
 
+@pytest.mark.slow
 def test_widget_example_runs() -> None:
     """`python examples/widget_controller.py` exits 0 and prints what it wrote."""
     result = run_example("widget_controller.py")

@@ -76,6 +76,7 @@ async def test_uvicorn_serves_the_module_level_app_of_the_example(
     assert lists, "the app listed pods through the kubeconfig's server"
 
 
+@pytest.mark.slow
 async def test_the_uvicorn_command_serves_the_example(
     fake_apiserver: FakeApiServer, tmp_path: pathlib.Path
 ) -> None:

@@ -46,7 +46,10 @@ class NoAuth:
         return False
 
 
-KEY = ConnectionKey("api.example", 6443, True, True, None, None, None, None)
+KEY = ConnectionKey(
+    host="api.example", port=6443, is_ssl=True, ssl=True,
+    proxy=None, proxy_auth=None, proxy_headers_hash=None,
+)  # fmt: skip
 
 
 def connector_error(os_error: OSError) -> aiohttp.ClientConnectorError:

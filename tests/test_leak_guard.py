@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import anyio
+import pytest
 
 LEAKY_TESTS = """
 import asyncio
@@ -41,6 +42,7 @@ async def test_is_clean() -> None:
 """
 
 
+@pytest.mark.slow
 async def test_the_guard_fails_each_kind_of_leak(tmp_path: Path) -> None:
     """Three leaking tests error at teardown, each naming what it left; the clean one passes."""
     shutil.copy(Path(__file__).with_name("conftest.py"), tmp_path / "conftest.py")

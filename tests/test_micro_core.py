@@ -10,6 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+#: Whole programs: left out of `make test-lowest` (-m "not slow").
+pytestmark = pytest.mark.slow
+
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "micro_core.py"
 
 

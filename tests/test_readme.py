@@ -105,6 +105,7 @@ def expected_lines(block: Block) -> list[str] | None:
     return None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", of_kind("program"))
 async def test_each_readme_program_runs(
     block: Block, cluster: dict[str, str], tmp_path: Path
@@ -130,6 +131,7 @@ def spliced(fragment: Block) -> str:
     return "\n".join([*program[: at + 1], *inserted, *program[at + 1 :]]) + "\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", of_kind("fragment"))
 async def test_each_readme_fragment_runs_in_the_program_above(
     block: Block, cluster: dict[str, str], tmp_path: Path
@@ -141,6 +143,7 @@ async def test_each_readme_fragment_runs_in_the_program_above(
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", of_kind("app"))
 async def test_the_readme_app_runs_under_uvicorn(
     block: Block,
@@ -166,6 +169,7 @@ async def test_the_readme_app_runs_under_uvicorn(
                 assert await response.json() == ["db-1", "web-1", "web-2", "web-3"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", of_kind("test module"))
 def test_the_readme_test_module_passes_in_a_fresh_project(block: Block, tmp_path: Path) -> None:
     """The test module passes with pytest-asyncio in strict mode (its default) in a directory

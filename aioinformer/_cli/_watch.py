@@ -33,7 +33,7 @@ from .._listwatch import ListOptions, Resource
 from .._objects import KubeObject, meta_namespace_key
 from .._wire._discovery import resolve_resource
 from .._wire._http import read
-from .._wire._kubeconfig import connect
+from .._wire._kubeconfig import COMMAND_LINE, PendingConnection
 from .._wire._transport import KubeListerWatcher
 from ..errors import (
     ApiError,
@@ -268,11 +268,13 @@ async def _watch(args: argparse.Namespace, interrupts: Interrupts, out: TextIO) 
         with interrupts.cancellable():
             try:
                 client = await stack.enter_async_context(
-                    connect(
+                    PendingConnection(
+                        spelling=COMMAND_LINE,
                         server=args.server,
                         kubeconfig=args.kubeconfig,
                         context=args.context,
                         insecure_skip_tls_verify=args.insecure_skip_tls_verify,
+                        follow_redirects=False,
                     )
                 )
             except ConfigurationError as exc:

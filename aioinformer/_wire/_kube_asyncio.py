@@ -6,18 +6,27 @@ and owns the aiohttp session. This module reads what requests need from it — t
 headers of its ``Configuration.auth_settings()`` — and keeps the credentials fresh,
 which for an exec plugin means reaching into the kubeconfig loader's cached
 ``exec_plugin_expiry``. No other module touches kubernetes_asyncio's internals.
+
+kubernetes_asyncio is imported by the functions that need it, never by this module: importing
+it (its generated models) costs more than the rest of aioinformer, and a program that never
+connects to a cluster (one that tests against the fake API server's in-memory doubles, a
+pytest run that merely has aioinformer installed) should not pay for it.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import re
 import time
-from collections.abc import Awaitable, Callable
+import types
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import anyio
 
 from ..errors import ConfigurationError
@@ -30,10 +39,14 @@ __all__ = [
     "EXPIRY_MARGIN",
     "RELOAD_PERIOD",
     "Credentials",
+    "Kubeconfig",
     "Reload",
     "endpoint_of",
     "in_cluster_credentials",
     "kubeconfig_credentials",
+    "load_in_cluster_configuration",
+    "new_api_client",
+    "new_configuration",
     "refresher_credentials",
 ]
 
@@ -53,6 +66,118 @@ RETRY_AFTER_FAILURE = 10.0
 #: exec plugin run again. Returns when the new credential expires (wall-clock seconds), or
 #: None.
 Reload = Callable[[bool], Awaitable[float | None]]
+
+
+def new_configuration(host: str | None = None) -> Configuration:
+    """A fresh kubernetes_asyncio ``Configuration`` (``host``: the server's URL)."""
+    from kubernetes_asyncio.client import Configuration
+
+    return Configuration() if host is None else Configuration(host=host)
+
+
+def new_api_client(configuration: Configuration) -> ApiClient:
+    """kubernetes_asyncio's ``ApiClient`` for ``configuration``.
+
+    For a plain-HTTP server (``http://``, the fake API server's), without the TLS context
+    that ``ApiClient`` always builds: ``ssl.create_default_context()`` loads the system's CA
+    certificates, tens of milliseconds that such a server never uses.
+    """
+    from kubernetes_asyncio.client import ApiClient
+
+    if not str(configuration.host).lower().startswith("http:"):
+        return ApiClient(configuration)
+    client: ApiClient = ApiClient.__new__(ApiClient)
+    _plain_http_init()(client, configuration)
+    return client
+
+
+@functools.cache
+def _plain_http_init() -> Callable[[ApiClient, Configuration], None]:
+    """``ApiClient.__init__`` whose REST client builds no TLS context.
+
+    The same code as kubernetes_asyncio's own ``__init__`` (so the client has exactly the
+    fields it would have, in any version), run with globals in which ``rest.RESTClientObject``
+    is ``_PlainHttpRESTClient``: nothing outside this function object changes. Should a
+    version build its REST client another way, the result is an ordinary ``ApiClient``.
+    """
+    from kubernetes_asyncio.client import ApiClient, rest
+
+    class _PlainHttpRESTClient(rest.RESTClientObject):
+        """``RESTClientObject`` as it is for a plain-HTTP server: the same session (pool size,
+        proxy from the environment, read buffer), a connector without a TLS context of its
+        own (aiohttp's default one, verifying, serves a proxy reached over HTTPS)."""
+
+        def __init__(self, configuration: Any) -> None:
+            self.server_hostname = configuration.tls_server_name
+            self.proxy = configuration.proxy
+            self.proxy_headers = configuration.proxy_headers
+            self.pool_manager = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=configuration.connection_pool_maxsize),
+                trust_env=True,
+                read_bufsize=2**21,
+            )
+
+    init = ApiClient.__init__
+    namespace = types.SimpleNamespace(RESTClientObject=_PlainHttpRESTClient)
+    code: Callable[[ApiClient, Configuration], None] = types.FunctionType(
+        init.__code__,
+        {**init.__globals__, "rest": namespace},
+        init.__name__,
+        init.__defaults__,
+        init.__closure__,
+    )
+    return code
+
+
+class Kubeconfig:
+    """Kubeconfig files merged as kubernetes_asyncio merges them (the first file that names a
+    cluster, user or context wins; ``current-context`` from the last file that sets one).
+
+    :param paths: the files, all existing.
+    :raises Exception: what reading or merging raised (``OSError``, a YAML error,
+        kubernetes_asyncio's ``ConfigException``, ...).
+    """
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        from kubernetes_asyncio.config.kube_config import KubeConfigMerger
+
+        self.paths = list(paths)
+        self._merged: Any = KubeConfigMerger(os.pathsep.join(str(p) for p in paths)).config
+        if self._merged is None:
+            raise ValueError("no kubeconfig file was read")
+        config = self._merged.value
+        #: The contexts' names, in the files' order.
+        self.contexts: list[str] = [
+            str(context["name"]) for context in config.get("contexts") or []
+        ]
+        current = config.get("current-context")
+        #: The ``current-context`` (None when unset or empty).
+        self.current_context: str | None = str(current) if current else None
+
+    async def load(self, context: str, configuration: Configuration) -> Any:
+        """Load ``context`` (which must be one of :attr:`contexts`) into ``configuration``, as
+        ``load_kube_config(persist_config=False)`` does; returns the loader (for
+        :func:`kubeconfig_credentials`)."""
+        from kubernetes_asyncio.config.kube_config import KubeConfigLoader
+
+        loader = KubeConfigLoader(
+            config_dict=self._merged, config_base_path=None, active_context=context
+        )
+        await loader.load_and_set(configuration)
+        return loader
+
+
+def load_in_cluster_configuration(configuration: Configuration) -> None:
+    """The service account's configuration (host, CA) into ``configuration``; the token is
+    read by :func:`in_cluster_credentials`.
+
+    :raises Exception: what kubernetes_asyncio's in-cluster loader raised.
+    """
+    from kubernetes_asyncio.config import load_incluster_config
+
+    load_incluster_config(  # type: ignore[no-untyped-call]
+        client_configuration=configuration, try_refresh_token=False
+    )
 
 
 def endpoint_of(api_client: ApiClient) -> Endpoint:

@@ -9,26 +9,41 @@ that expire, rotated service-account tokens)::
 
 ``client = await aioinformer.connect()`` works too; then close it with
 ``await client.aclose()``.
+
+Its errors name what the caller can change: ``connect()``'s name its parameters
+(``kubeconfig=``, ``context=``, ``server=``), the command line's its flags (``--kubeconfig``,
+...): see :class:`Spelling`. kubernetes_asyncio is imported when a connection is made, not
+with this module.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shlex
 from collections.abc import Generator
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-from kubernetes_asyncio import config as kube_config
-from kubernetes_asyncio.client import ApiClient, Configuration
 
 from ..errors import ConfigurationError
 from ._client import KubeClient
-from ._kube_asyncio import Credentials, in_cluster_credentials, kubeconfig_credentials
+from ._kube_asyncio import (
+    Credentials,
+    Kubeconfig,
+    in_cluster_credentials,
+    kubeconfig_credentials,
+    load_in_cluster_configuration,
+    new_api_client,
+    new_configuration,
+)
 
-__all__ = ["PendingConnection", "connect"]
+if TYPE_CHECKING:
+    from kubernetes_asyncio.client import Configuration
+
+__all__ = ["COMMAND_LINE", "PYTHON", "PendingConnection", "Spelling", "connect"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,14 +51,47 @@ _IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
 _IN_CLUSTER_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 
 
+@dataclass(frozen=True)
+class Spelling:
+    """How error messages name the options of a connection: ``connect()``'s parameters or
+    the command line's flags."""
+
+    #: ``True``: ``--kubeconfig FILE``; ``False``: ``kubeconfig='FILE'``.
+    flags: bool
+
+    def option(self, name: str) -> str:
+        """The option ``name`` (``"kubeconfig"``) alone: ``--kubeconfig`` or ``kubeconfig=``."""
+        return f"--{name.replace('_', '-')}" if self.flags else f"{name}="
+
+    def given(self, name: str, value: str) -> str:
+        """The option with its value, as the caller wrote it."""
+        if self.flags:
+            return f"{self.option(name)} {shlex.quote(value)}"
+        return f"{name}={value!r}"
+
+    def options(self, *names: str) -> str:
+        """``a, b or c`` of the options named."""
+        spelled = [self.option(name) for name in names]
+        return spelled[0] if len(spelled) == 1 else f"{', '.join(spelled[:-1])} or {spelled[-1]}"
+
+
+#: ``connect()``'s errors: its parameters.
+PYTHON = Spelling(flags=False)
+#: The command line's errors: its flags.
+COMMAND_LINE = Spelling(flags=True)
+
+
 class PendingConnection:
     """What :func:`connect` returns: ``await`` it for a :class:`~aioinformer.KubeClient`
-    (closed by you), or enter it with ``async with`` (closed at the end of the block)."""
+    (closed by you), or enter it with ``async with`` (closed at the end of the block).
+
+    ``spelling`` says how errors name the options (the command line passes
+    :data:`COMMAND_LINE`)."""
 
     __slots__ = ("_connection", "_options")
 
-    def __init__(self, **options: Any) -> None:
-        self._options = options
+    def __init__(self, *, spelling: Spelling = PYTHON, **options: Any) -> None:
+        self._options = {"spelling": spelling, **options}
         self._connection: KubeClient | None = None
 
     def __repr__(self) -> str:
@@ -76,7 +124,7 @@ def _client(
     follow_redirects: bool,
 ) -> KubeClient:
     client = KubeClient(
-        ApiClient(configuration), namespace=namespace, follow_redirects=follow_redirects
+        new_api_client(configuration), namespace=namespace, follow_redirects=follow_redirects
     )
     return client._connected(credentials, source)
 
@@ -145,20 +193,21 @@ def connect(
     )
 
 
-def _checked_server_url(server: str) -> str:
+def _checked_server_url(server: str, spelling: Spelling) -> str:
     """The server URL without trailing slashes, or a ConfigurationError saying what to fix."""
+    given = spelling.given("server", server)
     if "://" not in server:
         raise ConfigurationError(
-            f"server URL {server!r} has no scheme: write https://{server} (or http:// for a"
-            " plain-HTTP server such as the fake API server)"
+            f"{given} has no scheme: write https://{server} (or http:// for a plain-HTTP"
+            " server such as the fake API server)"
         )
     parts = urlsplit(server)
     if parts.scheme.lower() not in ("http", "https"):
         raise ConfigurationError(
-            f"server URL {server!r} has the scheme {parts.scheme!r}: use http:// or https://"
+            f"{given} has the scheme {parts.scheme!r}: use http:// or https://"
         )
     if not parts.hostname:
-        raise ConfigurationError(f"server URL {server!r} has no host")
+        raise ConfigurationError(f"{given} has no host")
     return server.rstrip("/")
 
 
@@ -169,46 +218,27 @@ async def _connect(
     context: str | None,
     insecure_skip_tls_verify: bool,
     follow_redirects: bool,
+    spelling: Spelling,
 ) -> KubeClient:
     follow = {"follow_redirects": follow_redirects}
     if server:
-        configuration = Configuration(host=_checked_server_url(server))
+        configuration = new_configuration(_checked_server_url(server, spelling))
         configuration.verify_ssl = not insecure_skip_tls_verify
         return _client(configuration, Credentials(configuration), "default", "server", **follow)
 
     paths = _existing(_kubeconfig_paths(kubeconfig))
     if kubeconfig and not paths:
-        raise ConfigurationError(f"kubeconfig {kubeconfig!r} does not exist")
+        raise ConfigurationError(f"{spelling.given('kubeconfig', kubeconfig)}: no such file")
     if paths:
-        configuration = Configuration()
-        try:
-            loader: Any = await kube_config.load_kube_config(
-                config_file=os.pathsep.join(str(p) for p in paths),
-                context=context,
-                client_configuration=configuration,
-                persist_config=False,
-            )
-        except Exception as exc:  # the loader raises ConfigException, KeyError, OSError, ...
-            names = ", ".join(str(p) for p in paths)
-            raise ConfigurationError(
-                f"cannot load kubeconfig {names}: {type(exc).__name__}: {exc}"
-            ) from exc
-        if insecure_skip_tls_verify:
-            configuration.verify_ssl = False
-        namespace = "default"
-        current = loader.current_context
-        if isinstance(current, dict):
-            namespace = (current.get("context") or {}).get("namespace") or "default"
-        credentials = kubeconfig_credentials(loader, configuration)
-        return _client(configuration, credentials, namespace, "kubeconfig", **follow)
+        return await _from_kubeconfig(
+            paths, context, insecure_skip_tls_verify, spelling, follow_redirects=follow_redirects
+        )
 
     if _in_cluster():
-        configuration = Configuration()
+        configuration = new_configuration()
         try:
             # The token is re-read by the client's credentials (every minute and after a 401).
-            kube_config.load_incluster_config(  # type: ignore[no-untyped-call]
-                client_configuration=configuration, try_refresh_token=False
-            )
+            load_in_cluster_configuration(configuration)
         except Exception as exc:
             raise ConfigurationError(f"cannot load in-cluster configuration: {exc}") from exc
         credentials = in_cluster_credentials(configuration, _IN_CLUSTER_TOKEN)
@@ -216,6 +246,50 @@ async def _connect(
 
     tried = ", ".join(str(p) for p in _kubeconfig_paths(kubeconfig))
     raise ConfigurationError(
-        "no cluster configuration found: no kubeconfig at "
-        f"{tried} and not running in a cluster; use --kubeconfig, --context or --server"
+        f"no cluster configuration found: no kubeconfig at {tried} and not running in a"
+        f" cluster; {'use' if spelling.flags else 'pass'}"
+        f" {spelling.options('kubeconfig', 'server')}"
+    )
+
+
+async def _from_kubeconfig(
+    paths: list[Path],
+    context: str | None,
+    insecure_skip_tls_verify: bool,
+    spelling: Spelling,
+    *,
+    follow_redirects: bool,
+) -> KubeClient:
+    names = os.pathsep.join(str(p) for p in paths)
+    try:
+        config = Kubeconfig(paths)
+    except Exception as exc:  # OSError, a YAML error, kubernetes_asyncio's ConfigException...
+        raise ConfigurationError(
+            f"cannot load kubeconfig {names}: {type(exc).__name__}: {exc}"
+        ) from exc
+    contexts = f"(contexts: {', '.join(config.contexts) or 'none'})"
+    chosen = context or config.current_context
+    if chosen is None:
+        raise ConfigurationError(
+            f"kubeconfig {names} has no current-context:"
+            f" {'use' if spelling.flags else 'pass'} {spelling.option('context')} {contexts}"
+        )
+    if chosen not in config.contexts:
+        raise ConfigurationError(f"no context named {chosen} in {names} {contexts}")
+    configuration = new_configuration()
+    try:
+        loader = await config.load(chosen, configuration)
+    except Exception as exc:  # the loader raises ConfigException, KeyError, OSError, ...
+        raise ConfigurationError(
+            f"cannot load kubeconfig {names}: {type(exc).__name__}: {exc}"
+        ) from exc
+    if insecure_skip_tls_verify:
+        configuration.verify_ssl = False
+    namespace = "default"
+    current = loader.current_context
+    if isinstance(current, dict):
+        namespace = (current.get("context") or {}).get("namespace") or "default"
+    credentials = kubeconfig_credentials(loader, configuration)
+    return _client(
+        configuration, credentials, namespace, "kubeconfig", follow_redirects=follow_redirects
     )

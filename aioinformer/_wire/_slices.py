@@ -555,8 +555,8 @@ class WireDecoder:
         metadata = page.metadata
         if metadata is None:
             metadata = {}
-        elif metadata.__class__ is not dict:
-            return self._split_slow(body)
+        elif metadata.__class__ is not dict or _beyond_64_bits(metadata):
+            return self._split_slow(body)  # (orjson reads such an integer as a float)
         raws = page.items or ()
         kind = page.kind
         item_kind = kind[:-4] if kind.__class__ is str and kind.endswith("List") else None
@@ -807,6 +807,18 @@ def _suffixes(kind: str | None, api_version: str | None) -> tuple[bytes | None, 
         return b"," + b",".join(present) + b"}" if present else None
 
     return (None, suffix(kind_member), suffix(api_member), suffix(kind_member, api_member))
+
+
+def _beyond_64_bits(value: Any) -> bool:
+    """Whether ``value`` (msgspec's decode of JSON) holds an integer outside what orjson reads
+    as one (-2**63 to 2**64-1): orjson makes it a float, msgspec a Python int."""
+    if value.__class__ is int:
+        return not -(2**63) <= value < 2**64
+    if value.__class__ is dict:
+        return any(_beyond_64_bits(item) for item in value.values())
+    if value.__class__ is list:
+        return any(_beyond_64_bits(item) for item in value)
+    return False
 
 
 def _page_result(

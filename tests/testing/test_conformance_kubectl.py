@@ -17,9 +17,13 @@ import yaml
 
 from .standalone import Kubectl
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("kubectl") is None, reason="kubectl is not on PATH (these tests drive kubectl)"
-)
+# kubectl against the standalone server (whole programs): left out of make test-lowest.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("kubectl") is None, reason="kubectl is not on PATH (these tests drive kubectl)"
+    ),
+]
 
 FIXTURES = Path(__file__).parent / "defaults_fixtures"
 CM = "/api/v1/namespaces/default/configmaps"

@@ -19,9 +19,13 @@ import yaml
 from .crd_fixtures import crontab, crontab_crd
 from .standalone import Kubectl, Standalone
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("kubectl") is None, reason="kubectl is not on PATH (these tests drive kubectl)"
-)
+# kubectl against the standalone server (whole programs): left out of make test-lowest.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("kubectl") is None, reason="kubectl is not on PATH (these tests drive kubectl)"
+    ),
+]
 
 
 def _crd(group: str) -> dict[str, Any]:

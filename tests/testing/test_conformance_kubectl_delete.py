@@ -15,9 +15,13 @@ import pytest
 
 from .standalone import Kubectl, Standalone
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("kubectl") is None, reason="kubectl is not on PATH (these tests drive kubectl)"
-)
+# kubectl against the standalone server (whole programs): left out of make test-lowest.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("kubectl") is None, reason="kubectl is not on PATH (these tests drive kubectl)"
+    ),
+]
 
 
 @pytest.fixture(scope="module")

@@ -148,6 +148,7 @@ async def test_discovery_lists_the_connect_subresources_and_batch(
     assert {"jobs", "cronjobs", "jobs/status", "cronjobs/status"} <= batch
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 def test_kubectl_logs_create_token_and_batch(kubectl: Kubectl) -> None:
     """``kubectl logs`` reads ``pods/log`` (204, so nothing printed and exit status 0, for

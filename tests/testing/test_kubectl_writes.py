@@ -17,7 +17,11 @@ import pytest
 
 from .standalone import Kubectl
 
-pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
+# kubectl against the standalone server (whole programs): left out of make test-lowest.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH"),
+]
 
 MANIFEST = """\
 apiVersion: apps/v1

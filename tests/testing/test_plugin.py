@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from aioinformer.testing import FakeApiServer
 
 INNER_TESTS = """
@@ -34,6 +36,7 @@ async def test_fixture_yields_a_started_server(fake_apiserver: FakeApiServer) ->
     assert fake_apiserver.requests.active_watches() == 0
 
 
+@pytest.mark.slow  # a child pytest: left out of make test-lowest
 def test_fixture_closes_cleanly_when_a_test_fails(tmp_path: Path) -> None:
     """In a fresh pytest run, a failing test's server still tears down without errors."""
     (tmp_path / "test_inner.py").write_text(INNER_TESTS)
@@ -89,6 +92,7 @@ def run_inner_pytest(directory: Path, *options: str) -> subprocess.CompletedProc
     )
 
 
+@pytest.mark.slow  # a child pytest: left out of make test-lowest
 def test_fixture_works_in_pytest_asyncio_strict_mode(tmp_path: Path) -> None:
     """In a user's project with pytest-asyncio in strict mode (its default), a test marked
     ``@pytest.mark.asyncio`` gets the fixture (issue 10: the README's pytest section)."""

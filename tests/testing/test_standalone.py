@@ -15,6 +15,9 @@ import pytest
 
 from .standalone import LineReader, Standalone, run
 
+#: Whole programs: left out of `make test-lowest` (-m "not slow").
+pytestmark = pytest.mark.slow
+
 MANIFESTS = """\
 apiVersion: v1
 kind: ConfigMap
