@@ -42,7 +42,7 @@ from .._api import _status as status
 from .._api._failure import StatusFailure
 from .._api._objects import KubeObject
 from .._api._resources import ResourceInfo, ResourceRegistry
-from .._validation._more_groups import SYSTEM_PRIORITY_CLASSES
+from .._validation._scheduling import SYSTEM_PRIORITY_CLASSES
 from ._rest_types import Observer, WriteOptions, Written
 from ._storage import Storage
 from ._strategy_service import ServiceAllocator

@@ -34,8 +34,8 @@ from ._format import (
     part,
     since,
 )
-from ._more_groups import STORAGE_AND_ADMISSION
 from ._pod import POD_COLUMNS, pod_cells, pod_conditions
+from ._storage_admission import STORAGE_AND_ADMISSION
 from ._workloads import WORKLOADS, Printer
 
 __all__ = ["MORE", "PRINTERS", "Printer", "row_conditions"]

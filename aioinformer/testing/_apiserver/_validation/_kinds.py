@@ -22,12 +22,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._api._conversion import event_to_core
+from ._admission import validate_webhook_configuration
 from ._apps import (
     validate_daemon_set_spec,
     validate_deployment_spec,
     validate_replica_set_spec,
     validate_stateful_set_spec,
 )
+from ._autoscaling import validate_hpa, validate_hpa_status
 from ._batch import (
     validate_cron_job,
     validate_job_generated_selector,
@@ -54,19 +56,11 @@ from ._events import validate_event_create, validate_event_update
 from ._fielderrors import FieldError
 from ._immutable import update_errors
 from ._meta import nonnegative, validate_object_meta, validate_object_meta_update
-from ._more_groups import (
-    validate_hpa,
-    validate_hpa_status,
-    validate_pdb,
-    validate_pdb_status,
-    validate_priority_class,
-    validate_priority_class_update,
-    validate_storage_class,
-    validate_storage_class_update,
-    validate_webhook_configuration,
-)
 from ._pod import validate_pod_spec
+from ._policy import validate_pdb, validate_pdb_status
+from ._scheduling import validate_priority_class, validate_priority_class_update
 from ._status import status_update_errors
+from ._storage import validate_storage_class, validate_storage_class_update
 
 __all__ = ["validate_create", "validate_status_update", "validate_update", "warnings_on_create"]
 
