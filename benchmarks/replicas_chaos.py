@@ -70,6 +70,7 @@ from typing import Any
 import aiohttp
 
 from aioinformer._sharding._ranges import EMPTY, FULL, HashRanges
+from aioinformer.testing._doubles._proxy import Proxy
 
 HERE = Path(__file__).resolve()
 GROUP = "chaos"
@@ -226,72 +227,6 @@ async def replica_main(args: argparse.Namespace) -> int:
                 report("final")
                 tg.cancel_scope.cancel()
     return 0
-
-
-# ---- the harness: a severable TCP proxy ---------------------------------------------------------
-
-
-class Proxy:
-    """Forwards 127.0.0.1:<port> to the server; :meth:`cut` drops every connection and holds
-    new ones silent (a black hole) until :meth:`heal`."""
-
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
-        self.cut_off = False
-        self._pairs: set[asyncio.StreamWriter] = set()
-        self._held: set[asyncio.StreamWriter] = set()
-        self._server: asyncio.Server | None = None
-        self.port = 0
-
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self.cut_off:
-            self._held.add(writer)
-            with contextlib.suppress(Exception):
-                while await reader.read(65536):
-                    pass  # the black hole
-            self._held.discard(writer)
-            writer.close()
-            return
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        except OSError:
-            writer.close()
-            return
-        self._pairs.update((writer, up_writer))
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    dst.write(data)
-                    await dst.drain()
-            except Exception:
-                pass
-            finally:
-                self._pairs.discard(dst)
-                dst.transport.abort()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-    def cut(self) -> None:
-        self.cut_off = True
-        for writer in list(self._pairs):
-            writer.transport.abort()
-        self._pairs.clear()
-
-    def heal(self) -> None:
-        self.cut_off = False
-        for writer in list(self._held):
-            writer.transport.abort()
-
-    async def close(self) -> None:
-        self.cut()
-        self.heal()
-        if self._server is not None:
-            self._server.close()
 
 
 # ---- the harness: replicas, writer, oracle -------------------------------------------------
