@@ -30,6 +30,12 @@ __all__ = [
     "validate",
 ]
 
+#: The error of a rule the remaining cost budget cannot pay for (apiextensions-apiserver's
+#: ``cel/validation.go``, ``validateExpressions``).
+_OUT_OF_BUDGET = (
+    "validation failed due to running out of cost budget, no further validation rules will be run"
+)
+
 #: Compiled schemas by their JSON text (a CRD's schema is compiled when the CRD is validated
 #: and again when its resource is served; identical schemas share their programs).
 _COMPILED: OrderedDict[str, CompiledSchema] = OrderedDict()
@@ -778,14 +784,7 @@ class _Run:
         if not cn.rules:
             return
         if self.remaining <= 0:
-            errs.append(
-                invalid(
-                    shown,
-                    sts_type,
-                    "validation failed due to running out of cost "
-                    "budget, no further validation rules will be run",
-                )
-            )
+            errs.append(invalid(shown, sts_type, _OUT_OF_BUDGET))
             self.remaining = -1
             return
         data_node = getattr(node, "source", None) or node
@@ -821,14 +820,7 @@ class _Run:
                 self.remaining = -1
                 return
             if cost > self.remaining:
-                errs.append(
-                    invalid(
-                        shown,
-                        sts_type,
-                        "validation failed due to running out of cost "
-                        "budget, no further validation rules will be run",
-                    )
-                )
+                errs.append(invalid(shown, sts_type, _OUT_OF_BUDGET))
                 self.remaining = -1
                 return
             self.remaining -= cost
