@@ -27,9 +27,8 @@ from typing import Any
 import orjson
 
 from .._api._resources import ResourceInfo
-from ._rest_types import Observer, ResourceStrategy, WriteOptions
-from ._strategy_service import ServiceAllocator
-from ._writerules import BUILTIN, Kind, decode, stored_form
+from ._rest_types import Observer, ResourceStrategy
+from ._writerules import BuiltinStrategy, Kind, decode, stored_form
 
 __all__ = ["VersionConversion", "hpa_to_v1", "hpa_to_v2"]
 
@@ -264,51 +263,8 @@ def _cpu_metric(utilization: Any) -> Obj:
     return {"type": "Resource", "resource": {"name": "cpu", "target": target}}
 
 
-class _HpaV1:
+class _HpaV1(BuiltinStrategy):
     """The strategy of ``autoscaling/v1`` HPAs: the built-in steps in v1, storage in v2."""
-
-    def decode(
-        self,
-        info: ResourceInfo,
-        body: Any,
-        options: WriteOptions,
-        *,
-        operation: str,
-        raw: bytes | None = None,
-        patch: Any = None,
-    ) -> tuple[dict[str, Any], list[str]]:
-        return BUILTIN.decode(info, body, options, operation=operation, raw=raw, patch=patch)
-
-    def before_create(
-        self,
-        info: ResourceInfo,
-        obj: dict[str, Any],
-        *,
-        uid: str,
-        now: str,
-        name: Callable[[str], str],
-        services: ServiceAllocator,
-        dry_run: bool,
-    ) -> list[str]:
-        return BUILTIN.before_create(
-            info, obj, uid=uid, now=now, name=name, services=services, dry_run=dry_run
-        )
-
-    def before_update(
-        self,
-        info: ResourceInfo,
-        new: dict[str, Any],
-        old: dict[str, Any],
-        *,
-        services: ServiceAllocator,
-        dry_run: bool,
-    ) -> list[str]:
-        return BUILTIN.before_update(info, new, old, services=services, dry_run=dry_run)
-
-    def before_status_update(
-        self, info: ResourceInfo, new: dict[str, Any], old: dict[str, Any]
-    ) -> list[str]:
-        return BUILTIN.before_status_update(info, new, old)
 
     def stored(self, info: ResourceInfo, obj: dict[str, Any]) -> dict[str, Any]:
         decoded, _ = decode(_STORED, hpa_to_v2(obj), directive="Ignore")
@@ -324,14 +280,6 @@ class _HpaV1:
             items = [hpa_to_v1(item) for item in result["items"]]
             return {**result, "apiVersion": "autoscaling/v1", "items": items}
         return hpa_to_v1(result)
-
-    def scale(self, info: ResourceInfo, obj: Mapping[str, Any], *, for_update: bool) -> Any:
-        return BUILTIN.scale(info, obj, for_update=for_update)
-
-    def scaled(
-        self, info: ResourceInfo, old: dict[str, Any], scale: dict[str, Any]
-    ) -> dict[str, Any]:
-        return BUILTIN.scaled(info, old, scale)
 
 
 class VersionConversion(Observer):
